@@ -1,0 +1,142 @@
+import { bytesToKey, compareBytes } from './bytes.ts';
+import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
+
+/** One pending change: a value, or null for a delete. */
+export interface Change {
+  readonly key: Uint8Array;
+  readonly value: Uint8Array | null;
+}
+
+function isWritable(s: ReadKVStore): s is KVStore {
+  return typeof (s as Partial<KVStore>).set === 'function';
+}
+
+/**
+ * A write set over a parent store: reads fall through to the parent, writes stay here until
+ * `write()` pushes them into the parent or the object is dropped. Used for a block's write set
+ * (over committed state) and for each transaction's branch (over the block's write set).
+ */
+export class CacheKVStore implements KVStore {
+  private readonly pending = new Map<string, Change>();
+  /** Pending keys in byte order; rebuilt lazily when a new key arrives. Never mutated once built. */
+  private sorted: string[] | null = null;
+  /** Bumped on every write, so callers can cache what they derive from the write set. */
+  writes = 0;
+
+  constructor(readonly parent: ReadKVStore) {}
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    const c = this.pending.get(bytesToKey(key));
+    if (c !== undefined) return c.value ?? undefined;
+    return this.parent.get(key);
+  }
+
+  has(key: Uint8Array): boolean {
+    const c = this.pending.get(bytesToKey(key));
+    if (c !== undefined) return c.value !== null;
+    return this.parent.has(key);
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    assertValidKey(key);
+    assertValidValue(value);
+    this.put(key, value.slice());
+  }
+
+  delete(key: Uint8Array): void {
+    assertValidKey(key);
+    this.put(key, null);
+  }
+
+  private put(key: Uint8Array, value: Uint8Array | null): void {
+    const k = bytesToKey(key);
+    const existing = this.pending.get(k);
+    if (existing === undefined) this.sorted = null;
+    this.pending.set(k, { key: existing?.key ?? key.slice(), value });
+    this.writes++;
+  }
+
+  iterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
+    return merge(this.parent.iterator(start, end), this.range(start, end), 1);
+  }
+
+  reverseIterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
+    return merge(this.parent.reverseIterator(start, end), this.range(start, end).reverse(), -1);
+  }
+
+  /** Pending changes in [start, end), ascending. */
+  private range(start?: Uint8Array, end?: Uint8Array): Change[] {
+    const keys = this.sortedKeys();
+    const lo = start === undefined ? 0 : lowerBound(keys, bytesToKey(start));
+    const hi = end === undefined ? keys.length : lowerBound(keys, bytesToKey(end));
+    const out: Change[] = [];
+    for (let i = lo; i < hi; i++) out.push(this.pending.get(keys[i]) as Change);
+    return out;
+  }
+
+  private sortedKeys(): string[] {
+    if (this.sorted === null) this.sorted = [...this.pending.keys()].sort();
+    return this.sorted;
+  }
+
+  /** Every pending change in byte order of key. */
+  changes(): Change[] {
+    return this.range();
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Pushes every pending change into the parent store and empties this write set. */
+  write(): void {
+    const parent = this.parent;
+    if (!isWritable(parent)) throw new StoreError('cannot write a branch into a read-only parent');
+    for (const k of this.sortedKeys()) {
+      const c = this.pending.get(k) as Change;
+      if (c.value === null) parent.delete(c.key);
+      else parent.set(c.key, c.value);
+    }
+    this.reset();
+  }
+
+  /** Drops every pending change. */
+  reset(): void {
+    this.pending.clear();
+    this.sorted = null;
+    this.writes++;
+  }
+}
+
+function lowerBound(keys: string[], k: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Merges the parent's entries with pending changes (both in iteration order); pending wins, deletes hide. */
+function* merge(parent: Iterator<Entry>, own: Change[], dir: 1 | -1): IterableIterator<Entry> {
+  let p = parent.next();
+  let i = 0;
+  try {
+    while (i < own.length || !p.done) {
+      const o = i < own.length ? own[i] : undefined;
+      const c = o === undefined ? 1 : p.done ? -1 : dir * compareBytes(o.key, p.value.key);
+      if (c <= 0 && o !== undefined) {
+        if (c === 0) p = parent.next();
+        i++;
+        if (o.value !== null) yield { key: o.key, value: o.value };
+      } else if (!p.done) {
+        yield p.value;
+        p = parent.next();
+      }
+    }
+  } finally {
+    parent.return?.();
+  }
+}

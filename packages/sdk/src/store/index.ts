@@ -1,0 +1,25 @@
+export * from './bytes.ts';
+export * from './types.ts';
+export { CacheKVStore, type Change } from './cachekv.ts';
+export { LmdbStoreView } from './lmdb.ts';
+export {
+  CommitMultiStore,
+  BranchStore,
+  appHashOf,
+  nextStoreHash,
+  type CommitInfo,
+  type MultiStore,
+  type ReadMultiStore,
+  type Registry,
+  type Snapshot,
+  type StoreInfo,
+} from './multistore.ts';
+export {
+  defaultStoreLoader,
+  isEmptyStoreUpgrades,
+  storeUpgradesFromJSON,
+  upgradeStoreLoader,
+  type StoreLoader,
+  type StoreRename,
+  type StoreUpgrades,
+} from './upgrades.ts';

@@ -1,0 +1,382 @@
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { open, type RootDatabase } from 'lmdb';
+import { prefixEnd, readU64be, u64be } from './bytes.ts';
+import { CacheKVStore, type Change } from './cachekv.ts';
+import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
+import { StoreError, type KVStore, type ReadKVStore } from './types.ts';
+import { applyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
+
+/** A store's entry in the registry: its key prefix id and its hash as of the last commit. */
+export interface StoreInfo {
+  readonly id: number;
+  readonly hash: Uint8Array;
+}
+
+export type Registry = Map<string, StoreInfo>;
+
+export interface CommitInfo {
+  readonly height: bigint;
+  readonly appHash: Uint8Array;
+}
+
+/** Anything that hands out stores by name and can be branched: the block's write set or a branch of it. */
+export interface MultiStore {
+  getStore(name: string): KVStore;
+  hasStore(name: string): boolean;
+  branch(): BranchStore;
+}
+
+/** A read-only view of committed state, consistent across stores. */
+export interface ReadMultiStore {
+  readonly height: bigint;
+  readonly appHash: Uint8Array;
+  getStore(name: string): ReadKVStore;
+  hasStore(name: string): boolean;
+  storeNames(): string[];
+}
+
+export interface Snapshot extends ReadMultiStore {
+  /** Releases the LMDB read transaction; the snapshot must not be used afterwards. */
+  release(): void;
+}
+
+const META_REGISTRY = Buffer.from('registry');
+const META_HEIGHT = Buffer.from('height');
+const META_APPHASH = Buffer.from('apphash');
+const META_NEXTID = Buffer.from('nextid');
+const MAX_STORE_ID = 0xfffe;
+
+function idPrefix(id: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeUInt16BE(id);
+  return b;
+}
+
+/** The stores' layout for the next block: registry, id counter and stores whose keys go at commit. */
+interface Layout {
+  registry: Registry;
+  nextId: number;
+  deletedIds: number[];
+}
+
+function cloneLayout(l: Layout): Layout {
+  return { registry: new Map(l.registry), nextId: l.nextId, deletedIds: [...l.deletedIds] };
+}
+
+/**
+ * The application state: named stores over one LMDB environment. Writes of the block being executed
+ * collect in a write set per store; `commit(height)` makes them durable in one LMDB transaction
+ * together with every store hash, the app hash and the height.
+ */
+export class CommitMultiStore implements MultiStore {
+  private readonly env: RootDatabase;
+  private readonly data: BinaryDB;
+  private readonly meta: BinaryDB;
+  private last: CommitInfo;
+  private committed: Layout;
+  /** Layout the next block starts from: committed + store upgrades staged by the loader. */
+  private base: Layout;
+  private working: Layout;
+  private writeSets = new Map<number, CacheKVStore>();
+  private mounted: string[] = [];
+  private loaded = false;
+  private hashCache: { writes: number; hashes: Registry; appHash: Uint8Array } | null = null;
+
+  private constructor(path: string) {
+    this.env = open({ path, maxDbs: 4 });
+    this.data = this.env.openDB({ name: 'data', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
+    this.meta = this.env.openDB({ name: 'meta', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
+    const height = this.meta.get(META_HEIGHT);
+    const appHash = this.meta.get(META_APPHASH);
+    const reg = this.meta.get(META_REGISTRY);
+    const nextId = this.meta.get(META_NEXTID);
+    this.last = { height: height ? readU64be(height) : 0n, appHash: appHash ?? new Uint8Array(0) };
+    this.committed = {
+      registry: reg ? decodeRegistry(reg) : new Map(),
+      nextId: nextId ? nextId.readUInt16BE(0) : 1,
+      deletedIds: [],
+    };
+    this.base = cloneLayout(this.committed);
+    this.working = cloneLayout(this.committed);
+  }
+
+  /** Opens (creating when absent) the state database in directory `path`. */
+  static open(path: string): CommitMultiStore {
+    return new CommitMultiStore(path);
+  }
+
+  lastCommitInfo(): CommitInfo {
+    return this.last;
+  }
+
+  /** Declares the stores the application uses; the loader checks they all exist. */
+  mount(names: readonly string[]): void {
+    if (this.loaded) throw new StoreError('stores must be mounted before the multistore is loaded');
+    const seen = new Set<string>();
+    for (const n of names) {
+      if (n.length === 0) throw new StoreError('store name must not be empty');
+      if (seen.has(n)) throw new StoreError(`store "${n}" is mounted twice`);
+      seen.add(n);
+    }
+    this.mounted = [...names];
+  }
+
+  /** Loads the latest committed state. A new database gets every mounted store, in name order. */
+  loadLatest(): void {
+    this.loadLatestWithUpgrades({});
+  }
+
+  /**
+   * Loads the latest committed state and stages `upgrades` for the next block: they are part of its
+   * write set, committed with it or not at all.
+   */
+  loadLatestWithUpgrades(upgrades: StoreUpgrades): void {
+    if (this.loaded) throw new StoreError('the multistore is already loaded');
+    const layout = cloneLayout(this.committed);
+    if (this.last.height === 0n && layout.registry.size === 0) {
+      applyStoreUpgrades(layout, { added: [...this.mounted].sort() }, MAX_STORE_ID);
+    }
+    applyStoreUpgrades(layout, upgrades, MAX_STORE_ID);
+    for (const name of this.mounted) {
+      if (!layout.registry.has(name)) {
+        throw new StoreError(
+          `store "${name}" is mounted by the application but does not exist in the committed state at height ${this.last.height}: ` +
+            `add it to StoreUpgrades.added of the upgrade that introduces it`,
+        );
+      }
+    }
+    this.base = layout;
+    this.working = cloneLayout(layout);
+    this.loaded = true;
+  }
+
+  private assertLoaded(): void {
+    if (!this.loaded) throw new StoreError('the multistore is not loaded: call a store loader first');
+  }
+
+  hasStore(name: string): boolean {
+    return this.working.registry.has(name);
+  }
+
+  storeNames(): string[] {
+    return [...this.working.registry.keys()].sort();
+  }
+
+  /** The block's write set for store `name`. */
+  getStore(name: string): CacheKVStore {
+    this.assertLoaded();
+    const info = this.working.registry.get(name);
+    if (info === undefined) throw new StoreError(`store "${name}" does not exist`);
+    let ws = this.writeSets.get(info.id);
+    if (ws === undefined) {
+      ws = new CacheKVStore(new LmdbStoreView(this.data, idPrefix(info.id)));
+      this.writeSets.set(info.id, ws);
+    }
+    return ws;
+  }
+
+  branch(): BranchStore {
+    return new BranchStore(this);
+  }
+
+  /** Per-store hashes and the app hash the pending write set would commit to. */
+  private computeHashes(): { hashes: Registry; appHash: Uint8Array } {
+    let writes = 0;
+    for (const ws of this.writeSets.values()) writes += ws.writes;
+    if (this.hashCache !== null && this.hashCache.writes === writes) return this.hashCache;
+    const hashes: Registry = new Map();
+    for (const [name, info] of this.working.registry) {
+      const ws = this.writeSets.get(info.id);
+      hashes.set(name, ws && ws.size > 0 ? { id: info.id, hash: nextStoreHash(info.hash, ws.changes()) } : info);
+    }
+    this.hashCache = { writes, hashes, appHash: appHashOf(hashes) };
+    return this.hashCache;
+  }
+
+  /** The app hash of committed state plus the pending write set. */
+  workingAppHash(): Uint8Array {
+    this.assertLoaded();
+    return this.computeHashes().appHash;
+  }
+
+  /** Makes the pending write set durable as `height`, atomically. */
+  commit(height: bigint): CommitInfo {
+    this.assertLoaded();
+    if (height <= this.last.height) throw new StoreError(`cannot commit height ${height}: last committed height is ${this.last.height}`);
+    const { hashes, appHash } = this.computeHashes();
+    const working = this.working;
+    this.env.transactionSync(() => {
+      for (const [id, ws] of this.writeSets) {
+        if (ws.size === 0) continue;
+        const prefix = idPrefix(id);
+        for (const c of ws.changes()) {
+          const key = Buffer.concat([prefix, c.key]);
+          if (c.value === null) this.data.removeSync(key);
+          else this.data.putSync(key, c.value as Buffer);
+        }
+      }
+      for (const id of working.deletedIds) {
+        const prefix = idPrefix(id);
+        const keys = [...this.data.getKeys({ start: prefix, end: prefixEnd(prefix) as Buffer })];
+        for (const k of keys) this.data.removeSync(k);
+      }
+      this.meta.putSync(META_REGISTRY, encodeRegistry(hashes));
+      this.meta.putSync(META_HEIGHT, Buffer.from(u64be(height)));
+      this.meta.putSync(META_APPHASH, Buffer.from(appHash));
+      const nid = Buffer.alloc(2);
+      nid.writeUInt16BE(working.nextId);
+      this.meta.putSync(META_NEXTID, nid);
+    });
+    this.last = { height, appHash };
+    this.committed = { registry: hashes, nextId: working.nextId, deletedIds: [] };
+    this.base = cloneLayout(this.committed);
+    this.resetWorking();
+    return this.last;
+  }
+
+  /** Drops the pending write set: the next block starts again from the loaded layout. */
+  discard(): void {
+    this.resetWorking();
+  }
+
+  private resetWorking(): void {
+    this.working = cloneLayout(this.base);
+    this.writeSets = new Map();
+    this.hashCache = null;
+  }
+
+  /** A consistent view of the latest committed state that stays valid while later blocks commit. */
+  snapshot(): Snapshot {
+    const txn = this.env.useReadTransaction();
+    const opts = { transaction: txn };
+    const height = this.meta.get(META_HEIGHT, opts);
+    const appHash = this.meta.get(META_APPHASH, opts);
+    const reg = this.meta.get(META_REGISTRY, opts);
+    const registry = reg ? decodeRegistry(reg) : new Map<string, StoreInfo>();
+    const data = this.data;
+    let released = false;
+    return {
+      height: height ? readU64be(height) : 0n,
+      appHash: appHash ?? new Uint8Array(0),
+      hasStore: (name) => registry.has(name),
+      storeNames: () => [...registry.keys()].sort(),
+      getStore(name: string): ReadKVStore {
+        if (released) throw new StoreError('snapshot already released');
+        const info = registry.get(name);
+        if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
+        return new LmdbStoreView(data, idPrefix(info.id), txn);
+      },
+      release(): void {
+        if (!released) txn.done();
+        released = true;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+}
+
+/** A branch of a multistore: each store is a write set over the parent's; `write()` merges it back. */
+export class BranchStore implements MultiStore {
+  private readonly stores = new Map<string, CacheKVStore>();
+
+  constructor(private readonly parent: MultiStore) {}
+
+  getStore(name: string): CacheKVStore {
+    let s = this.stores.get(name);
+    if (s === undefined) {
+      s = new CacheKVStore(this.parent.getStore(name));
+      this.stores.set(name, s);
+    }
+    return s;
+  }
+
+  hasStore(name: string): boolean {
+    return this.parent.hasStore(name);
+  }
+
+  branch(): BranchStore {
+    return new BranchStore(this);
+  }
+
+  /** Applies this branch's writes to the parent, in store-name order. */
+  write(): void {
+    for (const name of [...this.stores.keys()].sort()) this.stores.get(name)?.write();
+    this.stores.clear();
+  }
+}
+
+/** store hash at H = sha256(hash at H-1 ‖ sha256(canonical encoding of the sorted changes at H)) */
+export function nextStoreHash(prev: Uint8Array, changes: readonly Change[]): Uint8Array {
+  const h = createHash('sha256');
+  const len = Buffer.alloc(4);
+  for (const c of changes) {
+    len.writeUInt32BE(c.key.byteLength);
+    h.update(len);
+    h.update(c.key);
+    if (c.value === null) {
+      h.update(DEL);
+    } else {
+      h.update(SET);
+      len.writeUInt32BE(c.value.byteLength);
+      h.update(len);
+      h.update(c.value);
+    }
+  }
+  return createHash('sha256').update(prev).update(h.digest()).digest();
+}
+const DEL = Buffer.from([0]);
+const SET = Buffer.from([1]);
+
+/** app hash = sha256 over the (name, store hash) pairs in byte order of name */
+export function appHashOf(registry: Registry): Uint8Array {
+  const h = createHash('sha256');
+  const names = [...registry.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const len = Buffer.alloc(4);
+  for (const name of names) {
+    const n = Buffer.from(name, 'utf8');
+    const hash = (registry.get(name) as StoreInfo).hash;
+    len.writeUInt32BE(n.length);
+    h.update(len).update(n);
+    len.writeUInt32BE(hash.byteLength);
+    h.update(len).update(hash);
+  }
+  return h.digest();
+}
+
+function encodeRegistry(r: Registry): Buffer {
+  const parts: Buffer[] = [];
+  const head = Buffer.alloc(2);
+  head.writeUInt16BE(r.size);
+  parts.push(head);
+  for (const [name, info] of r) {
+    const n = Buffer.from(name, 'utf8');
+    const b = Buffer.alloc(2 + n.length + 2 + 1);
+    b.writeUInt16BE(n.length, 0);
+    n.copy(b, 2);
+    b.writeUInt16BE(info.id, 2 + n.length);
+    b.writeUInt8(info.hash.byteLength, 4 + n.length);
+    parts.push(b, Buffer.from(info.hash));
+  }
+  return Buffer.concat(parts);
+}
+
+function decodeRegistry(b: Buffer): Registry {
+  const r: Registry = new Map();
+  const count = b.readUInt16BE(0);
+  let o = 2;
+  for (let i = 0; i < count; i++) {
+    const nl = b.readUInt16BE(o);
+    const name = b.toString('utf8', o + 2, o + 2 + nl);
+    o += 2 + nl;
+    const id = b.readUInt16BE(o);
+    const hl = b.readUInt8(o + 2);
+    const hash = Uint8Array.from(b.subarray(o + 3, o + 3 + hl));
+    o += 3 + hl;
+    r.set(name, { id, hash });
+  }
+  return r;
+}
