@@ -5,6 +5,7 @@ export { LmdbStoreView } from './lmdb.ts';
 export {
   CommitMultiStore,
   BranchStore,
+  ScratchMultiStore,
   appHashOf,
   nextStoreHash,
   type CommitInfo,

@@ -380,3 +380,30 @@ function decodeRegistry(b: Buffer): Registry {
   }
   return r;
 }
+
+/**
+ * A writable scratch layer over a read-only view (a snapshot): writes stay in memory and are never
+ * persisted. CheckTx state, simulations, queries and upgrade dry-runs run on it.
+ */
+export class ScratchMultiStore implements MultiStore {
+  private readonly stores = new Map<string, CacheKVStore>();
+
+  constructor(readonly view: ReadMultiStore) {}
+
+  getStore(name: string): CacheKVStore {
+    let s = this.stores.get(name);
+    if (s === undefined) {
+      s = new CacheKVStore(this.view.getStore(name));
+      this.stores.set(name, s);
+    }
+    return s;
+  }
+
+  hasStore(name: string): boolean {
+    return this.view.hasStore(name);
+  }
+
+  branch(): BranchStore {
+    return new BranchStore(this);
+  }
+}

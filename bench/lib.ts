@@ -1,0 +1,51 @@
+// Small helpers shared by the benchmarks: timing, medians, temp dirs and aligned output.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Prints the benchmark's title and the goal it measures against. */
+export function header(title: string, goal: string): void {
+  console.log(`== ${title}`);
+  console.log(`   goal: ${goal}`);
+}
+
+/** Milliseconds taken by fn. */
+export function timeMs(fn: () => void): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** 1234567 -> "1.23M", 45678 -> "45.7k". */
+export function si(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return n.toFixed(0);
+}
+
+export function ms(n: number): string {
+  return n < 10 ? `${n.toFixed(2)} ms` : n < 1000 ? `${n.toFixed(1)} ms` : `${(n / 1000).toFixed(2)} s`;
+}
+
+/** One aligned output line: a label and its figures. */
+export function row(label: string, ...cols: string[]): void {
+  console.log(`   ${label.padEnd(44)} ${cols.map((c) => c.padStart(14)).join(' ')}`);
+}
+
+const dirs: string[] = [];
+/** A fresh temp dir, removed by cleanup() (and at exit). */
+export function tempDir(tag: string): string {
+  const d = mkdtempSync(join(tmpdir(), `chaind-bench-${tag}-`));
+  dirs.push(d);
+  return d;
+}
+export function cleanup(): void {
+  while (dirs.length) rmSync(dirs.pop() as string, { recursive: true, force: true });
+}
+process.on('exit', cleanup);

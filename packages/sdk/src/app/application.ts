@@ -1,0 +1,374 @@
+import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
+import type { Any } from 'cosmjs-types/google/protobuf/any';
+import {
+  ResponseProcessProposal_ProposalStatus,
+  type Event,
+  type ExecTxResult,
+  type RequestCheckTx,
+  type RequestFinalizeBlock,
+  type RequestInfo,
+  type RequestInitChain,
+  type RequestPrepareProposal,
+  type RequestProcessProposal,
+  type RequestQuery,
+  type ResponseCheckTx,
+  type ResponseCommit,
+  type ResponseFinalizeBlock,
+  type ResponseInfo,
+  type ResponseInitChain,
+  type ResponsePrepareProposal,
+  type ResponseProcessProposal,
+  type ResponseQuery,
+} from 'cosmjs-types/tendermint/abci/types';
+import { defaultStoreLoader, ScratchMultiStore, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
+import { Context, type BlockHeader, type ExecMode, type Timestamp } from './context.ts';
+import { abciError, errors } from './errors.ts';
+import { BasicGasMeter, InfiniteGasMeter, type GasMeter } from './gas.ts';
+import { nopLogger, type Logger } from './logger.ts';
+import type { ModuleManager } from './manager.ts';
+
+/** The ABCI 2.0 method set. Both consensus drivers (solo, CometBFT socket) call exactly this. */
+export interface Application {
+  info(req: RequestInfo): ResponseInfo;
+  initChain(req: RequestInitChain): ResponseInitChain;
+  checkTx(req: RequestCheckTx): ResponseCheckTx;
+  prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal;
+  processProposal(req: RequestProcessProposal): ResponseProcessProposal;
+  finalizeBlock(req: RequestFinalizeBlock): ResponseFinalizeBlock;
+  commit(): ResponseCommit;
+  query(req: RequestQuery): ResponseQuery;
+}
+
+/** The least a decoded transaction offers the framework: its messages and its gas limit. */
+export interface Tx {
+  readonly msgs: readonly Any[];
+  readonly gasLimit: bigint;
+}
+
+export type TxDecoder<T extends Tx> = (bytes: Uint8Array) => T;
+
+/** Signature, sequence, fee and other checks before the messages run; its writes survive a failing message. */
+export type AnteHandler<T extends Tx> = (ctx: Context, tx: T, simulate: boolean) => void;
+
+export interface TxRunResult extends ExecTxResult {
+  /** Message responses, decoded from `data`, for callers that want them without decoding. */
+  readonly msgResponses: Any[];
+}
+
+export interface BaseAppOptions<T extends Tx> {
+  readonly name: string;
+  readonly version: string;
+  readonly store: CommitMultiStore;
+  readonly modules: ModuleManager;
+  readonly txDecoder: TxDecoder<T>;
+  readonly anteHandler?: AnteHandler<T>;
+  readonly logger?: Logger;
+  /** The chain id from genesis; block requests do not carry it (ABCI 2.0). */
+  readonly chainId?: string;
+}
+
+const ZERO_TIME: Timestamp = { seconds: 0n, nanos: 0 };
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+}
+
+/**
+ * The application: wires the module manager, routers and multistore into the ABCI 2.0 method set.
+ * A block runs pre-blockers, begin-blockers, txs and end-blockers over the block's write set;
+ * Commit makes it durable. A block that throws leaves nothing behind.
+ */
+export class BaseApp<T extends Tx = Tx> implements Application {
+  readonly name: string;
+  readonly version: string;
+  readonly store: CommitMultiStore;
+  readonly modules: ModuleManager;
+  readonly logger: Logger;
+  private readonly txDecoder: TxDecoder<T>;
+  private anteHandler: AnteHandler<T> | undefined;
+  private storeLoader: StoreLoader = defaultStoreLoader;
+  private loaded = false;
+  private chainId: string | undefined;
+  /** Protocol version reported by Info; the upgrade module raises it. */
+  appVersion = 0n;
+  private initialHeight = 1n;
+  private genesisPending = false;
+  private pendingHeight: bigint | null = null;
+  private lastHeader: BlockHeader | null = null;
+  private checkSnapshot: Snapshot | null = null;
+  private checkState: ScratchMultiStore | null = null;
+
+  constructor(o: BaseAppOptions<T>) {
+    this.name = o.name;
+    this.version = o.version;
+    this.store = o.store;
+    this.modules = o.modules;
+    this.txDecoder = o.txDecoder;
+    this.anteHandler = o.anteHandler;
+    this.logger = o.logger ?? nopLogger;
+    this.chainId = o.chainId;
+    this.modules.registerServices();
+  }
+
+  setAnteHandler(h: AnteHandler<T>): void {
+    this.anteHandler = h;
+  }
+
+  /** The spec's `app#SetStoreLoader`: how the multistore is loaded at start-up (store upgrades). */
+  setStoreLoader(loader: StoreLoader): void {
+    if (this.loaded) throw new AppError('the store loader must be set before the app is loaded');
+    this.storeLoader = loader;
+  }
+
+  /** Mounts every module's stores and runs the store loader. */
+  load(): void {
+    if (this.loaded) throw new AppError('the app is already loaded');
+    this.store.mount(this.modules.storeKeys());
+    this.storeLoader(this.store);
+    this.loaded = true;
+    this.resetCheckState();
+  }
+
+  private assertLoaded(): void {
+    if (!this.loaded) throw new AppError('the app is not loaded: call load() first');
+  }
+
+  get lastBlockHeight(): bigint {
+    return this.store.lastCommitInfo().height;
+  }
+
+  info(_req: RequestInfo): ResponseInfo {
+    const last = this.store.lastCommitInfo();
+    return {
+      data: this.name,
+      version: this.version,
+      appVersion: this.appVersion,
+      lastBlockHeight: last.height,
+      lastBlockAppHash: last.appHash,
+    };
+  }
+
+  initChain(req: RequestInitChain): ResponseInitChain {
+    this.assertLoaded();
+    if (this.lastBlockHeight !== 0n) throw new AppError(`InitChain on a chain already at height ${this.lastBlockHeight}`);
+    if (this.chainId !== undefined && req.chainId !== this.chainId) {
+      throw new AppError(`InitChain chain id "${req.chainId}" differs from the configured chain id "${this.chainId}"`);
+    }
+    if (req.chainId.length === 0) throw new AppError('genesis chain_id must not be empty');
+    this.chainId = req.chainId;
+    this.initialHeight = req.initialHeight > 0n ? req.initialHeight : 1n;
+    let appState: unknown = {};
+    if (req.appStateBytes.length > 0) {
+      try {
+        appState = JSON.parse(Buffer.from(req.appStateBytes).toString('utf8'));
+      } catch (e) {
+        throw new AppError(`genesis app_state is not valid JSON: ${(e as Error).message}`);
+      }
+    }
+    if (typeof appState !== 'object' || appState === null || Array.isArray(appState)) throw new AppError('genesis app_state must be a JSON object');
+    const header: BlockHeader = { chainId: req.chainId, height: this.initialHeight, time: req.time ?? ZERO_TIME, proposerAddress: new Uint8Array(0) };
+    const ctx = new Context({ store: this.store, header, mode: 'init', logger: this.logger });
+    try {
+      this.modules.initGenesis(ctx, appState as Record<string, unknown>);
+    } catch (e) {
+      this.store.discard();
+      throw e;
+    }
+    this.genesisPending = true;
+    return { validators: req.validators, appHash: this.store.workingAppHash() };
+  }
+
+  private header(height: bigint, time: Timestamp | undefined, proposer: Uint8Array): BlockHeader {
+    if (this.chainId === undefined) throw new AppError('chain id unknown: run InitChain or configure it from genesis');
+    return { chainId: this.chainId, height, time: time ?? ZERO_TIME, proposerAddress: proposer };
+  }
+
+  finalizeBlock(req: RequestFinalizeBlock): ResponseFinalizeBlock {
+    this.assertLoaded();
+    const last = this.lastBlockHeight;
+    const expected = last === 0n ? this.initialHeight : last + 1n;
+    if (req.height !== expected) throw new AppError(`FinalizeBlock for height ${req.height}, expected ${expected}`);
+    if (last === 0n && !this.genesisPending) throw new AppError('FinalizeBlock of the first block needs InitChain first');
+    const header = this.header(req.height, req.time, req.proposerAddress);
+    const ctx = new Context({ store: this.store, header, mode: 'finalize', logger: this.logger });
+    const txResults: ExecTxResult[] = [];
+    let consensusParamsChanged = false;
+    try {
+      for (const m of this.modules.order('preBlock')) {
+        if (m.preBlock?.(ctx)?.consensusParamsChanged) consensusParamsChanged = true;
+      }
+      for (const m of this.modules.order('beginBlock')) m.beginBlock?.(ctx);
+      for (const tx of req.txs) txResults.push(this.runTx('finalize', tx, this.store, header));
+      for (const m of this.modules.order('endBlock')) m.endBlock?.(ctx);
+    } catch (e) {
+      this.store.discard();
+      // a failed first block takes the genesis writes with it: InitChain must run again
+      if (last === 0n) this.genesisPending = false;
+      throw e;
+    }
+    this.pendingHeight = req.height;
+    this.lastHeader = header;
+    const events: Event[] = ctx.events.events();
+    return {
+      events,
+      txResults,
+      validatorUpdates: [],
+      // a pre-blocker that changed consensus params (an applied upgrade) hands the new app version to consensus
+      consensusParamUpdates: consensusParamsChanged ? { version: { app: this.appVersion } } : undefined,
+      appHash: this.store.workingAppHash(),
+    };
+  }
+
+  commit(): ResponseCommit {
+    this.assertLoaded();
+    if (this.pendingHeight === null) throw new AppError('Commit without a finalized block');
+    this.store.commit(this.pendingHeight);
+    this.pendingHeight = null;
+    this.genesisPending = false;
+    this.resetCheckState();
+    return { retainHeight: 0n };
+  }
+
+  /** Drops a finalized but uncommitted block (a driver that decided not to commit it). */
+  abortBlock(): void {
+    this.store.discard();
+    this.pendingHeight = null;
+  }
+
+  private resetCheckState(): void {
+    this.checkSnapshot?.release();
+    this.checkSnapshot = this.store.snapshot();
+    this.checkState = new ScratchMultiStore(this.checkSnapshot);
+  }
+
+  /** The header queries and CheckTx run under: the last block's, or a synthetic one after a restart. */
+  private stateHeader(height: bigint): BlockHeader {
+    return this.lastHeader !== null && this.lastHeader.height === height
+      ? this.lastHeader
+      : { chainId: this.chainId ?? '', height, time: ZERO_TIME, proposerAddress: new Uint8Array(0) };
+  }
+
+  checkTx(req: RequestCheckTx): ResponseCheckTx {
+    this.assertLoaded();
+    const mode: ExecMode = req.type === 1 ? 'recheck' : 'check';
+    const state = this.checkState as ScratchMultiStore;
+    const r = this.runTx(mode, req.tx, state, this.stateHeader(this.lastBlockHeight + 1n));
+    return { code: r.code, data: r.data, log: r.log, info: r.info, gasWanted: r.gasWanted, gasUsed: r.gasUsed, events: r.events, codespace: r.codespace };
+  }
+
+  /** Runs a tx on a throw-away copy of committed state, without signature checks' effect on the result's state. */
+  simulate(txBytes: Uint8Array): TxRunResult {
+    this.assertLoaded();
+    const snap = this.store.snapshot();
+    try {
+      return this.runTx('simulate', txBytes, new ScratchMultiStore(snap), this.stateHeader(snap.height + 1n));
+    } finally {
+      snap.release();
+    }
+  }
+
+  prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal {
+    const txs: Uint8Array[] = [];
+    let bytes = 0n;
+    for (const tx of req.txs) {
+      if (bytes + BigInt(tx.length) > req.maxTxBytes) break;
+      try {
+        this.txDecoder(tx);
+      } catch {
+        continue;
+      }
+      txs.push(tx);
+      bytes += BigInt(tx.length);
+    }
+    return { txs };
+  }
+
+  processProposal(req: RequestProcessProposal): ResponseProcessProposal {
+    for (const tx of req.txs) {
+      try {
+        this.txDecoder(tx);
+      } catch {
+        return { status: ResponseProcessProposal_ProposalStatus.REJECT };
+      }
+    }
+    return { status: ResponseProcessProposal_ProposalStatus.ACCEPT };
+  }
+
+  /**
+   * One transaction: decode, ante handler in a branch (kept when it succeeds), then every message in a
+   * second branch written only if all succeed. Failures are results, never exceptions.
+   */
+  runTx(mode: ExecMode, bytes: Uint8Array, store: MultiStore, header: BlockHeader): TxRunResult {
+    let meter: GasMeter = new InfiniteGasMeter();
+    const base = new Context({ store, header, mode, logger: this.logger, gasMeter: meter });
+    const fail = (e: unknown, gasWanted: bigint): TxRunResult => ({
+      ...abciError(e),
+      data: new Uint8Array(0),
+      info: '',
+      gasWanted,
+      gasUsed: meter.consumed(),
+      events: [],
+      msgResponses: [],
+    });
+    let tx: T;
+    try {
+      tx = this.txDecoder(bytes);
+    } catch (e) {
+      return fail(errors.txDecode.wrap((e as Error).message ?? String(e)), 0n);
+    }
+    if (tx.msgs.length === 0) return fail(errors.invalidRequest.wrap('must contain at least one message'), tx.gasLimit);
+    if (mode !== 'simulate') meter = new BasicGasMeter(tx.gasLimit);
+    const ctx = base.with({ gasMeter: meter });
+    try {
+      const ante = ctx.branch();
+      this.anteHandler?.(ante.ctx, tx, mode === 'simulate');
+      ante.write();
+      if (mode === 'check' || mode === 'recheck') {
+        return { code: 0, codespace: '', log: '', data: new Uint8Array(0), info: '', gasWanted: tx.gasLimit, gasUsed: meter.consumed(), events: ctx.events.events(), msgResponses: [] };
+      }
+      const run = ctx.branch();
+      const router = this.modules.msgRouter;
+      const msgResponses = tx.msgs.map((any) => {
+        const { route, msg } = router.decode(any);
+        return router.execute(run.ctx, route, msg);
+      });
+      run.write();
+      return {
+        code: 0,
+        codespace: '',
+        log: '',
+        info: '',
+        data: TxMsgData.encode(TxMsgData.fromPartial({ msgResponses })).finish(),
+        gasWanted: tx.gasLimit,
+        gasUsed: meter.consumed(),
+        events: ctx.events.events(),
+        msgResponses,
+      };
+    } catch (e) {
+      return { ...fail(e, tx.gasLimit), events: ctx.events.events() };
+    }
+  }
+
+  /** ABCI Query: gRPC method paths through the query router, and `/store/<name>/key` raw reads. Latest height only. */
+  query(req: RequestQuery): ResponseQuery {
+    this.assertLoaded();
+    const snap = this.store.snapshot();
+    const base: ResponseQuery = { code: 0, log: '', info: '', index: 0n, key: req.data, value: new Uint8Array(0), height: snap.height, codespace: '' };
+    try {
+      if (req.height !== 0n && req.height !== snap.height) {
+        throw errors.invalidHeight.wrap(`cannot query height ${req.height}: only the latest height ${snap.height} is available`);
+      }
+      const raw = /^\/store\/([^/]+)\/key$/.exec(req.path);
+      if (raw !== null) {
+        if (!snap.hasStore(raw[1])) throw errors.unknownRequest.wrap(`unknown store "${raw[1]}"`);
+        return { ...base, value: snap.getStore(raw[1]).get(req.data) ?? new Uint8Array(0) };
+      }
+      const ctx = new Context({ store: new ScratchMultiStore(snap), header: this.stateHeader(snap.height), mode: 'query', logger: this.logger });
+      return { ...base, value: this.modules.queryRouter.query(ctx, req.path, req.data) };
+    } catch (e) {
+      return { ...base, ...abciError(e) };
+    } finally {
+      snap.release();
+    }
+  }
+}

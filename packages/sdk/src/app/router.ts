@@ -1,0 +1,153 @@
+import type { Any } from 'cosmjs-types/google/protobuf/any';
+import type { Context } from './context.ts';
+import { errors } from './errors.ts';
+
+/** The shape every generated protobuf message has (ts-proto and cosmjs-types alike). */
+export interface MessageCodec<T> {
+  encode(message: T): { finish(): Uint8Array };
+  decode(input: Uint8Array): T;
+  fromPartial?(object: never): T;
+  fromJSON?(object: unknown): T;
+  toJSON?(message: T): unknown;
+}
+
+export interface MsgRoute<M = unknown, R = unknown> {
+  readonly typeUrl: string;
+  readonly codec: MessageCodec<M>;
+  readonly responseTypeUrl: string;
+  readonly responseCodec: MessageCodec<R>;
+  readonly handler: (ctx: Context, msg: M) => R;
+  /** Stateless checks run before execution (and at proposal submission for gov). */
+  readonly validateBasic?: (msg: M) => void;
+  /** Addresses that must sign a tx carrying this message. */
+  readonly signers?: (msg: M) => string[];
+}
+
+/** Routes transaction messages by type URL (`/pkg.MsgName`) to their module's handler. */
+export class MsgRouter {
+  private readonly routes = new Map<string, MsgRoute>();
+
+  register<M, R>(route: MsgRoute<M, R>): void {
+    if (!route.typeUrl.startsWith('/')) throw new Error(`type URL must start with "/": ${route.typeUrl}`);
+    if (this.routes.has(route.typeUrl)) throw new Error(`a handler for ${route.typeUrl} is already registered`);
+    this.routes.set(route.typeUrl, route as unknown as MsgRoute);
+  }
+
+  has(typeUrl: string): boolean {
+    return this.routes.has(typeUrl);
+  }
+
+  route(typeUrl: string): MsgRoute {
+    const r = this.routes.get(typeUrl);
+    if (r === undefined) throw errors.unknownRequest.wrap(`unrecognized message type: ${typeUrl}`);
+    return r;
+  }
+
+  /** Decodes an Any into its message, refusing unknown types and undecodable bytes with a clear error. */
+  decode(any: Any): { route: MsgRoute; msg: unknown } {
+    const route = this.route(any.typeUrl);
+    let msg: unknown;
+    try {
+      msg = route.codec.decode(any.value);
+    } catch (e) {
+      throw errors.txDecode.wrap(`cannot decode ${any.typeUrl}: ${(e as Error).message}`);
+    }
+    return { route, msg };
+  }
+
+  /** Executes a decoded message and returns its response packed as an Any. */
+  execute(ctx: Context, route: MsgRoute, msg: unknown): Any {
+    route.validateBasic?.(msg);
+    const res = route.handler(ctx, msg);
+    return { typeUrl: route.responseTypeUrl, value: route.responseCodec.encode(res).finish() };
+  }
+
+  typeUrls(): string[] {
+    return [...this.routes.keys()].sort();
+  }
+}
+
+interface MethodDefinition<Req, Res> {
+  readonly name: string;
+  readonly requestType: MessageCodec<Req>;
+  readonly responseType: MessageCodec<Res>;
+  readonly requestStream: boolean;
+  readonly responseStream: boolean;
+}
+
+/** A ts-proto generic service definition (`outputServices=generic-definitions`). */
+export interface ServiceDefinition {
+  readonly name: string;
+  readonly fullName: string;
+  readonly methods: { readonly [key: string]: MethodDefinition<unknown, unknown> };
+}
+
+type ReqOf<M> = M extends MethodDefinition<infer Req, unknown> ? Req : never;
+type ResOf<M> = M extends MethodDefinition<unknown, infer Res> ? Res : never;
+
+/** Handlers for every method of a service, typed from its definition. */
+export type ServiceImpl<D extends ServiceDefinition> = {
+  readonly [K in keyof D['methods']]: (ctx: Context, req: ReqOf<D['methods'][K]>) => ResOf<D['methods'][K]>;
+};
+
+export interface QueryRoute {
+  readonly path: string;
+  readonly requestType: MessageCodec<unknown>;
+  readonly responseType: MessageCodec<unknown>;
+  readonly handler: (ctx: Context, req: unknown) => unknown;
+}
+
+/**
+ * Routes queries by gRPC method path (`/chain.upgrade.v1beta1.Query/CurrentPlan`). gRPC, REST and
+ * JSON-RPC abci_query all go through it, so each module registers its query service once.
+ */
+export class QueryRouter {
+  private readonly routes = new Map<string, QueryRoute>();
+  private readonly services = new Map<string, ServiceDefinition>();
+
+  registerService<D extends ServiceDefinition>(def: D, impl: ServiceImpl<D>): void {
+    if (this.services.has(def.fullName)) throw new Error(`query service ${def.fullName} is already registered`);
+    this.services.set(def.fullName, def);
+    for (const [key, m] of Object.entries(def.methods)) {
+      const path = `/${def.fullName}/${m.name}`;
+      const fn = (impl as unknown as Record<string, QueryRoute['handler']>)[key];
+      if (typeof fn !== 'function') throw new Error(`query service ${def.fullName} has no handler for ${m.name}`);
+      this.routes.set(path, {
+        path,
+        requestType: m.requestType as MessageCodec<unknown>,
+        responseType: m.responseType as MessageCodec<unknown>,
+        handler: fn,
+      });
+    }
+  }
+
+  route(path: string): QueryRoute {
+    const r = this.routes.get(path);
+    if (r === undefined) throw errors.unknownRequest.wrap(`unknown query path ${path}`);
+    return r;
+  }
+
+  has(path: string): boolean {
+    return this.routes.has(path);
+  }
+
+  /** Decodes the request bytes, runs the handler and encodes the response. */
+  query(ctx: Context, path: string, data: Uint8Array): Uint8Array {
+    const r = this.route(path);
+    let req: unknown;
+    try {
+      req = r.requestType.decode(data);
+    } catch (e) {
+      throw errors.txDecode.withText(`cannot decode request for ${path}: ${(e as Error).message}`);
+    }
+    return r.responseType.encode(r.handler(ctx, req)).finish();
+  }
+
+  paths(): string[] {
+    return [...this.routes.keys()].sort();
+  }
+
+  serviceDefinitions(): ServiceDefinition[] {
+    return [...this.services.values()];
+  }
+}

@@ -1,0 +1,2 @@
+export * from './store/index.ts';
+export * from './app/index.ts';

@@ -1,0 +1,23 @@
+// The workspace as a newcomer meets it: the bins that `npm ci` installs, the type-check and the linter.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+
+const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 120_000 });
+
+test('npx chaind and npx chainvisor run from the workspace', () => {
+  const c = run('npx', ['--no-install', 'chaind', 'version', '-o', 'json']);
+  assert.equal(c.status, 0, c.stderr);
+  assert.match(JSON.parse(c.stdout).version, /^\d+\.\d+\.\d+$/);
+  const v = run('npx', ['--no-install', 'chainvisor', 'version']);
+  assert.equal(v.status, 0, v.stderr);
+  assert.match(v.stdout.trim(), /^\d+\.\d+\.\d+$/);
+  const bad = run('npx', ['--no-install', 'chaind', 'no-such-command']);
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /unknown command 'no-such-command'/);
+});
+
+test('npm run lint passes: strict type-check and eslint (no `any`, explicit exported types)', () => {
+  const r = run('npm', ['run', '--silent', 'lint']);
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+});
