@@ -7,7 +7,7 @@ import { cleanup, header, median, row, si, tempDir, timeMs } from './lib.ts';
 
 const KEYS = 200_000;
 const GETS = 500_000;
-const ROUNDS = 5;
+const ROUNDS = 3;
 
 header(
   `store reads: ${si(GETS)} random gets of ${si(KEYS)} committed keys (32-byte keys, 100-byte values), median of ${ROUNDS} rounds`,
@@ -47,18 +47,19 @@ function run(get: (k: Buffer) => Uint8Array | undefined): { t: number; misses: n
   return { t, misses };
 }
 
-const variants: [string, (k: Buffer) => Uint8Array | undefined][] = [
-  ["store: st = getStore('x') once, st.get(key)", (k) => ms.getStore('x').get(k)],
-  ["store: getStore('x').get(key) on every read", (k) => ms.getStore('x').get(k)],
-  ['raw LMDB: db.get(key)', (k) => db.get(k)],
-];
-{
-  const st = ms.getStore('x');
-  variants[0][1] = (k) => st.get(k);
-}
+const st = ms.getStore('x');
 const snap = ms.snapshot();
 const snapStore = snap.getStore('x');
-variants.push(['store snapshot (read txn): get(key)', (k) => snapStore.get(k)]);
+const HEADLINE = "store: st = getStore('x') once, st.get(key)";
+const EACH = "store: getStore('x').get(key) on every read";
+const RAW = 'raw LMDB: db.get(key)';
+const SNAP = 'store snapshot (read txn): get(key)';
+const variants: [string, (k: Buffer) => Uint8Array | undefined][] = [
+  [HEADLINE, (k) => st.get(k)],
+  [EACH, (k) => ms.getStore('x').get(k)],
+  [RAW, (k) => db.get(k)],
+  [SNAP, (k) => snapStore.get(k)],
+];
 
 const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
 for (const [, get] of variants) run(get); // warm-up
@@ -72,10 +73,10 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const rate = (name: string): number => (GETS / median(times.get(name) ?? [])) * 1000;
 for (const [name] of variants) row(name, `${si(rate(name))} gets/s`);
-const raw = rate('raw LMDB: db.get(key)');
-row('HEADLINE ratio store(st.get) / raw', `${(rate(variants[0][0]) / raw).toFixed(2)}x`);
-row('ratio store(getStore each read) / raw', `${(rate(variants[1][0]) / raw).toFixed(2)}x`);
-row('ratio store snapshot / raw', `${(rate(variants[3][0]) / raw).toFixed(2)}x`);
+const raw = rate(RAW);
+row('HEADLINE ratio store(st.get) / raw', `${(rate(HEADLINE) / raw).toFixed(2)}x`);
+row('ratio store(getStore each read) / raw', `${(rate(EACH) / raw).toFixed(2)}x`);
+row('ratio store snapshot / raw', `${(rate(SNAP) / raw).toFixed(2)}x`);
 if (misses > 0) row('WARNING: reads that found no value', String(misses));
 
 snap.release();

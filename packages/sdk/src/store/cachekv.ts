@@ -40,7 +40,8 @@ export class CacheKVStore implements KVStore {
   set(key: Uint8Array, value: Uint8Array): void {
     assertValidKey(key);
     assertValidValue(value);
-    this.put(key, value.slice());
+    // new Uint8Array(x) copies (Buffer#slice would not): callers may reuse their buffers
+    this.put(key, new Uint8Array(value));
   }
 
   delete(key: Uint8Array): void {
@@ -52,7 +53,8 @@ export class CacheKVStore implements KVStore {
     const k = bytesToKey(key);
     const existing = this.pending.get(k);
     if (existing === undefined) this.sorted = null;
-    this.pending.set(k, { key: existing?.key ?? key.slice(), value });
+    this.changeList = null;
+    this.pending.set(k, { key: existing?.key ?? new Uint8Array(key), value });
     this.writes++;
   }
 
@@ -79,9 +81,12 @@ export class CacheKVStore implements KVStore {
     return this.sorted;
   }
 
-  /** Every pending change in byte order of key. */
+  private changeList: Change[] | null = null;
+
+  /** Every pending change in byte order of key (cached until the next write). */
   changes(): Change[] {
-    return this.range();
+    if (this.changeList === null) this.changeList = this.range();
+    return this.changeList;
   }
 
   get size(): number {
@@ -104,6 +109,7 @@ export class CacheKVStore implements KVStore {
   reset(): void {
     this.pending.clear();
     this.sorted = null;
+    this.changeList = null;
     this.writes++;
   }
 }

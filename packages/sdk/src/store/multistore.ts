@@ -4,7 +4,7 @@ import { open, type RootDatabase } from 'lmdb';
 import { prefixEnd, readU64be, u64be } from './bytes.ts';
 import { CacheKVStore, type Change } from './cachekv.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
-import { StoreError, type KVStore, type ReadKVStore } from './types.ts';
+import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
 
 /** A store's entry in the registry: its key prefix id and its hash as of the last commit. */
@@ -209,9 +209,12 @@ export class CommitMultiStore implements MultiStore {
     this.env.transactionSync(() => {
       for (const [id, ws] of this.writeSets) {
         if (ws.size === 0) continue;
-        const prefix = idPrefix(id);
+        // LMDB copies the key during the call, so one scratch buffer serves every key.
+        const kb = Buffer.allocUnsafe(2 + MAX_KEY_BYTES);
+        kb.writeUInt16BE(id, 0);
         for (const c of ws.changes()) {
-          const key = Buffer.concat([prefix, c.key]);
+          kb.set(c.key, 2);
+          const key = kb.subarray(0, 2 + c.key.byteLength);
           if (c.value === null) this.data.removeSync(key);
           else this.data.putSync(key, c.value as Buffer);
         }
@@ -309,27 +312,33 @@ export class BranchStore implements MultiStore {
   }
 }
 
-/** store hash at H = sha256(hash at H-1 ‖ sha256(canonical encoding of the sorted changes at H)) */
+/**
+ * store hash at H = sha256(hash at H-1 ‖ sha256(canonical encoding of the sorted changes at H)), where a
+ * change encodes as u32(len key) ‖ key ‖ 0x00 for a delete, or ‖ 0x01 ‖ u32(len value) ‖ value for a set.
+ */
 export function nextStoreHash(prev: Uint8Array, changes: readonly Change[]): Uint8Array {
-  const h = createHash('sha256');
-  const len = Buffer.alloc(4);
+  // One buffer, one update: per-field updates cost more than the hashing itself.
+  let size = 0;
+  for (const c of changes) size += 5 + c.key.byteLength + (c.value === null ? 0 : 4 + c.value.byteLength);
+  const buf = new Uint8Array(size);
+  const dv = new DataView(buf.buffer);
+  let o = 0;
   for (const c of changes) {
-    len.writeUInt32BE(c.key.byteLength);
-    h.update(len);
-    h.update(c.key);
+    dv.setUint32(o, c.key.byteLength);
+    buf.set(c.key, o + 4);
+    o += 4 + c.key.byteLength;
     if (c.value === null) {
-      h.update(DEL);
+      buf[o++] = 0;
     } else {
-      h.update(SET);
-      len.writeUInt32BE(c.value.byteLength);
-      h.update(len);
-      h.update(c.value);
+      buf[o] = 1;
+      dv.setUint32(o + 1, c.value.byteLength);
+      buf.set(c.value, o + 5);
+      o += 5 + c.value.byteLength;
     }
   }
-  return createHash('sha256').update(prev).update(h.digest()).digest();
+  const inner = createHash('sha256').update(buf).digest();
+  return createHash('sha256').update(prev).update(inner).digest();
 }
-const DEL = Buffer.from([0]);
-const SET = Buffer.from([1]);
 
 /** app hash = sha256 over the (name, store hash) pairs in byte order of name */
 export function appHashOf(registry: Registry): Uint8Array {

@@ -63,6 +63,18 @@ describe('write sets and branches', () => {
     await ms.close();
   });
 
+  test('a caller reusing its key and value buffers after set does not change what was written', async () => {
+    const ms = openStore(tmp(), ['bank']);
+    const k = Buffer.from('key1');
+    const v = Buffer.from('val1');
+    ms.getStore('bank').set(k, v);
+    k.write('key2');
+    v.write('XXXX');
+    assert.equal(s(ms.getStore('bank').get(b('key1'))), 'val1');
+    assert.deepEqual(keys(ms.getStore('bank').iterator()), ['key1=val1']);
+    await ms.close();
+  });
+
   test('bad keys and values are refused with a clear error', async () => {
     const ms = openStore(tmp(), ['bank']);
     assert.throws(() => ms.getStore('bank').set(new Uint8Array(0), b('x')), /key must not be empty/);
