@@ -1,2 +1,3 @@
 export * from './store/index.ts';
 export * from './app/index.ts';
+export * from './crypto/index.ts';

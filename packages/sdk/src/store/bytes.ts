@@ -5,6 +5,13 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);
 }
 
+/** A copy of `b`. Small copies come from Node's buffer pool, several times faster than `new Uint8Array(b)`. */
+export function copyBytes(b: Uint8Array): Uint8Array {
+  const c = Buffer.allocUnsafe(b.byteLength);
+  c.set(b);
+  return c;
+}
+
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return Buffer.concat(parts);
 }

@@ -1,4 +1,4 @@
-import { bytesToKey, compareBytes } from './bytes.ts';
+import { bytesToKey, compareBytes, copyBytes } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -40,8 +40,8 @@ export class CacheKVStore implements KVStore {
   set(key: Uint8Array, value: Uint8Array): void {
     assertValidKey(key);
     assertValidValue(value);
-    // new Uint8Array(x) copies (Buffer#slice would not): callers may reuse their buffers
-    this.put(key, new Uint8Array(value));
+    // copied: callers may reuse their buffers (Buffer#slice would alias them)
+    this.put(key, copyBytes(value));
   }
 
   delete(key: Uint8Array): void {
@@ -50,11 +50,10 @@ export class CacheKVStore implements KVStore {
   }
 
   private put(key: Uint8Array, value: Uint8Array | null): void {
-    const k = bytesToKey(key);
-    const existing = this.pending.get(k);
-    if (existing === undefined) this.sorted = null;
+    const before = this.pending.size;
+    this.pending.set(bytesToKey(key), { key: copyBytes(key), value });
+    if (this.pending.size !== before) this.sorted = null;
     this.changeList = null;
-    this.pending.set(k, { key: existing?.key ?? new Uint8Array(key), value });
     this.writes++;
   }
 

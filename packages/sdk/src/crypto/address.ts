@@ -1,0 +1,59 @@
+// Bech32 account addresses, as the Cosmos SDK's: bech32(prefix, ripemd160(sha256(compressed pubkey))).
+import { bech32 } from '@scure/base';
+import { ripemd160 } from '@noble/hashes/legacy.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { errors } from '../app/errors.ts';
+import { PUBLIC_KEY_LENGTH } from './secp256k1.ts';
+
+export const DEFAULT_PREFIX = 'chain';
+
+/** The Cosmos SDK's bech32 length limit (BIP173 says 90, too short for 32-byte module/contract addresses). */
+const BECH32_MAX_LENGTH = 1023;
+
+export function toBech32(prefix: string, data: Uint8Array): string {
+  if (prefix.length === 0) throw errors.invalidAddress.wrap('empty bech32 prefix');
+  try {
+    return bech32.encode(prefix, bech32.toWords(data), BECH32_MAX_LENGTH);
+  } catch (e) {
+    throw errors.invalidAddress.wrap(`cannot encode bech32 with prefix "${prefix}": ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Decodes a bech32 string; with `expectedPrefix`, a different prefix is an error (an address of
+ * another chain must never be accepted as one of ours).
+ */
+export function fromBech32(address: string, expectedPrefix?: string): { prefix: string; data: Uint8Array } {
+  let decoded: { prefix: string; words: number[] };
+  try {
+    decoded = bech32.decode(address, BECH32_MAX_LENGTH);
+  } catch (e) {
+    const msg = (e as Error).message;
+    // scure echoes the whole input in its checksum message; keep ours short and uniform.
+    const detail = msg.startsWith('Invalid checksum') ? 'invalid checksum' : msg;
+    throw errors.invalidAddress.wrap(`decoding bech32 address "${address}" failed: ${detail}`);
+  }
+  if (expectedPrefix !== undefined && decoded.prefix !== expectedPrefix) {
+    throw errors.invalidAddress.wrap(`invalid bech32 prefix in "${address}": expected "${expectedPrefix}", got "${decoded.prefix}"`);
+  }
+  const data = bech32.fromWordsUnsafe(decoded.words);
+  if (data === undefined) throw errors.invalidAddress.wrap(`decoding bech32 address "${address}" failed: invalid padding`);
+  return { prefix: decoded.prefix, data };
+}
+
+/** The 20-byte account address of a compressed secp256k1 public key: ripemd160(sha256(pubkey)). */
+export function rawAddressFromPublicKey(pubkey: Uint8Array): Uint8Array {
+  if (pubkey.length !== PUBLIC_KEY_LENGTH || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
+    throw errors.invalidPubKey.wrap(`expected a ${PUBLIC_KEY_LENGTH}-byte compressed secp256k1 public key, got ${pubkey.length} bytes`);
+  }
+  return ripemd160(sha256(pubkey));
+}
+
+export function addressFromPublicKey(pubkey: Uint8Array, prefix: string = DEFAULT_PREFIX): string {
+  return toBech32(prefix, rawAddressFromPublicKey(pubkey));
+}
+
+/** A module account's address, as the Cosmos SDK's authtypes.NewModuleAddress: sha256(name)[:20]. */
+export function moduleAddress(moduleName: string, prefix: string = DEFAULT_PREFIX): string {
+  return toBech32(prefix, sha256(new TextEncoder().encode(moduleName)).subarray(0, 20));
+}

@@ -1,0 +1,3 @@
+export * from './address.ts';
+export * from './mnemonic.ts';
+export * from './secp256k1.ts';

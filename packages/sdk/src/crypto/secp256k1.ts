@@ -1,0 +1,78 @@
+// secp256k1 keys and Cosmos "direct" signatures, on the native libsecp256k1 binding.
+import { Buffer } from 'node:buffer';
+import { createRequire } from 'node:module';
+import type * as Secp256k1 from 'secp256k1';
+import { sha256 } from '@noble/hashes/sha2.js';
+
+type Secp256k1Api = typeof Secp256k1;
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The `secp256k1` package's own entry silently falls back to its pure-JS (elliptic) build when the
+ * prebuilt addon fails to load; we load the same way but record which one we got so it can be reported.
+ */
+function loadSecp256k1(): { api: Secp256k1Api; impl: 'native' | 'elliptic' } {
+  try {
+    return { api: require('secp256k1/bindings') as Secp256k1Api, impl: 'native' };
+  } catch {
+    return { api: require('secp256k1/elliptic') as Secp256k1Api, impl: 'elliptic' };
+  }
+}
+
+const { api: secp, impl } = loadSecp256k1();
+
+/** Which secp256k1 implementation is in use: the native libsecp256k1 addon, or the package's JS fallback. */
+export const secp256k1Implementation: 'native' | 'elliptic' = impl;
+
+/** Group order n and n/2: signatures with s > n/2 are malleable and rejected, as in the Cosmos SDK. */
+const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const HALF_N = CURVE_N >> 1n;
+
+export const PRIVATE_KEY_LENGTH = 32;
+export const PUBLIC_KEY_LENGTH = 33;
+export const SIGNATURE_LENGTH = 64;
+
+/** True for 32 bytes encoding a scalar in [1, n-1]. */
+export function isValidPrivateKey(privateKey: Uint8Array): boolean {
+  return privateKey instanceof Uint8Array && privateKey.length === PRIVATE_KEY_LENGTH && secp.privateKeyVerify(privateKey);
+}
+
+/** The compressed (33-byte) public key of a private key. */
+export function publicKeyFromPrivate(privateKey: Uint8Array): Uint8Array {
+  if (!isValidPrivateKey(privateKey)) throw new Error('invalid secp256k1 private key: expected 32 bytes in [1, n-1]');
+  return secp.publicKeyCreate(privateKey, true);
+}
+
+/**
+ * Cosmos SIGN_MODE_DIRECT signature: 64-byte r‖s over sha256(signDocBytes), RFC6979 nonce, low S
+ * (libsecp256k1 always normalizes), so it is byte-identical to CosmJS' DirectSecp256k1HdWallet.
+ */
+export function signDirect(privateKey: Uint8Array, signDocBytes: Uint8Array): Uint8Array {
+  if (!isValidPrivateKey(privateKey)) throw new Error('invalid secp256k1 private key: expected 32 bytes in [1, n-1]');
+  return secp.ecdsaSign(sha256(signDocBytes), privateKey).signature;
+}
+
+/**
+ * Verifies a 64-byte r‖s signature over sha256(signDocBytes) with a compressed public key, as the
+ * Cosmos SDK's secp256k1 PubKey.VerifySignature: high-S is rejected. Returns false, never throws,
+ * on malformed input (wrong lengths, r or s out of range, a public key not on the curve).
+ */
+export function verifySignature(pubkey: Uint8Array, signDocBytes: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    if (!(pubkey instanceof Uint8Array) || pubkey.length !== PUBLIC_KEY_LENGTH) return false;
+    if (!(signature instanceof Uint8Array) || signature.length !== SIGNATURE_LENGTH) return false;
+    if (!(signDocBytes instanceof Uint8Array)) return false;
+    const r = bytesToBigInt(signature.subarray(0, 32));
+    const s = bytesToBigInt(signature.subarray(32, 64));
+    // Checked here as well as by the backend so the rule never depends on which implementation loaded.
+    if (r === 0n || r >= CURVE_N || s === 0n || s > HALF_N) return false;
+    return secp.ecdsaVerify(signature, sha256(signDocBytes), pubkey);
+  } catch {
+    return false;
+  }
+}
+
+function bytesToBigInt(b: Uint8Array): bigint {
+  return BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'));
+}
