@@ -1,6 +1,7 @@
 import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import {
+  CheckTxType,
   ResponseProcessProposal_ProposalStatus,
   type Event,
   type ExecTxResult,
@@ -250,7 +251,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
 
   checkTx(req: RequestCheckTx): ResponseCheckTx {
     this.assertLoaded();
-    const mode: ExecMode = req.type === 1 ? 'recheck' : 'check';
+    const mode: ExecMode = req.type === CheckTxType.RECHECK ? 'recheck' : 'check';
     const state = this.checkState as ScratchMultiStore;
     const r = this.runTx(mode, req.tx, state, this.stateHeader(this.lastBlockHeight + 1n));
     return { code: r.code, data: r.data, log: r.log, info: r.info, gasWanted: r.gasWanted, gasUsed: r.gasUsed, events: r.events, codespace: r.codespace };
