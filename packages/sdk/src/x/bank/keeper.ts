@@ -1,0 +1,342 @@
+import { Buffer } from 'node:buffer';
+import { Params } from 'cosmjs-types/cosmos/bank/v1beta1/bank';
+import type { Context } from '../../app/context.ts';
+import { errors } from '../../app/errors.ts';
+import { DEFAULT_PREFIX, fromBech32, moduleAddress, toBech32 } from '../../crypto/index.ts';
+import { bytesToKey, concatBytes, copyBytes, prefixEnd, utf8 } from '../../store/index.ts';
+import { coinsToString, coinToString, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
+import { bankErrors } from './errors.ts';
+
+export const BANK_MODULE_NAME = 'bank';
+export const BANK_STORE_KEY = 'bank';
+
+/**
+ * State layout, byte for byte the Cosmos SDK v0.50's x/bank collections:
+ *   0x00 ‖ denom                      → supply of denom
+ *   0x02 ‖ len(addr) ‖ addr ‖ denom   → balance of addr in denom
+ *   0x04 ‖ denom                      → send enabled for denom: one byte, 0x01 or 0x00
+ *   0x05                              → Params, protobuf
+ * Amounts are sdk.Int's binary encoding: its canonical decimal digits, no sign, no leading zeros
+ * (what math.Int.Marshal writes, and what a protobuf Coin's amount field carries). A zero amount
+ * is never stored; its key is deleted, as the SDK does. Addresses are raw bytes, not bech32.
+ */
+const SUPPLY_PREFIX = 0x00;
+const BALANCES_PREFIX = 0x02;
+const SEND_ENABLED_PREFIX = 0x04;
+const PARAMS_KEY = Uint8Array.of(0x05);
+
+const MAX_ADDRESS_LENGTH = 255;
+
+export function supplyKey(denom: string): Uint8Array {
+  return concatBytes(Uint8Array.of(SUPPLY_PREFIX), utf8(denom));
+}
+
+export function balancesPrefix(address: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(BALANCES_PREFIX, address.length), address);
+}
+
+export function balanceKey(address: Uint8Array, denom: string): Uint8Array {
+  return concatBytes(balancesPrefix(address), utf8(denom));
+}
+
+function sendEnabledKey(denom: string): Uint8Array {
+  return concatBytes(Uint8Array.of(SEND_ENABLED_PREFIX), utf8(denom));
+}
+
+function encodeAmount(amount: bigint): Uint8Array {
+  return utf8(amount.toString());
+}
+
+function decodeAmount(value: Uint8Array, where: string): bigint {
+  const s = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1');
+  // only canonical positive amounts are ever written
+  if (!/^[1-9][0-9]*$/.test(s)) throw errors.logic.wrap(`corrupt bank state: ${where} holds "${s.slice(0, 100)}"`);
+  return BigInt(s);
+}
+
+const textOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+
+/** A bech32 address (with the chain's prefix) or raw address bytes. */
+export type AddressLike = string | Uint8Array;
+
+export const defaultBankParams = (): Params => ({ sendEnabled: [], defaultSendEnabled: true });
+
+/**
+ * Module accounts that hold coins on behalf of their module and so may not receive through MsgSend
+ * or module-to-account sends (the Cosmos SDK app's BlockedAddresses, gov included).
+ */
+export const DEFAULT_BLOCKED_MODULES: readonly string[] = [
+  'fee_collector',
+  'distribution',
+  'mint',
+  'bonded_tokens_pool',
+  'not_bonded_tokens_pool',
+  'gov',
+];
+
+export interface BankKeeperOptions {
+  /** Bech32 prefix of account addresses; default "chain". */
+  readonly prefix?: string;
+  /** Bech32 addresses that may not receive through MsgSend; default: the DEFAULT_BLOCKED_MODULES accounts. */
+  readonly blockedAddresses?: readonly string[];
+}
+
+/**
+ * Balances and supply, as the Cosmos SDK's bank keeper. Every operation validates first and writes
+ * after, so a failed call leaves nothing behind even for a caller that catches and continues.
+ */
+export class BankKeeper {
+  readonly prefix: string;
+  private readonly blocked: Set<string>;
+  private readonly moduleAddrs = new Map<string, Uint8Array>();
+
+  constructor(opts: BankKeeperOptions = {}) {
+    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    const blocked = opts.blockedAddresses ?? DEFAULT_BLOCKED_MODULES.map((m) => moduleAddress(m, this.prefix));
+    this.blocked = new Set(blocked.map((a) => bytesToKey(this.addressBytes(a))));
+  }
+
+  /** Raw address bytes; a bech32 string must carry this chain's prefix. */
+  addressBytes(address: AddressLike): Uint8Array {
+    const bytes = typeof address === 'string' ? fromBech32(address, this.prefix).data : address;
+    if (bytes.length === 0) throw errors.invalidAddress.wrap('addresses cannot be empty');
+    if (bytes.length > MAX_ADDRESS_LENGTH) throw errors.invalidAddress.wrap(`address max length is ${MAX_ADDRESS_LENGTH}, got ${bytes.length}`);
+    return bytes;
+  }
+
+  addressString(address: AddressLike): string {
+    return toBech32(this.prefix, this.addressBytes(address));
+  }
+
+  /** A module account's raw address: sha256(name)[:20], as authtypes.NewModuleAddress. */
+  moduleAddressBytes(moduleName: string): Uint8Array {
+    if (moduleName.length === 0) throw errors.unknownAddress.wrap('module name must not be empty');
+    let a = this.moduleAddrs.get(moduleName);
+    if (a === undefined) {
+      a = fromBech32(moduleAddress(moduleName, this.prefix)).data;
+      this.moduleAddrs.set(moduleName, a);
+    }
+    return a;
+  }
+
+  isBlocked(address: AddressLike): boolean {
+    return this.blocked.has(bytesToKey(this.addressBytes(address)));
+  }
+
+  // ---- reads ----
+
+  getBalance(ctx: Context, address: AddressLike, denom: string): Coin {
+    validateDenom(denom);
+    const addr = this.addressBytes(address);
+    const v = ctx.kvStore(BANK_STORE_KEY).get(balanceKey(addr, denom));
+    return { denom, amount: v === undefined ? 0n : decodeAmount(v, `balance of ${denom}`) };
+  }
+
+  /** Every non-zero balance of an address, in denom (byte) order. */
+  getAllBalances(ctx: Context, address: AddressLike): Coin[] {
+    const prefix = balancesPrefix(this.addressBytes(address));
+    const out: Coin[] = [];
+    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(prefix, prefixEnd(prefix))) {
+      const denom = textOf(key.subarray(prefix.length));
+      out.push({ denom, amount: decodeAmount(value, `balance of ${denom}`) });
+    }
+    return out;
+  }
+
+  hasBalance(ctx: Context, address: AddressLike, coin: Coin): boolean {
+    return this.getBalance(ctx, address, coin.denom).amount >= coin.amount;
+  }
+
+  /** Every balance in store order (address length, address, denom); `cb` returns true to stop. */
+  iterateAllBalances(ctx: Context, cb: (address: Uint8Array, coin: Coin) => boolean | void): void {
+    const start = Uint8Array.of(BALANCES_PREFIX);
+    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(start, prefixEnd(start))) {
+      const len = key[1];
+      const address = copyBytes(key.subarray(2, 2 + len));
+      const denom = textOf(key.subarray(2 + len));
+      if (cb(address, { denom, amount: decodeAmount(value, `balance of ${denom}`) }) === true) return;
+    }
+  }
+
+  getSupply(ctx: Context, denom: string): Coin {
+    validateDenom(denom);
+    const v = ctx.kvStore(BANK_STORE_KEY).get(supplyKey(denom));
+    return { denom, amount: v === undefined ? 0n : decodeAmount(v, `supply of ${denom}`) };
+  }
+
+  /** The supply of every denom with a non-zero supply, in denom order. */
+  getTotalSupply(ctx: Context): Coin[] {
+    const start = Uint8Array.of(SUPPLY_PREFIX);
+    const out: Coin[] = [];
+    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(start, prefixEnd(start))) {
+      const denom = textOf(key.subarray(1));
+      out.push({ denom, amount: decodeAmount(value, `supply of ${denom}`) });
+    }
+    return out;
+  }
+
+  getParams(ctx: Context): Params {
+    const v = ctx.kvStore(BANK_STORE_KEY).get(PARAMS_KEY);
+    return v === undefined ? defaultBankParams() : Params.decode(v);
+  }
+
+  setParams(ctx: Context, params: Params): void {
+    // per-denom flags live under their own keys (SDK ≥ 0.47); params keep only the default
+    ctx.kvStore(BANK_STORE_KEY).set(PARAMS_KEY, Params.encode({ sendEnabled: [], defaultSendEnabled: params.defaultSendEnabled }).finish());
+  }
+
+  /** Every per-denom send flag, in denom order. */
+  getAllSendEnabled(ctx: Context): { denom: string; enabled: boolean }[] {
+    const start = Uint8Array.of(SEND_ENABLED_PREFIX);
+    const out: { denom: string; enabled: boolean }[] = [];
+    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(start, prefixEnd(start))) {
+      out.push({ denom: textOf(key.subarray(1)), enabled: value.length === 1 && value[0] === 1 });
+    }
+    return out;
+  }
+
+  setSendEnabled(ctx: Context, denom: string, enabled: boolean): void {
+    validateDenom(denom);
+    ctx.kvStore(BANK_STORE_KEY).set(sendEnabledKey(denom), Uint8Array.of(enabled ? 1 : 0));
+  }
+
+  isSendEnabledDenom(ctx: Context, denom: string): boolean {
+    const v = ctx.kvStore(BANK_STORE_KEY).get(sendEnabledKey(denom));
+    return v === undefined ? this.getParams(ctx).defaultSendEnabled : v.length === 1 && v[0] === 1;
+  }
+
+  /** Throws the SDK's send-disabled error for the first denom that may not be sent. */
+  assertSendEnabledCoins(ctx: Context, coins: readonly Coin[]): void {
+    for (const c of coins) {
+      if (!this.isSendEnabledDenom(ctx, c.denom)) throw bankErrors.sendDisabled.wrap(`${c.denom} transfers are currently disabled`);
+    }
+  }
+
+  // ---- writes ----
+
+  /** Moves coins between accounts; emits coin_spent, coin_received, transfer and message events as the SDK. */
+  sendCoins(ctx: Context, from: AddressLike, to: AddressLike, coins: readonly Coin[]): void {
+    const fromAddr = this.addressBytes(from);
+    const toAddr = this.addressBytes(to);
+    this.checkCoins(coins);
+    this.assertSpendable(ctx, fromAddr, coins);
+    this.subCoins(ctx, fromAddr, coins);
+    this.addCoins(ctx, toAddr, coins);
+    const sender = toBech32(this.prefix, fromAddr);
+    ctx.events.emit('transfer', [
+      ['recipient', toBech32(this.prefix, toAddr)],
+      ['sender', sender],
+      ['amount', coinsToString(coins)],
+    ]);
+    ctx.events.emit('message', [['sender', sender]]);
+  }
+
+  sendCoinsFromAccountToModule(ctx: Context, from: AddressLike, moduleName: string, coins: readonly Coin[]): void {
+    this.sendCoins(ctx, from, this.moduleAddressBytes(moduleName), coins);
+  }
+
+  /** Blocked recipients (other module accounts) are refused, as the SDK does. */
+  sendCoinsFromModuleToAccount(ctx: Context, moduleName: string, to: AddressLike, coins: readonly Coin[]): void {
+    this.assertNotBlocked(to);
+    this.sendCoins(ctx, this.moduleAddressBytes(moduleName), to, coins);
+  }
+
+  sendCoinsFromModuleToModule(ctx: Context, fromModule: string, toModule: string, coins: readonly Coin[]): void {
+    this.sendCoins(ctx, this.moduleAddressBytes(fromModule), this.moduleAddressBytes(toModule), coins);
+  }
+
+  /** Creates coins in a module account and raises their supply; emits coin_received and coinbase. */
+  mintCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
+    const addr = this.moduleAddressBytes(moduleName);
+    this.checkCoins(coins);
+    const supplies = coins.map((c) => {
+      const s = this.getSupply(ctx, c.denom).amount + c.amount;
+      if (s > MAX_AMOUNT) throw errors.invalidCoins.wrap(`minting ${coinToString(c)} would take the supply of ${c.denom} beyond 2^256-1`);
+      return { denom: c.denom, amount: s };
+    });
+    this.addCoins(ctx, addr, coins);
+    for (const s of supplies) this.setSupply(ctx, s);
+    ctx.events.emit('coinbase', [
+      ['minter', toBech32(this.prefix, addr)],
+      ['amount', coinsToString(coins)],
+    ]);
+  }
+
+  /** Destroys coins held by a module account and lowers their supply; emits coin_spent and burn. */
+  burnCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
+    const addr = this.moduleAddressBytes(moduleName);
+    this.checkCoins(coins);
+    this.assertSpendable(ctx, addr, coins);
+    const supplies = coins.map((c) => {
+      const s = this.getSupply(ctx, c.denom).amount - c.amount;
+      if (s < 0n) throw errors.logic.wrap(`burning ${coinToString(c)} would take the supply of ${c.denom} below zero`);
+      return { denom: c.denom, amount: s };
+    });
+    this.subCoins(ctx, addr, coins);
+    for (const s of supplies) this.setSupply(ctx, s);
+    ctx.events.emit('burn', [
+      ['burner', toBech32(this.prefix, addr)],
+      ['amount', coinsToString(coins)],
+    ]);
+  }
+
+  /**
+   * Writes a balance as genesis does: no supply change, no events. Callers keep supply consistent
+   * (initGenesis sets it from the balances' sum).
+   */
+  setBalance(ctx: Context, address: AddressLike, coin: Coin): void {
+    validateDenom(coin.denom);
+    if (coin.amount < 0n || coin.amount > MAX_AMOUNT) throw errors.invalidCoins.wrap(`balance out of range: ${coinToString(coin)}`);
+    const key = balanceKey(this.addressBytes(address), coin.denom);
+    const store = ctx.kvStore(BANK_STORE_KEY);
+    if (coin.amount === 0n) store.delete(key);
+    else store.set(key, encodeAmount(coin.amount));
+  }
+
+  /** Writes a denom's supply; a zero supply is removed, as the SDK does. */
+  setSupply(ctx: Context, coin: Coin): void {
+    validateDenom(coin.denom);
+    if (coin.amount < 0n || coin.amount > MAX_AMOUNT) throw errors.invalidCoins.wrap(`supply out of range: ${coinToString(coin)}`);
+    const store = ctx.kvStore(BANK_STORE_KEY);
+    if (coin.amount === 0n) store.delete(supplyKey(coin.denom));
+    else store.set(supplyKey(coin.denom), encodeAmount(coin.amount));
+  }
+
+  assertNotBlocked(address: AddressLike): void {
+    if (this.isBlocked(address)) throw errors.unauthorized.wrap(`${this.addressString(address)} is not allowed to receive funds`);
+  }
+
+  // ---- internals ----
+
+  /** Amounts moved must be a valid coin set (sorted, positive), as the SDK's `amt.IsValid()`. */
+  private checkCoins(coins: readonly Coin[]): void {
+    validateCoins(coins);
+  }
+
+  private assertSpendable(ctx: Context, addr: Uint8Array, coins: readonly Coin[]): void {
+    for (const c of coins) {
+      const balance = this.getBalance(ctx, addr, c.denom);
+      if (balance.amount < c.amount) {
+        throw errors.insufficientFunds.wrap(`spendable balance ${coinToString(balance)} is smaller than ${coinToString(c)}`);
+      }
+    }
+  }
+
+  /** Balances were checked by assertSpendable. */
+  private subCoins(ctx: Context, addr: Uint8Array, coins: readonly Coin[]): void {
+    for (const c of coins) this.setBalance(ctx, addr, { denom: c.denom, amount: this.getBalance(ctx, addr, c.denom).amount - c.amount });
+    ctx.events.emit('coin_spent', [
+      ['spender', toBech32(this.prefix, addr)],
+      ['amount', coinsToString(coins)],
+    ]);
+  }
+
+  /** Cannot overflow while supply ≤ 2^256-1 bounds every balance; setBalance refuses it regardless. */
+  private addCoins(ctx: Context, addr: Uint8Array, coins: readonly Coin[]): void {
+    for (const c of coins) this.setBalance(ctx, addr, { denom: c.denom, amount: this.getBalance(ctx, addr, c.denom).amount + c.amount });
+    ctx.events.emit('coin_received', [
+      ['receiver', toBech32(this.prefix, addr)],
+      ['amount', coinsToString(coins)],
+    ]);
+  }
+}

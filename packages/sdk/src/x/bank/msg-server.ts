@@ -1,0 +1,58 @@
+import { MsgSend, MsgSendResponse } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import type { Context } from '../../app/context.ts';
+import { CodedError, errors } from '../../app/errors.ts';
+import type { MsgRoute, MsgRouter } from '../../app/router.ts';
+import { fromBech32 } from '../../crypto/index.ts';
+import { fromProtoCoins, type Coin } from '../../types/coins.ts';
+import type { BankKeeper } from './keeper.ts';
+
+export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
+export const MSG_SEND_RESPONSE_TYPE_URL = '/cosmos.bank.v1beta1.MsgSendResponse';
+
+/** A coded error's own detail, without the registered text `wrap` appended. */
+function detailOf(e: unknown): string {
+  if (!(e instanceof CodedError)) return (e as Error).message;
+  const suffix = `: ${e.registered.message}`;
+  return e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message;
+}
+
+function checkAddress(address: string, role: string, prefix: string): void {
+  let data: Uint8Array;
+  try {
+    data = fromBech32(address, prefix).data;
+  } catch (e) {
+    throw errors.invalidAddress.wrap(`invalid ${role} address: ${detailOf(e)}`);
+  }
+  if (data.length === 0 || data.length > 255) throw errors.invalidAddress.wrap(`invalid ${role} address: length ${data.length} is not in 1..255`);
+}
+
+/** Stateless checks of MsgSend, as the SDK's: both addresses valid bech32 of this chain, a non-empty valid coin set. */
+export function validateMsgSend(msg: MsgSend, prefix: string): Coin[] {
+  checkAddress(msg.fromAddress, 'from', prefix);
+  checkAddress(msg.toAddress, 'to', prefix);
+  if (msg.amount.length === 0) throw errors.invalidCoins.wrap('amount must not be empty');
+  return fromProtoCoins(msg.amount);
+}
+
+/** cosmos.bank.v1beta1.Msg/Send: refuses disabled denoms and blocked recipients, then moves the coins. */
+export function msgSendRoute(keeper: BankKeeper): MsgRoute<MsgSend, MsgSendResponse> {
+  return {
+    typeUrl: MSG_SEND_TYPE_URL,
+    codec: MsgSend,
+    responseTypeUrl: MSG_SEND_RESPONSE_TYPE_URL,
+    responseCodec: MsgSendResponse,
+    validateBasic: (msg) => void validateMsgSend(msg, keeper.prefix),
+    signers: (msg) => [msg.fromAddress],
+    handler(ctx: Context, msg: MsgSend): MsgSendResponse {
+      const coins = validateMsgSend(msg, keeper.prefix);
+      keeper.assertSendEnabledCoins(ctx, coins);
+      if (keeper.isBlocked(msg.toAddress)) throw errors.unauthorized.wrap(`${msg.toAddress} is not allowed to receive funds`);
+      keeper.sendCoins(ctx, msg.fromAddress, msg.toAddress, coins);
+      return {};
+    },
+  };
+}
+
+export function registerBankMsgServer(router: MsgRouter, keeper: BankKeeper): void {
+  router.register(msgSendRoute(keeper));
+}
