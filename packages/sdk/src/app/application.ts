@@ -23,7 +23,7 @@ import {
 } from 'cosmjs-types/tendermint/abci/types';
 import { defaultStoreLoader, ScratchMultiStore, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
 import { Context, type BlockHeader, type ExecMode, type Timestamp } from './context.ts';
-import { abciError, errors } from './errors.ts';
+import { abciError, CodedError, errors } from './errors.ts';
 import { BasicGasMeter, InfiniteGasMeter, type GasMeter } from './gas.ts';
 import { nopLogger, type Logger } from './logger.ts';
 import type { ModuleManager } from './manager.ts';
@@ -315,7 +315,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     try {
       tx = this.txDecoder(bytes);
     } catch (e) {
-      return fail(errors.txDecode.wrap((e as Error).message ?? String(e)), 0n);
+      // a decoder that already chose a registered error keeps it; anything else is a parse error
+      return fail(e instanceof CodedError ? e : errors.txDecode.wrap(e instanceof Error ? e.message : String(e)), 0n);
     }
     if (tx.msgs.length === 0) return fail(errors.invalidRequest.wrap('must contain at least one message'), tx.gasLimit);
     if (mode !== 'simulate') meter = new BasicGasMeter(tx.gasLimit);

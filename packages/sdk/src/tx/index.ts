@@ -1,0 +1,3 @@
+export * from './decode.ts';
+export * from './pubkey.ts';
+export * from './sign.ts';

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { decodeTxRaw, encodePubkey, makeAuthInfoBytes, makeSignBytes, makeSignDoc } from '@cosmjs/proto-signing';
+import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
+import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { CodedError, errors } from '../app/errors.ts';
+import { addressFromPublicKey, publicKeyFromPrivate, verifySignature } from '../crypto/index.ts';
+import { decodeSecp256k1PubKey, decodeTx, encodeSecp256k1PubKey, encodeTx, signDocBytes } from './index.ts';
+
+const key = new Uint8Array(32).fill(7);
+const pub = publicKeyFromPrivate(key);
+const from = addressFromPublicKey(pub);
+const send = { typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode({ fromAddress: from, toAddress: from, amount: [{ denom: 'stake', amount: '5' }] }).finish() };
+
+describe('decodeTx', () => {
+  test('decodes a CosmJS-built tx, keeping the raw body and auth-info bytes and the size', () => {
+    const bodyBytes = TxBody.encode(TxBody.fromPartial({ messages: [send], memo: 'memo', timeoutHeight: 9n })).finish();
+    const pubkey = encodePubkey({ type: 'tendermint/PubKeySecp256k1', value: Buffer.from(pub).toString('base64') });
+    const authInfoBytes = makeAuthInfoBytes([{ pubkey, sequence: 3 }], [{ denom: 'stake', amount: '100' }], 150000, undefined, from);
+    const bytes = TxRaw.encode({ bodyBytes, authInfoBytes, signatures: [new Uint8Array(64).fill(1)] }).finish();
+    const tx = decodeTx(bytes);
+    assert.deepEqual(tx.msgs, [send]);
+    assert.equal(tx.gasLimit, 150000n);
+    assert.equal(tx.body.memo, 'memo');
+    assert.equal(tx.body.timeoutHeight, 9n);
+    assert.deepEqual(tx.fee.amount, [{ denom: 'stake', amount: '100' }]);
+    assert.equal(tx.fee.payer, from);
+    const [si] = tx.authInfo.signerInfos;
+    assert.equal(si.sequence, 3n);
+    assert.equal(si.modeInfo?.single?.mode, SignMode.SIGN_MODE_DIRECT);
+    assert.deepEqual(decodeSecp256k1PubKey(si.publicKey ?? { typeUrl: '', value: new Uint8Array() }), pub);
+    assert.deepEqual(tx.bodyBytes, bodyBytes);
+    assert.deepEqual(tx.authInfoBytes, authInfoBytes);
+    assert.equal(tx.size, bytes.length);
+    assert.equal(tx.signatures.length, 1);
+  });
+
+  test('bytes that decode but re-encode differently are kept as sent (signatures cover them)', () => {
+    // field 1000 (non-critical range) is unknown to TxBody: it survives in body_bytes
+    const bodyBytes = Buffer.concat([TxBody.encode(TxBody.fromPartial({ messages: [send] })).finish(), Buffer.from([0xc2, 0x3e, 0x01, 0x41])]);
+    const tx = decodeTx(TxRaw.encode({ bodyBytes, authInfoBytes: new Uint8Array(0), signatures: [] }).finish());
+    assert.deepEqual(tx.bodyBytes, new Uint8Array(bodyBytes));
+    assert.notDeepEqual(TxBody.encode(tx.body).finish(), tx.bodyBytes);
+    assert.equal(tx.gasLimit, 0n, 'no fee: zero gas');
+  });
+
+  test('undecodable bytes are tx parse errors naming the part', () => {
+    const fails = (bytes: Uint8Array, re: RegExp): void => {
+      assert.throws(
+        () => decodeTx(bytes),
+        (e: unknown) => e instanceof CodedError && errors.txDecode.is(e) && re.test(e.message),
+      );
+    };
+    fails(Uint8Array.from([0xff, 0xff, 0xff]), /^cannot decode TxRaw: /);
+    fails(TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish(), /^cannot decode TxBody: /);
+    fails(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(), /^cannot decode AuthInfo: /);
+  });
+});
+
+describe('signing', () => {
+  test('signDocBytes is CosmJS’ makeSignBytes; encodeTx signs SIGN_MODE_DIRECT and CosmJS decodes it', () => {
+    const bytes = encodeTx({ msgs: [send], memo: 'm', fee: { amount: [{ denom: 'stake', amount: '1' }], gasLimit: 100000n } }, [{ privateKey: key, accountNumber: 4n, sequence: 2n }], 'c-1');
+    const tx = decodeTx(bytes);
+    const doc = signDocBytes(tx, 'c-1', 4n);
+    assert.deepEqual(doc, makeSignBytes(makeSignDoc(tx.bodyBytes, tx.authInfoBytes, 'c-1', 4)));
+    assert.equal(verifySignature(pub, doc, tx.signatures[0]), true);
+    assert.equal(verifySignature(pub, signDocBytes(tx, 'c-2', 4n), tx.signatures[0]), false);
+    const theirs = decodeTxRaw(bytes);
+    assert.equal(theirs.body.memo, 'm');
+    assert.equal(theirs.authInfo.signerInfos[0].sequence, 2n);
+    assert.deepEqual(theirs.authInfo.signerInfos[0].publicKey, encodeSecp256k1PubKey(pub));
+  });
+
+  test('public keys: only 33-byte compressed secp256k1 keys', () => {
+    assert.deepEqual(decodeSecp256k1PubKey(encodeSecp256k1PubKey(pub)), pub);
+    assert.throws(() => decodeSecp256k1PubKey({ typeUrl: '/cosmos.crypto.ed25519.PubKey', value: new Uint8Array(34) }), /unsupported public key type \/cosmos\.crypto\.ed25519\.PubKey/);
+    assert.throws(() => decodeSecp256k1PubKey(encodeSecp256k1PubKey(new Uint8Array(65).fill(4))), /expected a 33-byte compressed secp256k1 public key, got 65 bytes: invalid pubkey/);
+  });
+});

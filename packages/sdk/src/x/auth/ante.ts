@@ -1,0 +1,225 @@
+// The ante handler: the Cosmos SDK's default decorator chain for SIGN_MODE_DIRECT secp256k1 txs.
+// Every check throws its own registered root error; an ante failure leaves no state behind (BaseApp
+// drops the ante branch), and on success its writes (fee, public keys, sequences) outlive a failing message.
+import { Buffer } from 'node:buffer';
+import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
+import { SignMode, signModeToJSON } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
+import type { AnteHandler } from '../../app/application.ts';
+import type { Context } from '../../app/context.ts';
+import { CodedError, errors } from '../../app/errors.ts';
+import type { MsgRouter } from '../../app/router.ts';
+import { rawAddressFromPublicKey, verifySignature } from '../../crypto/index.ts';
+import { toHex } from '../../store/index.ts';
+import type { DecodedTx } from '../../tx/decode.ts';
+import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../../tx/pubkey.ts';
+import { signDocBytes } from '../../tx/sign.ts';
+import type { Account } from './account.ts';
+import { coinsString, isAnyGTE, isValidCoins, parseFeeCoins, parseGasPrices, requiredFees, type FeeCoin, type GasPrice } from './fee.ts';
+import type { AccountKeeper } from './keeper.ts';
+import type { Params } from './params.ts';
+
+/** The SDK's MaxGasWanted: gas limits must fit an int64. */
+const MAX_GAS_WANTED = (1n << 63n) - 1n;
+
+/**
+ * Moves `fee` (valid, non-zero coins with integer string amounts) from `payer` to the fee collector.
+ * Throws `errors.insufficientFunds` when the payer cannot pay; other coded errors are wrapped in it.
+ */
+export type DeductFee = (ctx: Context, payer: string, fee: ProtoCoin[]) => void;
+
+export interface AnteHandlerOptions {
+  readonly accountKeeper: AccountKeeper;
+  /** The app's message router: a tx's signers come from each message route's `signers`. */
+  readonly msgRouter: MsgRouter;
+  readonly deductFee: DeductFee;
+  /** The node's minimum gas prices (decimal amounts, e.g. "0.025"), enforced in CheckTx only. */
+  readonly minGasPrices?: readonly { readonly denom: string; readonly amount: string }[];
+}
+
+interface Signer {
+  readonly address: string;
+  readonly bytes: Uint8Array;
+}
+
+/** Signers of the messages in order of first appearance, then the fee payer if it is not one (as the SDK's GetSigners). */
+function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): Signer[] {
+  const out: Signer[] = [];
+  const seen = new Set<string>();
+  const add = (address: string, bytes: Uint8Array): void => {
+    const key = toHex(bytes);
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ address, bytes });
+  };
+  for (const any of tx.msgs) {
+    const { route, msg } = router.decode(any);
+    // stateless message checks come before the ante chain in the SDK (baseapp's validateBasicTxMsgs)
+    route.validateBasic?.(msg);
+    if (route.signers === undefined) throw errors.invalidRequest.wrap(`message ${any.typeUrl} cannot be signed: its route declares no signers`);
+    for (const s of route.signers(msg)) add(s, ak.addressBytes(s));
+  }
+  const payer = tx.fee.payer;
+  if (payer !== '') {
+    let bytes: Uint8Array;
+    try {
+      bytes = ak.addressBytes(payer);
+    } catch (e) {
+      throw errors.invalidAddress.wrap(`invalid fee payer address "${payer}": ${(e as Error).message}`);
+    }
+    add(payer, bytes);
+  }
+  return out;
+}
+
+/** ExtensionOptionsDecorator: no extension options are understood, so any critical one is refused. */
+function rejectExtensionOptions(tx: DecodedTx): void {
+  const opt = tx.body.extensionOptions[0];
+  if (opt !== undefined) throw errors.unknownExtensionOptions.wrap(`unsupported extension option ${opt.typeUrl}`);
+}
+
+/** ValidateBasicDecorator (Tx.ValidateBasic): messages, gas, fee sign, signature counts. Returns the fee coins. */
+function validateBasic(tx: DecodedTx, signers: readonly Signer[]): FeeCoin[] {
+  if (tx.msgs.length === 0) throw errors.invalidRequest.wrap('must contain at least one message');
+  if (tx.fee.gasLimit > MAX_GAS_WANTED) throw errors.invalidRequest.wrap(`invalid gas supplied; ${tx.fee.gasLimit} > ${MAX_GAS_WANTED}`);
+  const fee = parseFeeCoins(tx.fee.amount);
+  if (tx.body.unordered) throw errors.notSupported.wrap('unordered transactions are not supported');
+  if (tx.body.timeoutTimestamp !== undefined) throw errors.notSupported.wrap('timeout_timestamp is not supported; use timeout_height');
+  const sigs = tx.signatures.length;
+  if (sigs === 0) throw errors.noSignatures.withText(errors.noSignatures.message);
+  const infos = tx.authInfo.signerInfos.length;
+  if (sigs !== infos) throw errors.unauthorized.wrap(`wrong number of signers; expected ${infos}, got ${sigs}`);
+  if (signers.length !== sigs) throw errors.unauthorized.wrap(`wrong number of signers; expected ${signers.length}, got ${sigs}`);
+  return fee;
+}
+
+/** ValidateSigCountDecorator: at most tx_sig_limit keys (multisig is not supported, so one key per signer). */
+function checkSigCount(tx: DecodedTx, params: Params): void {
+  const n = BigInt(tx.authInfo.signerInfos.length);
+  if (n > params.txSigLimit) throw errors.tooManySignatures.wrap(`signatures: ${n}, limit: ${params.txSigLimit}`);
+}
+
+/** TxTimeoutHeightDecorator. */
+function checkTimeoutHeight(ctx: Context, tx: DecodedTx): void {
+  const timeout = tx.body.timeoutHeight;
+  if (timeout > 0n && ctx.height > timeout) throw errors.txTimeoutHeight.wrap(`block height: ${ctx.height}, timeout height: ${timeout}`);
+}
+
+/** ValidateMemoDecorator; the length is in bytes, as Go's len(string). */
+function checkMemo(tx: DecodedTx, params: Params): void {
+  const len = BigInt(Buffer.byteLength(tx.body.memo, 'utf8'));
+  if (len > params.maxMemoCharacters) {
+    throw errors.memoTooLarge.wrap(`maximum number of characters is ${params.maxMemoCharacters} but received ${len} characters`);
+  }
+}
+
+interface FeeStep {
+  readonly ak: AccountKeeper;
+  readonly deductFee: DeductFee;
+  readonly gasPrices: readonly GasPrice[];
+}
+
+/** DeductFeeDecorator: positive gas, the node's minimum gas prices (CheckTx only), then the payer pays. */
+function deductFees(ctx: Context, tx: DecodedTx, fee: readonly FeeCoin[], signers: readonly Signer[], simulate: boolean, o: FeeStep): void {
+  const gas = tx.fee.gasLimit;
+  if (!simulate && ctx.height > 0n && gas === 0n) throw errors.invalidGasLimit.wrap('must provide positive gas');
+  if (!simulate && (ctx.mode === 'check' || ctx.mode === 'recheck') && o.gasPrices.length > 0) {
+    const required = requiredFees(o.gasPrices, gas);
+    if (!isAnyGTE(fee, required)) throw errors.insufficientFee.wrap(`insufficient fees; got: ${coinsString(fee)} required: ${coinsString(required)}`);
+  }
+  if (tx.fee.granter !== '') throw errors.invalidRequest.wrap('fee grants are not enabled');
+  const payer = tx.fee.payer !== '' ? tx.fee.payer : signers[0].address;
+  if (!o.ak.hasAccount(ctx, payer)) throw errors.unknownAddress.wrap(`fee payer address: ${payer} does not exist`);
+  if (fee.some((c) => c.amount !== 0n)) {
+    if (!isValidCoins(fee)) throw errors.insufficientFee.wrap(`invalid fee amount: ${coinsString(fee)}`);
+    try {
+      o.deductFee(ctx, payer, fee.map((c) => ({ denom: c.denom, amount: c.amount.toString() })));
+    } catch (e) {
+      if (!(e instanceof CodedError) || errors.insufficientFunds.is(e) || errors.outOfGas.is(e)) throw e;
+      throw errors.insufficientFunds.wrap(e.message);
+    }
+  }
+  ctx.events.emit('tx', [
+    ['fee', coinsString(fee)],
+    ['fee_payer', payer],
+  ]);
+}
+
+/**
+ * SetPubKeyDecorator: each signer info's key must hash to its signer's address (not checked when
+ * simulating) and the signer's account must exist; a key is stored on the account's first use.
+ */
+function setPubKeys(ctx: Context, tx: DecodedTx, signers: readonly Signer[], simulate: boolean, ak: AccountKeeper): Account[] {
+  const accounts = tx.authInfo.signerInfos.map((si, i) => {
+    const signer = signers[i];
+    const key = si.publicKey === undefined ? undefined : decodeSecp256k1PubKey(si.publicKey);
+    if (key !== undefined && !simulate && toHex(rawAddressFromPublicKey(key)) !== toHex(signer.bytes)) {
+      throw errors.invalidPubKey.wrap(`pubKey does not match signer address ${signer.address} with signer index: ${i}`);
+    }
+    let acc = ak.getAccount(ctx, signer.address);
+    if (acc === undefined) throw errors.unknownAddress.wrap(`account ${signer.address} does not exist`);
+    if (key !== undefined && acc.pubKey === undefined) {
+      acc = { ...acc, pubKey: encodeSecp256k1PubKey(key) };
+      ak.setAccount(ctx, acc);
+    }
+    return acc;
+  });
+  // indexable as tx.acc_seq='<addr>/<seq>' and tx.signature='<base64>', as in the SDK
+  tx.authInfo.signerInfos.forEach((si, i) => ctx.events.emit('tx', [['acc_seq', `${signers[i].address}/${si.sequence}`]]));
+  tx.signatures.forEach((sig) => ctx.events.emit('tx', [['signature', Buffer.from(sig).toString('base64')]]));
+  return accounts;
+}
+
+/** SigGasConsumeDecorator: sig_verify_cost_secp256k1 per signer, also when simulating. */
+function consumeSigGas(ctx: Context, accounts: readonly Account[], simulate: boolean, params: Params): void {
+  for (const acc of accounts) {
+    if (acc.pubKey === undefined && !simulate) throw errors.invalidPubKey.wrap(`pubkey on account ${acc.address} is not set`);
+    ctx.gasMeter.consume(params.sigVerifyCostSecp256k1, 'ante verify: secp256k1');
+  }
+}
+
+/**
+ * SigVerificationDecorator: the signer info's sequence must be the account's, and (unless simulating)
+ * the SIGN_MODE_DIRECT signature must verify over SignDoc{body, auth info, chain id, account number}.
+ */
+function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Account[], simulate: boolean): void {
+  tx.authInfo.signerInfos.forEach((si, i) => {
+    const acc = accounts[i];
+    if (si.sequence !== acc.sequence) throw errors.wrongSequence.wrap(`account sequence mismatch, expected ${acc.sequence}, got ${si.sequence}`);
+    if (simulate) return;
+    if (si.modeInfo?.multi !== undefined) throw errors.notSupported.wrap('multisig signatures are not supported');
+    const mode = si.modeInfo?.single?.mode ?? SignMode.SIGN_MODE_UNSPECIFIED;
+    if (mode !== SignMode.SIGN_MODE_DIRECT) throw errors.notSupported.wrap(`sign mode ${signModeToJSON(mode)} is not supported; only SIGN_MODE_DIRECT is`);
+    const key = decodeSecp256k1PubKey(acc.pubKey as NonNullable<Account['pubKey']>);
+    if (!verifySignature(key, signDocBytes(tx, ctx.chainId, acc.accountNumber), tx.signatures[i])) {
+      throw errors.unauthorized.wrap(
+        `signature verification failed; please verify account number (${acc.accountNumber}), sequence (${acc.sequence}) and chain-id (${ctx.chainId})`,
+      );
+    }
+  });
+}
+
+/** IncrementSequenceDecorator. */
+function incrementSequences(ctx: Context, accounts: readonly Account[], ak: AccountKeeper): void {
+  for (const acc of accounts) ak.setAccount(ctx, { ...acc, sequence: acc.sequence + 1n });
+}
+
+/** The ante handler for `DecodedTx`s, checks in the Cosmos SDK's order. */
+export function newAnteHandler(o: AnteHandlerOptions): AnteHandler<DecodedTx> {
+  const ak = o.accountKeeper;
+  const feeStep: FeeStep = { ak, deductFee: o.deductFee, gasPrices: parseGasPrices(o.minGasPrices ?? []) };
+  return (ctx, tx, simulate) => {
+    rejectExtensionOptions(tx);
+    const signers = requiredSigners(tx, o.msgRouter, ak);
+    const fee = validateBasic(tx, signers);
+    const params = ak.getParams(ctx);
+    checkSigCount(tx, params);
+    checkTimeoutHeight(ctx, tx);
+    checkMemo(tx, params);
+    ctx.gasMeter.consume(params.txSizeCostPerByte * BigInt(tx.size), 'txSize');
+    deductFees(ctx, tx, fee, signers, simulate, feeStep);
+    const accounts = setPubKeys(ctx, tx, signers, simulate, ak);
+    consumeSigGas(ctx, accounts, simulate, params);
+    verifySignatures(ctx, tx, accounts, simulate);
+    incrementSequences(ctx, accounts, ak);
+  };
+}
