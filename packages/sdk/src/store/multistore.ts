@@ -286,7 +286,7 @@ export class CommitMultiStore implements MultiStore {
 export class BranchStore implements MultiStore {
   private readonly stores = new Map<string, CacheKVStore>();
 
-  constructor(private readonly parent: MultiStore) {}
+  constructor(private readonly parent: Pick<ReadMultiStore, 'getStore' | 'hasStore'>) {}
 
   getStore(name: string): CacheKVStore {
     let s = this.stores.get(name);
@@ -392,27 +392,10 @@ function decodeRegistry(b: Buffer): Registry {
 
 /**
  * A writable scratch layer over a read-only view (a snapshot): writes stay in memory and are never
- * persisted. CheckTx state, simulations, queries and upgrade dry-runs run on it.
+ * persisted (its `write()` refuses). CheckTx state, simulations, queries and upgrade dry-runs run on it.
  */
-export class ScratchMultiStore implements MultiStore {
-  private readonly stores = new Map<string, CacheKVStore>();
-
-  constructor(readonly view: ReadMultiStore) {}
-
-  getStore(name: string): CacheKVStore {
-    let s = this.stores.get(name);
-    if (s === undefined) {
-      s = new CacheKVStore(this.view.getStore(name));
-      this.stores.set(name, s);
-    }
-    return s;
-  }
-
-  hasStore(name: string): boolean {
-    return this.view.hasStore(name);
-  }
-
-  branch(): BranchStore {
-    return new BranchStore(this);
+export class ScratchMultiStore extends BranchStore {
+  constructor(readonly view: ReadMultiStore) {
+    super(view);
   }
 }
