@@ -1,0 +1,28 @@
+import { registerError } from '../../app/index.ts';
+
+/** Codespace `upgrade`, with the Cosmos SDK's codes and texts (x/upgrade/types/errors.go). */
+export const upgradeErrors = {
+  moduleVersionNotFound: registerError('upgrade', 2, 'module version not found'),
+  planNotFound: registerError('upgrade', 3, 'upgrade plan not found'),
+  upgradedClientNotFound: registerError('upgrade', 4, 'upgraded client not found'),
+  upgradedConsensusStateNotFound: registerError('upgrade', 5, 'upgraded consensus state not found'),
+  invalidSigner: registerError('upgrade', 6, 'expected authority account as only signer for proposal message'),
+} as const;
+
+/** Why a node must stop at this block; the node exits with the code its documentation gives for `kind`. */
+export type HaltKind = 'upgrade-needed' | 'binary-too-early' | 'downgrade' | 'handler-failed';
+
+/**
+ * Thrown by the pre-blocker to halt the chain. The block fails and nothing of it is committed; the
+ * node closes cleanly and exits. The message is the exact log text operators and sidecars match.
+ */
+export class UpgradeHaltError extends Error {
+  override readonly name = 'UpgradeHaltError';
+  constructor(
+    readonly kind: HaltKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

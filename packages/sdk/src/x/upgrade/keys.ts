@@ -1,0 +1,22 @@
+// The spec's persisted state, in the store named `upgrade` (spec §2 "Persisted state").
+import { concatBytes, utf8 } from '../../store/index.ts';
+
+export const MODULE_NAME = 'upgrade';
+export const STORE_KEY = 'upgrade';
+
+/** 0x0 → the current Plan (protobuf). */
+export const PLAN_KEY = Uint8Array.of(0x00);
+/** 0x1 ‖ plan name → big-endian uint64 height at which it was done. */
+export const DONE_PREFIX = Uint8Array.of(0x01);
+/** 0x2 ‖ module name → big-endian uint64 consensus version. */
+export const VERSION_MAP_PREFIX = Uint8Array.of(0x02);
+/** 0x3 → big-endian uint64 protocol version. */
+export const PROTOCOL_VERSION_KEY = Uint8Array.of(0x03);
+
+export function doneKey(name: string): Uint8Array {
+  return concatBytes(DONE_PREFIX, utf8(name));
+}
+
+export function versionKey(moduleName: string): Uint8Array {
+  return concatBytes(VERSION_MAP_PREFIX, utf8(moduleName));
+}

@@ -1,0 +1,64 @@
+import type { Configurator } from '../../app/index.ts';
+import { fromBech32 } from '../../crypto/index.ts';
+import {
+  MsgCancelUpgrade,
+  MsgCancelUpgradeResponse,
+  MsgSoftwareUpgrade,
+  MsgSoftwareUpgradeResponse,
+} from '../../gen/chain/upgrade/v1beta1/tx.ts';
+import { errors } from '../../app/index.ts';
+import { upgradeErrors } from './errors.ts';
+import type { UpgradeKeeper } from './keeper.ts';
+import { validatePlanBasic, validatePlanName } from './plan.ts';
+
+export const MSG_SOFTWARE_UPGRADE = '/chain.upgrade.v1beta1.MsgSoftwareUpgrade';
+export const MSG_CANCEL_UPGRADE = '/chain.upgrade.v1beta1.MsgCancelUpgrade';
+
+function validateAuthority(authority: string): void {
+  try {
+    fromBech32(authority);
+  } catch (e) {
+    throw errors.invalidAddress.wrap(`authority: ${(e as Error).message}`);
+  }
+}
+
+function assertAuthority(k: UpgradeKeeper, authority: string): void {
+  if (authority !== k.authority) throw upgradeErrors.invalidSigner.wrap(`expected ${k.authority} got ${authority}`);
+}
+
+/** The two transactions of spec §4.4; only the authority (gov) may send them. */
+export function registerMsgServer(cfg: Configurator, k: UpgradeKeeper): void {
+  cfg.msgRouter.register({
+    typeUrl: MSG_SOFTWARE_UPGRADE,
+    codec: MsgSoftwareUpgrade,
+    responseTypeUrl: '/chain.upgrade.v1beta1.MsgSoftwareUpgradeResponse',
+    responseCodec: MsgSoftwareUpgradeResponse,
+    validateBasic(msg: MsgSoftwareUpgrade) {
+      validateAuthority(msg.authority);
+      if (msg.plan === undefined) throw errors.invalidRequest.wrap('plan is required');
+      validatePlanBasic(msg.plan);
+      validatePlanName(msg.plan.name);
+    },
+    signers: (msg: MsgSoftwareUpgrade) => [msg.authority],
+    handler(ctx, msg: MsgSoftwareUpgrade) {
+      assertAuthority(k, msg.authority);
+      if (msg.plan === undefined) throw errors.invalidRequest.wrap('plan is required');
+      k.scheduleUpgrade(ctx, msg.plan);
+      return {};
+    },
+  });
+  cfg.msgRouter.register({
+    typeUrl: MSG_CANCEL_UPGRADE,
+    codec: MsgCancelUpgrade,
+    responseTypeUrl: '/chain.upgrade.v1beta1.MsgCancelUpgradeResponse',
+    responseCodec: MsgCancelUpgradeResponse,
+    validateBasic: (msg: MsgCancelUpgrade) => validateAuthority(msg.authority),
+    signers: (msg: MsgCancelUpgrade) => [msg.authority],
+    handler(ctx, msg: MsgCancelUpgrade) {
+      assertAuthority(k, msg.authority);
+      // succeeds when nothing is scheduled, as the SDK
+      k.clearUpgradePlan(ctx);
+      return {};
+    },
+  });
+}

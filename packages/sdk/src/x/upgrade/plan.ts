@@ -1,0 +1,38 @@
+import { errors } from '../../app/index.ts';
+import type { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
+
+export type { Plan };
+
+export const MAX_PLAN_NAME_BYTES = 128;
+
+/** The zero timestamp counts as unset, as in the SDK's non-nullable encoding. */
+function timeIsSet(p: Plan): boolean {
+  return p.time !== undefined && (p.time.seconds !== 0n || p.time.nanos !== 0);
+}
+
+/** Plan.ValidateBasic, in the Cosmos SDK's order and wording: the first failure wins. */
+export function validatePlanBasic(p: Plan): void {
+  if (timeIsSet(p)) throw errors.invalidRequest.wrap('time-based upgrades have been deprecated in the SDK');
+  if (p.upgradedClientState !== undefined) throw errors.invalidRequest.wrap('upgrade logic for IBC has been moved to the IBC module');
+  if (p.name.length === 0) throw errors.invalidRequest.wrap('name cannot be empty');
+  if (p.height <= 0n) throw errors.invalidRequest.wrap('height must be greater than 0');
+}
+
+/**
+ * The name becomes a folder under chainvisor's upgrades/ directory, so it must be a safe single path
+ * segment. Checked at proposal submission so a bad plan never reaches a vote.
+ */
+export function validatePlanName(name: string): void {
+  const reason = unsafeNameReason(name);
+  if (reason !== undefined) throw errors.invalidRequest.wrap(`plan name ${JSON.stringify(name)} ${reason}`);
+}
+
+function unsafeNameReason(name: string): string | undefined {
+  if (name.trim().length === 0) return 'is empty';
+  if (Buffer.byteLength(name, 'utf8') > MAX_PLAN_NAME_BYTES) return `is longer than ${MAX_PLAN_NAME_BYTES} bytes`;
+  if (name === '.' || name === '..') return 'is not a valid folder name';
+  if (name.includes('/') || name.includes('\\')) return 'must not contain path separators';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'must not contain control characters';
+  return undefined;
+}

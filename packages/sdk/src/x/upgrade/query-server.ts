@@ -1,0 +1,24 @@
+import type { Configurator } from '../../app/index.ts';
+import { QueryDefinition } from '../../gen/chain/upgrade/v1beta1/query.ts';
+import { upgradeErrors } from './errors.ts';
+import type { UpgradeKeeper } from './keeper.ts';
+
+/** The three queries of spec §4 (plus Authority), registered once for gRPC, REST and abci_query. */
+export function registerQueryServer(cfg: Configurator, k: UpgradeKeeper): void {
+  cfg.queryRouter.registerService(QueryDefinition, {
+    currentPlan: (ctx) => ({ plan: k.getUpgradePlan(ctx) }),
+    // an unknown name is height 0, not an error, as the SDK
+    appliedPlan: (ctx, req) => ({ height: k.getDoneHeight(ctx, req.name) }),
+    moduleVersions: (ctx, req) => {
+      const vm = k.getModuleVersionMap(ctx);
+      if (req.moduleName !== '') {
+        const v = Object.hasOwn(vm, req.moduleName) ? vm[req.moduleName] : undefined;
+        if (v === undefined) throw upgradeErrors.moduleVersionNotFound.wrap(`x/upgrade: QueryModuleVersions module ${req.moduleName} not found`);
+        return { moduleVersions: [{ name: req.moduleName, version: v }] };
+      }
+      // byte order of name, as the store iterates
+      return { moduleVersions: Object.entries(vm).map(([name, version]) => ({ name, version })) };
+    },
+    authority: () => ({ address: k.authority }),
+  });
+}
