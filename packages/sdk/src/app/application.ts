@@ -20,6 +20,7 @@ import {
   type ResponsePrepareProposal,
   type ResponseProcessProposal,
   type ResponseQuery,
+  type ValidatorUpdate,
 } from 'cosmjs-types/tendermint/abci/types';
 import { defaultStoreLoader, ScratchMultiStore, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
 import { Context, type BlockHeader, type ExecMode, type Timestamp } from './context.ts';
@@ -169,14 +170,16 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     if (typeof appState !== 'object' || appState === null || Array.isArray(appState)) throw new AppError('genesis app_state must be a JSON object');
     const header: BlockHeader = { chainId: req.chainId, height: this.initialHeight, time: req.time ?? ZERO_TIME, proposerAddress: new Uint8Array(0) };
     const ctx = new Context({ store: this.store, header, mode: 'init', logger: this.logger });
+    let validators: ValidatorUpdate[] | undefined;
     try {
-      this.modules.initGenesis(ctx, appState as Record<string, unknown>);
+      validators = this.modules.initGenesis(ctx, appState as Record<string, unknown>);
     } catch (e) {
       this.store.discard();
       throw e;
     }
     this.genesisPending = true;
-    return { validators: req.validators, appHash: this.store.workingAppHash() };
+    // the app's genesis validator set wins: CometBFT's genesis.json carries none of its own
+    return { validators: validators ?? req.validators, appHash: this.store.workingAppHash() };
   }
 
   private header(height: bigint, time: Timestamp | undefined, proposer: Uint8Array): BlockHeader {

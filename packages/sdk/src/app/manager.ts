@@ -1,3 +1,4 @@
+import type { ValidatorUpdate } from 'cosmjs-types/tendermint/abci/types';
 import type { Context } from './context.ts';
 import { MsgRouter, QueryRouter } from './router.ts';
 import type { AppModule, Configurator, MigrationHandler, VersionMap } from './module.ts';
@@ -117,9 +118,18 @@ export class ModuleManager {
     }
   }
 
-  initGenesis(ctx: Context, appState: Record<string, unknown>): void {
+  /** Runs every module's InitGenesis; returns the validator set a module reported, if any. */
+  initGenesis(ctx: Context, appState: Record<string, unknown>): ValidatorUpdate[] | undefined {
     this.validateGenesis(appState);
-    for (const m of this.order('initGenesis')) m.initGenesis?.(ctx, appState[m.name] ?? m.defaultGenesis?.() ?? {});
+    let validators: ValidatorUpdate[] | undefined;
+    for (const m of this.order('initGenesis')) {
+      const v = m.initGenesis?.(ctx, appState[m.name] ?? m.defaultGenesis?.() ?? {});
+      if (Array.isArray(v)) {
+        if (validators !== undefined) throw new ModuleManagerError(`module "${m.name}" returns genesis validators, but another module already did`);
+        validators = v;
+      }
+    }
+    return validators;
   }
 
   exportGenesis(ctx: Context): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import type { ValidatorUpdate } from 'cosmjs-types/tendermint/abci/types';
 import type { Context } from './context.ts';
 import type { MsgRouter, QueryRouter } from './router.ts';
 
@@ -31,7 +32,8 @@ export interface AppModule {
   defaultGenesis?(): unknown;
   /** Throws a clear error naming the problem. */
   validateGenesis?(genesis: unknown): void;
-  initGenesis?(ctx: Context, genesis: unknown): void;
+  /** May return the genesis validator set (CometBFT takes it from InitChain's response). */
+  initGenesis?(ctx: Context, genesis: unknown): ValidatorUpdate[] | void;
   exportGenesis?(ctx: Context): unknown;
   registerServices?(cfg: Configurator): void;
   preBlock?(ctx: Context): PreBlockResult | void;

@@ -1,0 +1,7 @@
+export * from './doc.ts';
+export * from './init-chain.ts';
+export * from './json.ts';
+export * from './parse.ts';
+export * from './time.ts';
+export * from './validate.ts';
+export * from './write.ts';

@@ -1,0 +1,2 @@
+export * from './mempool.ts';
+export * from './order.ts';

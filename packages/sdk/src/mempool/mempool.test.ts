@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { CheckTxType, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
+import { toHex } from '../store/index.ts';
+import { encodeTx } from '../tx/index.ts';
+import { CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '../x/auth/testutil.ts';
+import { Mempool, txHash, type MempoolOptions } from './index.ts';
+
+after(removeTmpDirs);
+
+const alice = testKey(0);
+const bob = testKey(1);
+const carol = testKey(2);
+const dave = testKey(3);
+const users = [alice, bob, carol, dave];
+const GAS = 200_000n;
+
+interface TxOptions {
+  readonly amount?: string;
+  readonly memo?: string;
+  readonly timeoutHeight?: bigint;
+  readonly gas?: bigint;
+}
+
+/** A real signed MsgSend from `from` (account number = its index in `users`) to the next user. */
+function tx(from: typeof alice, sequence: bigint, o: TxOptions = {}): Uint8Array {
+  const i = users.indexOf(from);
+  const to = users[(i + 1) % users.length].address;
+  return encodeTx(
+    { msgs: [sendMsg(from.address, to, o.amount ?? '10')], memo: o.memo, timeoutHeight: o.timeoutHeight, fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: o.gas ?? GAS } },
+    [{ privateKey: from.privateKey, accountNumber: BigInt(i), sequence }],
+    CHAIN_ID,
+  );
+}
+
+function setup(o: Omit<MempoolOptions, 'app'> = {}): { t: TestApp; pool: Mempool; height: () => bigint } {
+  const t = testApp({ funded: users.map((u) => u.address) });
+  return { t, pool: new Mempool({ app: t.app, ...o }), height: () => t.app.lastBlockHeight };
+}
+
+function ok(res: ResponseCheckTx): void {
+  assert.equal(res.code, 0, res.log);
+}
+
+const hashHex = (b: Uint8Array): string => toHex(txHash(b)).toUpperCase();
+
+describe('admission', () => {
+  test('a valid tx is checked and kept', async () => {
+    const { t, pool } = setup();
+    const a0 = tx(alice, 0n);
+    const res = pool.add(a0);
+    ok(res);
+    assert.equal(res.gasWanted, GAS);
+    assert.ok(res.gasUsed > 0n, 'CheckTx ran the ante handler');
+    assert.equal(pool.size(), 1);
+    assert.equal(pool.bytes(), a0.length);
+    assert.ok(pool.has(txHash(a0)));
+    assert.ok(pool.has(hashHex(a0)) && pool.has(hashHex(a0).toLowerCase()));
+    assert.ok(!pool.has(txHash(tx(alice, 1n))));
+    assert.deepEqual(pool.reap(-1), [a0]);
+    await t.close();
+  });
+
+  test("CheckTx state runs ahead of commits: the next sequence passes before the first is in a block, a reused one doesn't", async () => {
+    const { t, pool } = setup();
+    ok(pool.add(tx(alice, 0n)));
+    ok(pool.add(tx(alice, 1n)));
+    ok(pool.add(tx(alice, 2n)));
+    const again = pool.add(tx(alice, 0n, { amount: '11' }));
+    assert.equal(again.code, 32);
+    assert.equal(again.log, 'account sequence mismatch, expected 3, got 0: incorrect account sequence');
+    assert.equal(pool.size(), 3);
+    assert.equal(t.account(alice.address)?.sequence, 0n, 'nothing is committed yet');
+    await t.close();
+  });
+
+  test('a tx already in the pool is refused without running CheckTx again', async () => {
+    const { t, pool } = setup();
+    const a0 = tx(alice, 0n);
+    ok(pool.add(a0));
+    const res = pool.add(Uint8Array.from(a0));
+    assert.equal(res.code, 19);
+    assert.equal(res.codespace, 'sdk');
+    assert.equal(res.log, `tx ${hashHex(a0)}: tx already in mempool`);
+    assert.equal(pool.size(), 1);
+    await t.close();
+  });
+
+  test('full by count: refused with CometBFT\'s text, and CheckTx state untouched', async () => {
+    const { t, pool } = setup({ maxTxs: 2 });
+    const txs = [tx(alice, 0n), tx(alice, 1n), tx(alice, 2n)];
+    ok(pool.add(txs[0]));
+    ok(pool.add(txs[1]));
+    const res = pool.add(txs[2]);
+    assert.equal(res.code, 20);
+    assert.equal(res.codespace, 'sdk');
+    assert.equal(res.log, `mempool is full: number of txs 2 (max: 2), total txs bytes ${txs[0].length + txs[1].length} (max: ${64 * 1024 * 1024})`);
+    assert.equal(pool.size(), 2);
+    ok(t.app.checkTx({ tx: txs[2], type: CheckTxType.NEW }));
+    await t.close();
+  });
+
+  test('full by bytes', async () => {
+    const a0 = tx(alice, 0n);
+    const max = Math.floor(a0.length * 2.5);
+    const { t, pool } = setup({ maxTxsBytes: max });
+    ok(pool.add(a0));
+    ok(pool.add(tx(bob, 0n)));
+    const used = pool.bytes();
+    const res = pool.add(tx(carol, 0n));
+    assert.equal(res.code, 20);
+    assert.equal(res.log, `mempool is full: number of txs 2 (max: 5000), total txs bytes ${used} (max: ${max})`);
+    assert.equal(pool.size(), 2);
+    await t.close();
+  });
+
+  test('a tx over max tx bytes is too large', async () => {
+    const a0 = tx(alice, 0n);
+    const { t, pool } = setup({ maxTxBytes: a0.length - 1 });
+    const res = pool.add(a0);
+    assert.equal(res.code, 21);
+    assert.equal(res.codespace, 'sdk');
+    assert.equal(res.log, `max size is ${a0.length - 1} bytes, got ${a0.length}: tx too large`);
+    assert.equal(pool.size(), 0);
+    ok(t.app.checkTx({ tx: tx(alice, 0n), type: CheckTxType.NEW }));
+    await t.close();
+  });
+
+  test('garbage bytes are a parse error and are not kept', async () => {
+    const { t, pool } = setup();
+    const res = pool.add(Uint8Array.from([0xff, 0xff, 0xff]));
+    assert.equal(res.code, 2);
+    assert.equal(res.codespace, 'sdk');
+    assert.match(res.log, /tx parse error$/);
+    assert.equal(pool.size(), 0);
+    assert.equal(pool.bytes(), 0);
+    await t.close();
+  });
+});
+
+describe('reaping', () => {
+  test('per sender by sequence, senders taking turns in the order their first pending tx arrived', async () => {
+    const { t, pool } = setup();
+    const a = [0n, 1n, 2n].map((s) => tx(alice, s));
+    const b = [0n, 1n].map((s) => tx(bob, s));
+    // bob arrives first
+    for (const x of [b[0], a[0], a[1], b[1], a[2]]) ok(pool.add(x));
+    const all = pool.reap(-1);
+    assert.deepEqual(all, [b[0], a[0], b[1], a[1], a[2]]);
+    assert.equal(pool.size(), 5, 'reaping keeps the txs');
+
+    const size = a[0].length;
+    assert.deepEqual(pool.reap(3 * size + 2), all.slice(0, 3), 'max bytes');
+    assert.deepEqual(pool.reap(-1, 2n * GAS), all.slice(0, 2), 'max gas');
+    assert.deepEqual(pool.reap(0n), []);
+
+    // the reaped order is a valid block: every tx succeeds
+    const res = t.block(all);
+    assert.deepEqual(res.txResults.map((r) => r.code), [0, 0, 0, 0, 0]);
+    await t.close();
+  });
+
+  test('a sender whose next tx does not fit is done for this block; the others go on', async () => {
+    const { t, pool } = setup();
+    const a = [0n, 1n, 2n].map((s) => tx(alice, s));
+    const big = tx(bob, 0n, { gas: 5n * GAS });
+    for (const x of [a[0], big, a[1], a[2]]) ok(pool.add(x));
+    assert.deepEqual(pool.reap(-1, 3n * GAS), a);
+    assert.deepEqual(pool.reap(-1), [a[0], big, a[1], a[2]]);
+    await t.close();
+  });
+});
+
+describe('update after a block', () => {
+  test('removes the included txs, drops those the block made invalid, keeps and rechecks the rest', async () => {
+    const { t, pool, height } = setup();
+    const a0 = tx(alice, 0n);
+    const a1 = tx(alice, 1n);
+    const b0 = tx(bob, 0n);
+    const c0 = tx(carol, 0n);
+    // valid for block 2 only: a recheck at height 3 refuses it
+    const d0 = tx(dave, 0n, { timeoutHeight: 2n });
+    for (const x of [a0, a1, b0, c0, d0]) ok(pool.add(x));
+    assert.equal(pool.size(), 5);
+
+    // another proposer's block: bob's tx from this pool, and an alice tx with sequence 0 this pool never saw
+    const other = tx(alice, 0n, { amount: '77' });
+    const block = [other, b0];
+    assert.deepEqual(t.block(block).txResults.map((r) => r.code), [0, 0]);
+    const u = pool.update(height(), block);
+    assert.deepEqual(u, { committed: 1, dropped: 2 });
+    assert.equal(pool.lastHeight, 2n);
+    assert.ok(!pool.has(txHash(b0)), 'included');
+    assert.ok(!pool.has(txHash(a0)), 'its sequence was used by the block');
+    assert.ok(!pool.has(txHash(d0)), 'timed out');
+    assert.ok(pool.has(txHash(a1)) && pool.has(txHash(c0)), 'still valid');
+    // why they were dropped (a failing CheckTx leaves the check state as it was)
+    assert.equal(t.app.checkTx({ tx: a0, type: CheckTxType.RECHECK }).code, 32);
+    assert.equal(t.app.checkTx({ tx: d0, type: CheckTxType.RECHECK }).log, 'block height: 3, timeout height: 2: tx timeout height');
+    assert.equal(pool.size(), 2);
+    assert.equal(pool.bytes(), a1.length + c0.length);
+
+    // the recheck rebuilt CheckTx state: alice's next is 2, and the kept txs make a valid block
+    ok(pool.add(tx(alice, 2n)));
+    const next = pool.reap(-1);
+    assert.equal(next.length, 3);
+    assert.deepEqual(t.block(next).txResults.map((r) => r.code), [0, 0, 0]);
+    assert.deepEqual(pool.update(height(), next), { committed: 3, dropped: 0 });
+    assert.equal(pool.size(), 0);
+    assert.equal(t.account(alice.address)?.sequence, 3n);
+    await t.close();
+  });
+
+  test('flush empties the pool (CheckTx state keeps the flushed sequences until the next commit)', async () => {
+    const { t, pool, height } = setup();
+    const a0 = tx(alice, 0n);
+    ok(pool.add(a0));
+    ok(pool.add(tx(bob, 0n)));
+    pool.flush();
+    assert.equal(pool.size(), 0);
+    assert.equal(pool.bytes(), 0);
+    assert.deepEqual(pool.reap(-1), []);
+    assert.equal(pool.add(a0).code, 32);
+    t.block([]);
+    pool.update(height(), []);
+    ok(pool.add(a0));
+    await t.close();
+  });
+});

@@ -1,0 +1,212 @@
+// The node's pool of pending txs, in front of the app's CheckTx (CometBFT's CListMempool, in process).
+// Deterministic in what it keeps and returns, but a node-local structure: never part of consensus state.
+import { Buffer } from 'node:buffer';
+import { CheckTxType, type RequestCheckTx, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
+import { errors, type CodedError } from '../app/errors.ts';
+import type { MsgRouter } from '../app/router.ts';
+import { txHash, txOrderKey } from './order.ts';
+
+/** What the mempool needs of the app: CheckTx, and the message router to read a tx's sender (a BaseApp is one). */
+export interface MempoolApp {
+  checkTx(req: RequestCheckTx): ResponseCheckTx;
+  readonly modules: { readonly msgRouter: MsgRouter };
+}
+
+export interface MempoolOptions {
+  readonly app: MempoolApp;
+  /** Most txs kept; default 5000 (CometBFT's mempool.size). */
+  readonly maxTxs?: number;
+  /** Most bytes kept, all txs together; default 64 MiB (mempool.max_txs_bytes). */
+  readonly maxTxsBytes?: number;
+  /** Largest single tx; default 1 MiB (mempool.max_tx_bytes). */
+  readonly maxTxBytes?: number;
+}
+
+export const DEFAULT_MAX_TXS = 5000;
+export const DEFAULT_MAX_TXS_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_TX_BYTES = 1024 * 1024;
+
+export interface MempoolUpdate {
+  /** Txs of the block that were in the pool. */
+  readonly committed: number;
+  /** Txs that failed their recheck against the new state and were dropped. */
+  readonly dropped: number;
+}
+
+interface Entry {
+  readonly tx: Uint8Array;
+  readonly hash: string;
+  readonly sender: string;
+  readonly sequence: bigint;
+  /** Order of admission: CheckTx state was built in this order, so rechecks replay it. */
+  readonly arrival: number;
+  gasWanted: bigint;
+}
+
+const hex = (h: Uint8Array): string => Buffer.from(h).toString('hex').toUpperCase();
+
+function refusal(e: CodedError): ResponseCheckTx {
+  return { code: e.code, codespace: e.codespace, log: e.message, data: new Uint8Array(0), info: '', gasWanted: 0n, gasUsed: 0n, events: [] };
+}
+
+/**
+ * Pending txs, admitted through the app's CheckTx and kept until a block commits them or a recheck
+ * after a block refuses them. Reaping orders by sender: each sender's txs by increasing sequence
+ * (a block must carry sequence n before n+1), senders round-robin in the order their oldest pending
+ * tx arrived, so one busy sender cannot crowd the others out of a block.
+ */
+export class Mempool {
+  readonly maxTxs: number;
+  readonly maxTxsBytes: number;
+  readonly maxTxBytes: number;
+  private readonly app: MempoolApp;
+  private readonly byHash = new Map<string, Entry>();
+  /** Sender → its entries sorted by (sequence, arrival). */
+  private readonly bySender = new Map<string, Entry[]>();
+  private totalBytes = 0;
+  private arrivals = 0;
+  private height = 0n;
+
+  constructor(o: MempoolOptions) {
+    this.app = o.app;
+    this.maxTxs = o.maxTxs ?? DEFAULT_MAX_TXS;
+    this.maxTxsBytes = o.maxTxsBytes ?? DEFAULT_MAX_TXS_BYTES;
+    this.maxTxBytes = o.maxTxBytes ?? DEFAULT_MAX_TX_BYTES;
+  }
+
+  /** Number of txs in the pool. */
+  size(): number {
+    return this.byHash.size;
+  }
+
+  /** Total bytes of the txs in the pool. */
+  bytes(): number {
+    return this.totalBytes;
+  }
+
+  /** Height of the last `update`. */
+  get lastHeight(): bigint {
+    return this.height;
+  }
+
+  /** Whether a tx with this hash (sha256 of its bytes; raw or hex) is in the pool. */
+  has(hash: Uint8Array | string): boolean {
+    return this.byHash.has(typeof hash === 'string' ? hash.toUpperCase() : hex(hash));
+  }
+
+  /**
+   * Admits a tx: size and capacity checks (CometBFT's texts), then the app's CheckTx; kept when it
+   * passes. The response is CheckTx's, or the mempool's own refusal (txTooLarge, txInMempoolCache,
+   * mempoolIsFull) without running CheckTx.
+   */
+  add(txBytes: Uint8Array): ResponseCheckTx {
+    const size = txBytes.length;
+    if (size > this.maxTxBytes) return refusal(errors.txTooLarge.wrap(`max size is ${this.maxTxBytes} bytes, got ${size}`));
+    const hash = hex(txHash(txBytes));
+    if (this.byHash.has(hash)) return refusal(errors.txInMempoolCache.wrap(`tx ${hash}`));
+    if (this.byHash.size >= this.maxTxs || this.totalBytes + size > this.maxTxsBytes) {
+      return refusal(
+        errors.mempoolIsFull.withText(
+          `mempool is full: number of txs ${this.byHash.size} (max: ${this.maxTxs}), total txs bytes ${this.totalBytes} (max: ${this.maxTxsBytes})`,
+        ),
+      );
+    }
+    const res = this.app.checkTx({ tx: txBytes, type: CheckTxType.NEW });
+    if (res.code !== 0) return res;
+    const tx = Uint8Array.from(txBytes);
+    // CheckTx passed, so the app read the signers; a tx whose sender we still cannot read is kept, ordered alone
+    const key = txOrderKey(tx, this.app.modules.msgRouter) ?? { sender: `tx:${hash}`, sequence: 0n };
+    this.insert({ tx, hash, sender: key.sender, sequence: key.sequence, arrival: this.arrivals++, gasWanted: res.gasWanted });
+    return res;
+  }
+
+  private insert(e: Entry): void {
+    this.byHash.set(e.hash, e);
+    this.totalBytes += e.tx.length;
+    let list = this.bySender.get(e.sender);
+    if (list === undefined) this.bySender.set(e.sender, (list = []));
+    let i = list.length;
+    while (i > 0 && (list[i - 1].sequence > e.sequence || (list[i - 1].sequence === e.sequence && list[i - 1].arrival > e.arrival))) i--;
+    list.splice(i, 0, e);
+  }
+
+  private remove(e: Entry): void {
+    if (!this.byHash.delete(e.hash)) return;
+    this.totalBytes -= e.tx.length;
+    const list = this.bySender.get(e.sender) as Entry[];
+    list.splice(list.indexOf(e), 1);
+    if (list.length === 0) this.bySender.delete(e.sender);
+  }
+
+  /** Senders in the order their oldest pending tx arrived, each with its txs by sequence. */
+  private queues(): Entry[][] {
+    const oldest = (list: Entry[]): number => Math.min(...list.map((e) => e.arrival));
+    return [...this.bySender.values()].map((list) => ({ list, first: oldest(list) })).sort((a, b) => a.first - b.first).map((x) => x.list);
+  }
+
+  /**
+   * Txs for a proposal, at most `maxBytes` bytes (sum of tx lengths, as PrepareProposal counts) and
+   * `maxGas` gas wanted; -1 (or no `maxGas`) means no limit. Senders take turns, one tx each per round;
+   * a sender whose next tx does not fit is done (its later sequences would fail without it). The txs stay in the pool.
+   */
+  reap(maxBytes: number | bigint, maxGas?: number | bigint): Uint8Array[] {
+    const byteLimit = BigInt(maxBytes);
+    const gasLimit = maxGas === undefined ? -1n : BigInt(maxGas);
+    const out: Uint8Array[] = [];
+    let bytes = 0n;
+    let gas = 0n;
+    let round = this.queues().map((list) => ({ list, next: 0 }));
+    while (round.length > 0) {
+      const again: typeof round = [];
+      for (const q of round) {
+        const e = q.list[q.next];
+        const b = bytes + BigInt(e.tx.length);
+        const g = gas + e.gasWanted;
+        if ((byteLimit >= 0n && b > byteLimit) || (gasLimit >= 0n && g > gasLimit)) continue;
+        out.push(e.tx);
+        bytes = b;
+        gas = g;
+        if (++q.next < q.list.length) again.push(q);
+      }
+      round = again;
+    }
+    return out;
+  }
+
+  /**
+   * After the block at `height` is committed (call it after the app's Commit): drops the block's txs,
+   * then rechecks the rest (CheckTx RECHECK, in arrival order, over the app's fresh check state) and
+   * drops those that now fail, such as a sequence the block used.
+   */
+  update(height: bigint, committedTxs: readonly Uint8Array[]): MempoolUpdate {
+    this.height = height;
+    let committed = 0;
+    for (const tx of committedTxs) {
+      const e = this.byHash.get(hex(txHash(tx)));
+      if (e === undefined) continue;
+      this.remove(e);
+      committed++;
+    }
+    let dropped = 0;
+    for (const e of [...this.byHash.values()].sort((a, b) => a.arrival - b.arrival)) {
+      const res = this.app.checkTx({ tx: e.tx, type: CheckTxType.RECHECK });
+      if (res.code === 0) {
+        e.gasWanted = res.gasWanted;
+      } else {
+        this.remove(e);
+        dropped++;
+      }
+    }
+    return { committed, dropped };
+  }
+
+  /**
+   * Empties the pool. The app's CheckTx state still holds the flushed txs' effects (advanced sequences)
+   * until its next Commit, as with CometBFT's unsafe_flush_mempool.
+   */
+  flush(): void {
+    this.byHash.clear();
+    this.bySender.clear();
+    this.totalBytes = 0;
+  }
+}

@@ -1,0 +1,31 @@
+// What the mempool orders a tx by: its sender (the first signer) and that signer's sequence.
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { MsgRouter } from '../app/router.ts';
+import { decodeTx } from '../tx/decode.ts';
+
+export interface TxOrderKey {
+  /** The first signer's address: the first message's first signer, as the ante handler orders signers. */
+  readonly sender: string;
+  /** The sequence in the first signer info (the first signer's). */
+  readonly sequence: bigint;
+}
+
+/** A tx's hash as CometBFT computes it: sha256 of the tx bytes. */
+export function txHash(tx: Uint8Array): Uint8Array {
+  return sha256(tx);
+}
+
+/** Sender and sequence of a tx; undefined when they cannot be read (the caller then orders it alone). */
+export function txOrderKey(tx: Uint8Array, router: MsgRouter): TxOrderKey | undefined {
+  try {
+    const decoded = decodeTx(tx);
+    const first = decoded.msgs[0];
+    if (first === undefined) return undefined;
+    const { route, msg } = router.decode(first);
+    const sender = route.signers?.(msg)[0];
+    if (sender === undefined) return undefined;
+    return { sender, sequence: decoded.authInfo.signerInfos[0]?.sequence ?? 0n };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,36 @@
+import type { Context } from '../../app/context.ts';
+import type { AppModule } from '../../app/module.ts';
+import { defaultValidatorsGenesis, exportValidatorsGenesis, initValidatorsGenesis, parseValidatorsGenesis, type ValidatorsGenesisJSON } from './genesis.ts';
+import { ValidatorsKeeper, type ValidatorsKeeperOptions } from './keeper.ts';
+import { VALIDATORS_MODULE_NAME, VALIDATORS_STORE_KEY } from './keys.ts';
+
+export interface ValidatorsModule extends AppModule {
+  /** For governance (`keeper.votingPower`) and the node (`keeper.abciValidators` for InitChain). */
+  readonly keeper: ValidatorsKeeper;
+  defaultGenesis(): ValidatorsGenesisJSON;
+  exportGenesis(ctx: Context): ValidatorsGenesisJSON;
+}
+
+export type ValidatorsModuleOptions = ValidatorsKeeperOptions;
+
+/** The genesis validator set, in the store "validators". No messages, queries or block hooks. */
+export function validatorsModule(opts: ValidatorsModuleOptions = {}): ValidatorsModule {
+  const keeper = new ValidatorsKeeper(opts);
+  return {
+    name: VALIDATORS_MODULE_NAME,
+    storeKeys: [VALIDATORS_STORE_KEY],
+    consensusVersion: 1n,
+    keeper,
+    defaultGenesis: defaultValidatorsGenesis,
+    validateGenesis(genesis) {
+      parseValidatorsGenesis(genesis, keeper);
+    },
+    initGenesis(ctx, genesis) {
+      initValidatorsGenesis(ctx, keeper, genesis);
+      return keeper.abciValidators(ctx);
+    },
+    exportGenesis(ctx) {
+      return exportValidatorsGenesis(ctx, keeper);
+    },
+  };
+}
