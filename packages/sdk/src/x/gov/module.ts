@@ -1,0 +1,48 @@
+import type { Context } from '../../app/context.ts';
+import type { AppModule } from '../../app/module.ts';
+import { defaultGenesis, exportGenesis, initGenesis, parseGenesis, type GovGenesisJSON } from './genesis.ts';
+import { GovKeeper, type GovKeeperOptions } from './keeper.ts';
+import { GOV_MODULE_NAME, GOV_STORE_KEY } from './keys.ts';
+import { registerGovMsgServer } from './msg-server.ts';
+import { registerGovQueryServer } from './query-server.ts';
+
+export interface GovModule extends AppModule {
+  /** For other modules and the app: proposals, deposits, votes, params, the tally. */
+  readonly keeper: GovKeeper;
+  defaultGenesis(): GovGenesisJSON;
+  exportGenesis(ctx: Context): GovGenesisJSON;
+}
+
+export type GovModuleOptions = GovKeeperOptions;
+
+/**
+ * cosmos.gov.v1 in the store "gov": proposals whose messages run with the gov module account as
+ * their authority, deposits, (weighted) votes by validator power, and the tally in EndBlock.
+ * In the init-genesis order gov comes after auth and bank (it creates its module account and checks
+ * that account's balance against the deposits).
+ */
+export function govModule(o: GovModuleOptions): GovModule {
+  const keeper = new GovKeeper(o);
+  return {
+    name: GOV_MODULE_NAME,
+    storeKeys: [GOV_STORE_KEY],
+    consensusVersion: 1n,
+    keeper,
+    defaultGenesis: () => defaultGenesis(keeper.bondDenom),
+    validateGenesis(genesis) {
+      parseGenesis(genesis, keeper);
+    },
+    initGenesis(ctx, genesis) {
+      initGenesis(ctx, keeper, genesis);
+    },
+    exportGenesis: (ctx) => exportGenesis(ctx, keeper),
+    registerServices(cfg) {
+      keeper.useMsgRouter(cfg.msgRouter);
+      registerGovMsgServer(cfg.msgRouter, keeper);
+      registerGovQueryServer(cfg.queryRouter, keeper);
+    },
+    endBlock(ctx) {
+      keeper.endBlocker(ctx);
+    },
+  };
+}
