@@ -354,6 +354,21 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     }
   }
 
+  private queryContext(snap: Snapshot): Context {
+    return new Context({ store: new ScratchMultiStore(snap), header: this.stateHeader(snap.height), mode: 'query', logger: this.logger });
+  }
+
+  /** Runs `fn` over a read-only view of the latest committed state (writes are discarded). */
+  withQueryContext<R>(fn: (ctx: Context) => R): R {
+    this.assertLoaded();
+    const snap = this.store.snapshot();
+    try {
+      return fn(this.queryContext(snap));
+    } finally {
+      snap.release();
+    }
+  }
+
   /** ABCI Query: gRPC method paths through the query router, and `/store/<name>/key` raw reads. Latest height only. */
   query(req: RequestQuery): ResponseQuery {
     this.assertLoaded();
@@ -368,8 +383,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
         if (!snap.hasStore(raw[1])) throw errors.unknownRequest.wrap(`unknown store "${raw[1]}"`);
         return { ...base, value: snap.getStore(raw[1]).get(req.data) ?? new Uint8Array(0) };
       }
-      const ctx = new Context({ store: new ScratchMultiStore(snap), header: this.stateHeader(snap.height), mode: 'query', logger: this.logger });
-      return { ...base, value: this.modules.queryRouter.query(ctx, req.path, req.data) };
+      return { ...base, value: this.modules.queryRouter.query(this.queryContext(snap), req.path, req.data) };
     } catch (e) {
       return { ...base, ...abciError(e) };
     } finally {

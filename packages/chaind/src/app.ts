@@ -1,0 +1,110 @@
+import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
+import { moduleAddress } from '@chaind/sdk/crypto';
+import { CommitMultiStore } from '@chaind/sdk/store';
+import { decodeTx, type DecodedTx } from '@chaind/sdk/tx';
+import { fromProtoCoins } from '@chaind/sdk/types';
+import { AccountKeeper, authModule, newAnteHandler } from '@chaind/sdk/x/auth';
+import { bankModule, type BankKeeper } from '@chaind/sdk/x/bank';
+import { govModule, type GovKeeper } from '@chaind/sdk/x/gov';
+import { storeLoaderFromUpgradeInfo, upgradeModule, type UpgradeKeeper } from '@chaind/sdk/x/upgrade';
+import { validatorsModule, type ValidatorsKeeper } from '@chaind/sdk/x/validators';
+import { UPGRADES, type Upgrade } from './upgrades/index.ts';
+import { CHAIND_VERSION } from './version.ts';
+
+export const APP_NAME = 'chaind';
+export const FEE_COLLECTOR = 'fee_collector';
+/** The upgrade authority: the gov module account. */
+export const GOV_AUTHORITY = moduleAddress('gov');
+
+export interface ChainAppOptions {
+  /** The LMDB state directory (`<home>/data/application.db`). */
+  readonly dbPath: string;
+  /** `<home>/data/upgrade-info.json`; without it the old binary halts without writing the file. */
+  readonly upgradeInfoPath?: string;
+  readonly chainId?: string;
+  readonly logger?: Logger;
+  /** `--unsafe-skip-upgrades` */
+  readonly skipUpgradeHeights?: ReadonlySet<bigint>;
+  /** The upgrades this binary knows (default: all of this release's). */
+  readonly upgrades?: readonly Upgrade[];
+  /** The node's minimum gas prices, e.g. [{denom: 'stake', amount: '0.025'}]. */
+  readonly minGasPrices?: readonly { denom: string; amount: string }[];
+}
+
+export interface ChainApp {
+  readonly app: BaseApp<DecodedTx>;
+  readonly upgrade: UpgradeKeeper;
+  readonly accounts: AccountKeeper;
+  readonly bank: BankKeeper;
+  readonly validators: ValidatorsKeeper;
+  readonly gov: GovKeeper;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the chain: upgrade (the first and only pre-blocker), auth, bank, validators, gov, plus the
+ * modules the known upgrades introduce; the ante handler; the upgrade handlers; and, when
+ * upgrade-info.json names an upgrade this binary knows, that upgrade's store loader. Loads the store.
+ */
+export function createChainApp(o: ChainAppOptions): ChainApp {
+  const logger = o.logger ?? nopLogger;
+  const upgrades = o.upgrades ?? UPGRADES;
+  const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR]: [], gov: ['burner'] } });
+  let app: BaseApp<DecodedTx> | undefined;
+  // eslint-disable-next-line prefer-const
+  let modules: ModuleManager;
+  const upgrade = upgradeModule({
+    authority: GOV_AUTHORITY,
+    upgradeInfoPath: o.upgradeInfoPath,
+    skipHeights: o.skipUpgradeHeights,
+    versionMap: () => modules.getVersionMap(),
+    onProtocolVersion: (v) => {
+      if (app !== undefined) app.appVersion = v;
+    },
+    logger,
+  });
+  const bank = bankModule();
+  const validators = validatorsModule();
+  const gov = govModule({ bank: bank.keeper, accounts, votingPower: validators.keeper.votingPower });
+  const extra: AppModule[] = upgrades.flatMap((u) => [...(u.modules?.() ?? [])]);
+  modules = new ModuleManager([upgrade, authModule({ keeper: accounts }), bank, validators, gov, ...extra]);
+  app = new BaseApp<DecodedTx>({
+    name: APP_NAME,
+    version: CHAIND_VERSION,
+    store: CommitMultiStore.open(o.dbPath),
+    modules,
+    txDecoder: decodeTx,
+    chainId: o.chainId,
+    logger,
+  });
+  app.setAnteHandler(
+    newAnteHandler({
+      accountKeeper: accounts,
+      msgRouter: modules.msgRouter,
+      deductFee: (ctx, payer, fee) => bank.keeper.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR, fromProtoCoins(fee)),
+      minGasPrices: o.minGasPrices,
+    }),
+  );
+  for (const u of upgrades) upgrade.keeper.setUpgradeHandler(u.name, u.handler({ modules }));
+  if (o.upgradeInfoPath !== undefined) {
+    const loader = storeLoaderFromUpgradeInfo(o.upgradeInfoPath, upgrades, o.skipUpgradeHeights);
+    if (loader !== undefined) app.setStoreLoader(loader);
+  }
+  app.load();
+  app.appVersion = readProtocolVersion(app, upgrade.keeper);
+  const loaded = app;
+  return {
+    app: loaded,
+    upgrade: upgrade.keeper,
+    accounts,
+    bank: bank.keeper,
+    validators: validators.keeper,
+    gov: gov.keeper,
+    close: () => loaded.store.close(),
+  };
+}
+
+/** The protocol version committed under key 0x3, which Info reports as the app version. */
+function readProtocolVersion(app: BaseApp<DecodedTx>, k: UpgradeKeeper): bigint {
+  return app.withQueryContext((ctx) => (ctx.store.hasStore('upgrade') ? k.getProtocolVersion(ctx) : 0n));
+}
