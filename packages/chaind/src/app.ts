@@ -6,7 +6,7 @@ import { fromProtoCoins } from '@chaind/sdk/types';
 import { AccountKeeper, authModule, newAnteHandler } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper } from '@chaind/sdk/x/gov';
-import { storeLoaderFromUpgradeInfo, upgradeModule, type UpgradeKeeper } from '@chaind/sdk/x/upgrade';
+import { chooseStoreLoader, upgradeModule, type UpgradeKeeper } from '@chaind/sdk/x/upgrade';
 import { validatorsModule, type ValidatorsKeeper } from '@chaind/sdk/x/validators';
 import { UPGRADES, type Upgrade } from './upgrades/index.ts';
 import { CHAIND_VERSION } from './version.ts';
@@ -86,12 +86,16 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     }),
   );
   for (const u of upgrades) upgrade.keeper.setUpgradeHandler(u.name, u.handler({ modules }));
-  if (o.upgradeInfoPath !== undefined) {
-    const loader = storeLoaderFromUpgradeInfo(o.upgradeInfoPath, upgrades, o.skipUpgradeHeights);
+  try {
+    const loader = chooseStoreLoader(app.store, o.upgradeInfoPath, upgrades, o.skipUpgradeHeights);
     if (loader !== undefined) app.setStoreLoader(loader);
+    app.load();
+    app.appVersion = readProtocolVersion(app, upgrade.keeper);
+  } catch (e) {
+    // a binary that cannot start must not keep the database open
+    void app.store.close();
+    throw e;
   }
-  app.load();
-  app.appVersion = readProtocolVersion(app, upgrade.keeper);
   const loaded = app;
   return {
     app: loaded,

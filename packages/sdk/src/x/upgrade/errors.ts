@@ -26,3 +26,7 @@ export class UpgradeHaltError extends Error {
     super(message, options);
   }
 }
+
+export function binaryTooEarlyMessage(name: string): string {
+  return `BINARY UPDATED BEFORE TRIGGER! UPGRADE "${name}" - in binary but not executed on chain. Downgrade your binary`;
+}

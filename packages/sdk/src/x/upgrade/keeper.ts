@@ -1,7 +1,7 @@
 import { InfiniteGasMeter, type Context, type Logger, type VersionMap, errors, nopLogger, sortedEntries } from '../../app/index.ts';
 import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { prefixEnd, readU64be, u64be, type KVStore } from '../../store/index.ts';
-import { upgradeErrors, UpgradeHaltError } from './errors.ts';
+import { binaryTooEarlyMessage, upgradeErrors, UpgradeHaltError } from './errors.ts';
 import { DONE_PREFIX, doneKey, PLAN_KEY, PROTOCOL_VERSION_KEY, STORE_KEY, VERSION_MAP_PREFIX, versionKey } from './keys.ts';
 import { validatePlanBasic } from './plan.ts';
 import { writeUpgradeInfo } from './upgrade-info.ts';
@@ -186,10 +186,7 @@ export class UpgradeKeeper {
       return { consensusParamsChanged: true };
     }
     if (this.handlers.has(plan.name)) {
-      throw new UpgradeHaltError(
-        'binary-too-early',
-        `BINARY UPDATED BEFORE TRIGGER! UPGRADE "${plan.name}" - in binary but not executed on chain. Downgrade your binary`,
-      );
+      throw new UpgradeHaltError('binary-too-early', binaryTooEarlyMessage(plan.name));
     }
     return { consensusParamsChanged: false };
   }
