@@ -50,16 +50,14 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
   const logger = o.logger ?? nopLogger;
   const upgrades = o.upgrades ?? UPGRADES;
   const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR]: [], gov: ['burner'] } });
-  let app: BaseApp<DecodedTx> | undefined;
-  // eslint-disable-next-line prefer-const
-  let modules: ModuleManager;
+  // the closures below run only after `modules` and `app` exist
   const upgrade = upgradeModule({
     authority: GOV_AUTHORITY,
     upgradeInfoPath: o.upgradeInfoPath,
     skipHeights: o.skipUpgradeHeights,
     versionMap: () => modules.getVersionMap(),
     onProtocolVersion: (v) => {
-      if (app !== undefined) app.appVersion = v;
+      app.appVersion = v;
     },
     logger,
   });
@@ -67,8 +65,8 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
   const validators = validatorsModule();
   const gov = govModule({ bank: bank.keeper, accounts, votingPower: validators.keeper.votingPower });
   const extra: AppModule[] = upgrades.flatMap((u) => [...(u.modules?.() ?? [])]);
-  modules = new ModuleManager([upgrade, authModule({ keeper: accounts }), bank, validators, gov, ...extra]);
-  app = new BaseApp<DecodedTx>({
+  const modules = new ModuleManager([upgrade, authModule({ keeper: accounts }), bank, validators, gov, ...extra]);
+  const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,
     store: CommitMultiStore.open(o.dbPath),
@@ -96,15 +94,14 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     void app.store.close();
     throw e;
   }
-  const loaded = app;
   return {
-    app: loaded,
+    app,
     upgrade: upgrade.keeper,
     accounts,
     bank: bank.keeper,
     validators: validators.keeper,
     gov: gov.keeper,
-    close: () => loaded.store.close(),
+    close: () => app.store.close(),
   };
 }
 
