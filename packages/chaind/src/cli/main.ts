@@ -20,7 +20,7 @@ program
   .action(() => {
     // Block production and the RPC servers are the node issue's work; say so instead of pretending.
     console.log(`chaind ${CHAIND_VERSION}: the development node (block production, JSON-RPC, REST, gRPC) is not implemented yet.`);
-    console.log('What exists today: the state store and application framework (packages/sdk); `npm test` exercises them.');
+    console.log('What exists today: the state store, the application framework and the modules (packages/sdk), and the chain app (packages/chaind/src/app.ts); `npm test` exercises them.');
   });
 
 await program.parseAsync(process.argv);
