@@ -9,8 +9,19 @@ export const upgradeErrors = {
   invalidSigner: registerError('upgrade', 6, 'expected authority account as only signer for proposal message'),
 } as const;
 
-/** Why a node must stop at this block; the node exits with the code its documentation gives for `kind`. */
+/** Why a node must stop at this block. */
 export type HaltKind = 'upgrade-needed' | 'binary-too-early' | 'downgrade' | 'handler-failed';
+
+/**
+ * The node's exit code for each halt, so operators and sidecars can tell them apart from a crash
+ * (1) without parsing logs. Documented in docs/upgrade-module.md.
+ */
+export const HALT_EXIT_CODES: Readonly<Record<HaltKind, number>> = {
+  'upgrade-needed': 10,
+  'handler-failed': 11,
+  'binary-too-early': 12,
+  downgrade: 13,
+};
 
 /**
  * Thrown by the pre-blocker to halt the chain. The block fails and nothing of it is committed; the
