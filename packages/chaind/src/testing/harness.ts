@@ -45,8 +45,9 @@ export const VALIDATOR = testKey(0);
 export const ALICE = testKey(1);
 export const BOB = testKey(2);
 
-export function genesisAppState(): Record<string, unknown> {
-  const funded = [VALIDATOR, ALICE, BOB].map((k) => k.address);
+/** Genesis with VALIDATOR, ALICE, BOB and any `extraAccounts` funded alike (account numbers in that order). */
+export function genesisAppState(extraAccounts: readonly string[] = []): Record<string, unknown> {
+  const funded = [...[VALIDATOR, ALICE, BOB].map((k) => k.address), ...extraAccounts];
   return {
     auth: { accounts: funded.map((address) => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' })) },
     bank: { balances: funded.map((address) => ({ address, coins: [{ denom: DENOM, amount: '1000000000' }] })) },
@@ -74,6 +75,8 @@ export interface BinaryOptions {
   /** The upgrades this binary knows (its handlers and store upgrades). */
   readonly upgrades?: readonly Upgrade[];
   readonly skipUpgradeHeights?: readonly bigint[];
+  /** More addresses funded at genesis (e.g. an external wallet's); used only when the state is new. */
+  readonly extraAccounts?: readonly string[];
 }
 
 const homes: string[] = [];
@@ -115,7 +118,7 @@ export class TestChain {
         time: { seconds: GENESIS_SECONDS, nanos: 0 },
         chainId: CHAIN_ID,
         validators: [],
-        appStateBytes: utf8(JSON.stringify(genesisAppState())),
+        appStateBytes: utf8(JSON.stringify(genesisAppState(opts.extraAccounts))),
         initialHeight: 1n,
       });
       // state is queryable (and txs can be signed against it) once the first block commits

@@ -23,7 +23,28 @@ export function toBech32(prefix: string, data: Uint8Array): string {
  * Decodes a bech32 string; with `expectedPrefix`, a different prefix is an error (an address of
  * another chain must never be accepted as one of ours).
  */
+/**
+ * Decoded addresses, since every tx decodes the same few addresses several times (signers, fee
+ * payer, keepers). Bounded: cleared when full. A pure function of its input, so safe to cache.
+ */
+const decodedCache = new Map<string, { prefix: string; data: Uint8Array }>();
+const DECODED_CACHE_MAX = 20_000;
+
 export function fromBech32(address: string, expectedPrefix?: string): { prefix: string; data: Uint8Array } {
+  const hit = decodedCache.get(address);
+  if (hit !== undefined) {
+    if (expectedPrefix !== undefined && hit.prefix !== expectedPrefix) {
+      throw errors.invalidAddress.wrap(`invalid bech32 prefix in "${address}": expected "${expectedPrefix}", got "${hit.prefix}"`);
+    }
+    return { prefix: hit.prefix, data: hit.data.slice() };
+  }
+  const r = decodeBech32(address, expectedPrefix);
+  if (decodedCache.size >= DECODED_CACHE_MAX) decodedCache.clear();
+  decodedCache.set(address, { prefix: r.prefix, data: r.data.slice() });
+  return r;
+}
+
+function decodeBech32(address: string, expectedPrefix?: string): { prefix: string; data: Uint8Array } {
   let decoded: { prefix: string; words: number[] };
   try {
     decoded = bech32.decode(address, BECH32_MAX_LENGTH);

@@ -2,7 +2,12 @@
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type * as Secp256k1 from 'secp256k1';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { createHash } from 'node:crypto';
+
+/** OpenSSL's sha256: about 3x faster than the pure-JS one on the per-tx signature path. */
+function sha256(b: Uint8Array): Uint8Array {
+  return createHash('sha256').update(b).digest();
+}
 
 type Secp256k1Api = typeof Secp256k1;
 

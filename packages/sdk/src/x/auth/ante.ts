@@ -157,10 +157,8 @@ function setPubKeys(ctx: Context, tx: DecodedTx, signers: readonly Signer[], sim
     }
     let acc = ak.getAccount(ctx, signer.address);
     if (acc === undefined) throw errors.unknownAddress.wrap(`account ${signer.address} does not exist`);
-    if (key !== undefined && acc.pubKey === undefined) {
-      acc = { ...acc, pubKey: encodeSecp256k1PubKey(key) };
-      ak.setAccount(ctx, acc);
-    }
+    // stored with the sequence increment below: one account write per signer, not two
+    if (key !== undefined && acc.pubKey === undefined) acc = { ...acc, pubKey: encodeSecp256k1PubKey(key) };
     return acc;
   });
   // indexable as tx.acc_seq='<addr>/<seq>' and tx.signature='<base64>', as in the SDK
@@ -198,9 +196,9 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
   });
 }
 
-/** IncrementSequenceDecorator. */
+/** IncrementSequenceDecorator (also stores a public key set on first use). */
 function incrementSequences(ctx: Context, accounts: readonly Account[], ak: AccountKeeper): void {
-  for (const acc of accounts) ak.setAccount(ctx, { ...acc, sequence: acc.sequence + 1n });
+  for (const acc of accounts) ak.updateAccount(ctx, { ...acc, sequence: acc.sequence + 1n });
 }
 
 /** The ante handler for `DecodedTx`s, checks in the Cosmos SDK's order. */

@@ -70,6 +70,14 @@ export class AccountKeeper {
     store.set(accountNumberKey(acc.accountNumber), addr);
   }
 
+  /**
+   * Rewrites an existing account whose account number is unchanged (the ante handler's pubkey and
+   * sequence updates): one write, no read of the old record or of the number index.
+   */
+  updateAccount(ctx: Context, acc: Account): void {
+    this.store(ctx).set(accountKey(this.addressBytes(acc.address)), encodeAccount(acc));
+  }
+
   removeAccount(ctx: Context, address: string): void {
     const store = this.store(ctx);
     const key = accountKey(this.addressBytes(address));

@@ -1,0 +1,175 @@
+// Signature verification through the ante handler: CheckTx of N distinct signed bank sends (one fresh
+// signer each, sequence 0) vs raw native verifySignature calls on the same (pubkey, signDoc, signature)
+// triples, plus a split of where CheckTx spends the rest of its time.
+import { createHash } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import { CheckTxType } from 'cosmjs-types/tendermint/abci/types';
+import { BasicGasMeter, Context, type BlockHeader } from '../packages/sdk/src/app/index.ts';
+import { addressFromPublicKey, fromBech32, publicKeyFromPrivate, rawAddressFromPublicKey, secp256k1Implementation, signDirect, verifySignature } from '../packages/sdk/src/crypto/index.ts';
+import { ScratchMultiStore } from '../packages/sdk/src/store/index.ts';
+import { decodeTx, encodeSecp256k1PubKey, encodeTxParts, encodeTxRaw, signDocBytes, type DecodedTx } from '../packages/sdk/src/tx/index.ts';
+import { fromProtoCoins } from '../packages/sdk/src/types/index.ts';
+import { newAnteHandler, type Account } from '../packages/sdk/src/x/auth/index.ts';
+import { FEE_COLLECTOR } from '../packages/chaind/src/app.ts';
+import { BOB, CHAIN_ID, DENOM, TestChain } from '../packages/chaind/src/testing/harness.ts';
+import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
+
+const N = 4000;
+const ROUNDS = 5;
+const GAS = 200_000n;
+
+header(
+  `ante verify: CheckTx of ${si(N)} distinct signed bank sends (fresh signers, sequence 0, fee 200${DENOM}), median of ${ROUNDS} rounds`,
+  'signature verifications/s through CheckTx (decode + ante handler) >= 0.8x raw native verifySignature calls on the same triples',
+);
+console.log(`   secp256k1 backend: ${secp256k1Implementation}; each round runs on a fresh check state (an empty block is committed between rounds)`);
+
+interface Signed {
+  readonly tx: Uint8Array;
+  readonly pubkey: Uint8Array;
+  readonly signDoc: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+const keys = Array.from({ length: N }, (_, i) => {
+  const privateKey = createHash('sha256').update(`ante-verify/${i}`).digest();
+  const pubkey = publicKeyFromPrivate(privateKey);
+  return { privateKey, pubkey, address: addressFromPublicKey(pubkey) };
+});
+const c = TestChain.open(tempDir('ante'), { extraAccounts: keys.map((k) => k.address) });
+const chain = c.chain;
+
+// signed outside any timed section; the triples are exactly what the ante handler verifies
+const signed: Signed[] = keys.map((k) => {
+  const msg = MsgSend.fromPartial({ fromAddress: k.address, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '1' }] });
+  const acc = c.account(k.address);
+  const parts = encodeTxParts(
+    { msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } },
+    [{ privateKey: k.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence }],
+  );
+  const signDoc = signDocBytes(parts, CHAIN_ID, acc.accountNumber);
+  const signature = signDirect(k.privateKey, signDoc);
+  return { tx: encodeTxRaw({ ...parts, signatures: [signature] }), pubkey: k.pubkey, signDoc, signature };
+});
+const decoded: DecodedTx[] = signed.map((s) => decodeTx(s.tx));
+const accountNumbers = keys.map((k) => c.account(k.address).accountNumber);
+
+// the app's ante handler, built as app.ts builds it, to time it without decode and (simulate) without signature checks
+const ante = newAnteHandler({
+  accountKeeper: chain.accounts,
+  msgRouter: chain.app.modules.msgRouter,
+  deductFee: (ctx, payer, fee) => chain.bank.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR, fromProtoCoins(fee)),
+});
+
+function checkTxAll(): number {
+  c.block(); // Commit resets the check state: every signer is back at sequence 0
+  return timeMs(() => {
+    for (const s of signed) {
+      const r = chain.app.checkTx({ tx: s.tx, type: CheckTxType.NEW });
+      if (r.code !== 0) throw new Error(`CheckTx failed: ${r.log}`);
+    }
+  });
+}
+
+function rawVerifyAll(): number {
+  return timeMs(() => {
+    for (const s of signed) if (!verifySignature(s.pubkey, s.signDoc, s.signature)) throw new Error('raw verify failed');
+  });
+}
+
+/**
+ * `fn` once per tx the way runTx's check path runs the ante handler, minus decode: a fresh check-like
+ * store, a gas-metered context and a branch per tx, the branch written after.
+ */
+function perTxInBranch(fn: (ctx: Context, i: number) => void): number {
+  const snap = chain.app.store.snapshot();
+  const store = new ScratchMultiStore(snap);
+  const hdr: BlockHeader = { chainId: CHAIN_ID, height: c.height + 1n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) };
+  try {
+    return timeMs(() => {
+      for (let i = 0; i < N; i++) {
+        const b = new Context({ store, header: hdr, mode: 'check', gasMeter: new BasicGasMeter(GAS) }).branch();
+        fn(b.ctx, i);
+        b.write();
+      }
+    });
+  } finally {
+    snap.release();
+  }
+}
+
+const FEE = fromProtoCoins([{ denom: DENOM, amount: '200' }]);
+const measures = {
+  raw: rawVerifyAll,
+  check: checkTxAll,
+  ante: () => perTxInBranch((ctx, i) => ante(ctx, decoded[i], false)),
+  // simulate=true skips the key-to-address check, the stored key decode, the SignDoc encode and the verify
+  anteSim: () => perTxInBranch((ctx, i) => ante(ctx, decoded[i], true)),
+  branch: () => perTxInBranch(() => undefined),
+  fee: () => perTxInBranch((ctx, i) => chain.bank.sendCoinsFromAccountToModule(ctx, keys[i].address, FEE_COLLECTOR, FEE)),
+  accounts: () =>
+    perTxInBranch((ctx, i) => {
+      // the ante's account traffic: params, hasAccount (fee payer), get, set (pubkey), set (sequence)
+      chain.accounts.getParams(ctx);
+      chain.accounts.hasAccount(ctx, keys[i].address);
+      const acc = chain.accounts.getAccount(ctx, keys[i].address) as Account;
+      chain.accounts.setAccount(ctx, { ...acc, pubKey: encodeSecp256k1PubKey(keys[i].pubkey) });
+      chain.accounts.setAccount(ctx, { ...acc, pubKey: encodeSecp256k1PubKey(keys[i].pubkey), sequence: acc.sequence + 1n });
+    }),
+  decode: () => timeMs(() => signed.forEach((s) => decodeTx(s.tx))),
+  signDoc: () => timeMs(() => decoded.forEach((tx, i) => signDocBytes(tx, CHAIN_ID, accountNumbers[i]))),
+  sha256: () => timeMs(() => signed.forEach((s) => sha256(s.signDoc))),
+  nodeSha256: () => timeMs(() => signed.forEach((s) => createHash('sha256').update(s.signDoc).digest())),
+  keyHash: () => timeMs(() => signed.forEach((s) => rawAddressFromPublicKey(s.pubkey))),
+  bech32: () => timeMs(() => keys.forEach((k) => fromBech32(k.address))),
+};
+type Name = keyof typeof measures;
+
+// a full GC before each piece so none pays for the garbage of the piece before it
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+// warm-up (JIT), then interleaved rounds so drift hits every figure alike
+for (const f of Object.values(measures)) f();
+const t = Object.fromEntries(Object.keys(measures).map((k) => [k, [] as number[]])) as Record<Name, number[]>;
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [k, f] of Object.entries(measures)) {
+    gc();
+    t[k as Name].push(f());
+  }
+}
+const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)])) as Record<Name, number>;
+const rate = (x: number): string => `${si((N / x) * 1000)}/s`;
+const perTx = (x: number): string => `${((x / N) * 1000).toFixed(1)} µs/tx`;
+const share = (x: number): string => `${((x / m.check) * 100).toFixed(0)}%`;
+
+row('raw native verifySignature', ms(m.raw), rate(m.raw), perTx(m.raw));
+row('app.checkTx (decode + runTx + ante)', ms(m.check), rate(m.check), perTx(m.check));
+row('HEADLINE ratio checkTx/s ÷ raw verifies/s', `${(m.raw / m.check).toFixed(2)}x`, m.raw / m.check >= 0.8 ? 'goal met' : 'below goal');
+console.log('   where CheckTx time goes: each piece timed alone on the same txs/keys (nested pieces overlap), µs/tx and share of checkTx:');
+// differences are medians of per-round differences: rounds are interleaved, so pairs share the machine's load
+const paired = (f: (r: number) => number): number => median(Array.from({ length: ROUNDS }, (_, r) => f(r)));
+const sigChecks = paired((r) => t.ante[r] - t.anteSim[r]);
+const rows: [string, number][] = [
+  ['decodeTx (TxRaw, TxBody, AuthInfo)', m.decode],
+  ['runTx rest (checkTx − decode − ante)', paired((r) => t.check[r] - t.decode[r] - t.ante[r])],
+  ['ante handler (+ context, branch)', m.ante],
+  ['  signature checks (ante − simulate)', sigChecks],
+  ['    raw verifySignature (baseline)', m.raw],
+  ['      of which sha256 (@noble/hashes)', m.sha256],
+  ['      (sha256 by node:crypto instead)', m.nodeSha256],
+  ['    SignDoc re-encode', m.signDoc],
+  ['    pubkey -> address hash', m.keyHash],
+  ['  the rest (ante, simulate=true)', m.anteSim],
+  ['    context + branch + write only', m.branch],
+  ['    fee deduction (bank send)', m.fee],
+  ['    accounts: params,has,get,2x set', m.accounts],
+  ['    one bech32 decode (several per tx)', m.bech32],
+];
+for (const [label, x] of rows) row(`  ${label}`, perTx(x), share(x));
+
+await c.close();
+cleanup();
