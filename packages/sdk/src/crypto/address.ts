@@ -67,8 +67,16 @@ export function rawAddressFromPublicKey(pubkey: Uint8Array): Uint8Array {
   if (pubkey.length !== PUBLIC_KEY_LENGTH || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
     throw errors.invalidPubKey.wrap(`expected a ${PUBLIC_KEY_LENGTH}-byte compressed secp256k1 public key, got ${pubkey.length} bytes`);
   }
-  return ripemd160(sha256(pubkey));
+  const k = Buffer.from(pubkey).toString('latin1');
+  const hit = addressCache.get(k);
+  if (hit !== undefined) return hit.slice();
+  const addr = ripemd160(sha256(pubkey));
+  if (addressCache.size >= DECODED_CACHE_MAX) addressCache.clear();
+  addressCache.set(k, addr.slice());
+  return addr;
 }
+/** Public key → address, for the same reason as the decoded-address cache. */
+const addressCache = new Map<string, Uint8Array>();
 
 export function addressFromPublicKey(pubkey: Uint8Array, prefix: string = DEFAULT_PREFIX): string {
   return toBech32(prefix, rawAddressFromPublicKey(pubkey));
