@@ -1,4 +1,4 @@
-import { bytesToKey, compareBytes, copyBytes } from './bytes.ts';
+import { bytesToKey, compareBytes, copyBytes, keyToBytes } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -15,25 +15,30 @@ function isWritable(s: ReadKVStore): s is KVStore {
  * A write set over a parent store: reads fall through to the parent, writes stay here until
  * `write()` pushes them into the parent or the object is dropped. Used for a block's write set
  * (over committed state) and for each transaction's branch (over the block's write set).
+ *
+ * Pending changes are kept as latin1 key string → value (null for a delete): the string is the Map
+ * key and sorts in byte order, and key bytes are rebuilt from it only when iterated or committed —
+ * no per-write key copy or change object, which dominated large write sets.
  */
 export class CacheKVStore implements KVStore {
-  private readonly pending = new Map<string, Change>();
+  private readonly pending = new Map<string, Uint8Array | null>();
   /** Pending keys in byte order; rebuilt lazily when a new key arrives. Never mutated once built. */
   private sorted: string[] | null = null;
+  private changeList: Change[] | null = null;
   /** Bumped on every write, so callers can cache what they derive from the write set. */
   writes = 0;
 
   constructor(readonly parent: ReadKVStore) {}
 
   get(key: Uint8Array): Uint8Array | undefined {
-    const c = this.pending.get(bytesToKey(key));
-    if (c !== undefined) return c.value ?? undefined;
+    const v = this.pending.get(bytesToKey(key));
+    if (v !== undefined) return v ?? undefined;
     return this.parent.get(key);
   }
 
   has(key: Uint8Array): boolean {
-    const c = this.pending.get(bytesToKey(key));
-    if (c !== undefined) return c.value !== null;
+    const v = this.pending.get(bytesToKey(key));
+    if (v !== undefined) return v !== null;
     return this.parent.has(key);
   }
 
@@ -41,17 +46,18 @@ export class CacheKVStore implements KVStore {
     assertValidKey(key);
     assertValidValue(value);
     // copied: callers may reuse their buffers (Buffer#slice would alias them)
-    this.put(key, copyBytes(value));
+    this.put(bytesToKey(key), copyBytes(value));
   }
 
   delete(key: Uint8Array): void {
     assertValidKey(key);
-    this.put(key, null);
+    this.put(bytesToKey(key), null);
   }
 
-  private put(key: Uint8Array, value: Uint8Array | null): void {
+  /** Values stored here are private copies and never mutated, so layers may share them. */
+  private put(k: string, value: Uint8Array | null): void {
     const before = this.pending.size;
-    this.pending.set(bytesToKey(key), { key: copyBytes(key), value });
+    this.pending.set(k, value);
     if (this.pending.size !== before) this.sorted = null;
     this.changeList = null;
     this.writes++;
@@ -70,8 +76,8 @@ export class CacheKVStore implements KVStore {
     const keys = this.sortedKeys();
     const lo = start === undefined ? 0 : lowerBound(keys, bytesToKey(start));
     const hi = end === undefined ? keys.length : lowerBound(keys, bytesToKey(end));
-    const out: Change[] = [];
-    for (let i = lo; i < hi; i++) out.push(this.pending.get(keys[i]) as Change);
+    const out: Change[] = new Array(hi - lo);
+    for (let i = lo; i < hi; i++) out[i - lo] = { key: keyToBytes(keys[i]), value: this.pending.get(keys[i]) as Uint8Array | null };
     return out;
   }
 
@@ -79,8 +85,6 @@ export class CacheKVStore implements KVStore {
     if (this.sorted === null) this.sorted = [...this.pending.keys()].sort();
     return this.sorted;
   }
-
-  private changeList: Change[] | null = null;
 
   /** Every pending change in byte order of key (cached until the next write). */
   changes(): Change[] {
@@ -95,11 +99,15 @@ export class CacheKVStore implements KVStore {
   /** Pushes every pending change into the parent store and empties this write set. */
   write(): void {
     const parent = this.parent;
-    if (!isWritable(parent)) throw new StoreError('cannot write a branch into a read-only parent');
-    for (const k of this.sortedKeys()) {
-      const c = this.pending.get(k) as Change;
-      if (c.value === null) parent.delete(c.key);
-      else parent.set(c.key, c.value);
+    if (parent instanceof CacheKVStore) {
+      // layer to layer: no key conversion, no copies
+      for (const [k, v] of this.pending) parent.put(k, v);
+    } else {
+      if (!isWritable(parent)) throw new StoreError('cannot write a branch into a read-only parent');
+      for (const c of this.changes()) {
+        if (c.value === null) parent.delete(c.key);
+        else parent.set(c.key, c.value);
+      }
     }
     this.reset();
   }
