@@ -5,7 +5,7 @@ import { prefixEnd, readU64be, u64be } from './bytes.ts';
 import { CacheKVStore, type Change } from './cachekv.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
 import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
-import { applyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
+import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
 
 /** A store's entry in the registry: its key prefix id and its hash as of the last commit. */
 export interface StoreInfo {
@@ -82,6 +82,8 @@ export class CommitMultiStore implements MultiStore {
   private mounted: string[] = [];
   private loaded = false;
   private hashCache: { writes: number; hashes: Registry; appHash: Uint8Array } | null = null;
+  /** The loader staged store additions, renames or deletions for the next block. */
+  private layoutStaged = false;
 
   private constructor(path: string) {
     this.env = open({ path, maxDbs: 4 });
@@ -134,10 +136,10 @@ export class CommitMultiStore implements MultiStore {
   loadLatestWithUpgrades(upgrades: StoreUpgrades): void {
     if (this.loaded) throw new StoreError('the multistore is already loaded');
     const layout = cloneLayout(this.committed);
-    if (this.last.height === 0n && layout.registry.size === 0) {
-      applyStoreUpgrades(layout, { added: [...this.mounted].sort() }, MAX_STORE_ID);
-    }
+    const genesis = this.last.height === 0n && layout.registry.size === 0;
+    if (genesis) applyStoreUpgrades(layout, { added: [...this.mounted].sort() }, MAX_STORE_ID);
     applyStoreUpgrades(layout, upgrades, MAX_STORE_ID);
+    this.layoutStaged = genesis || !isEmptyStoreUpgrades(upgrades);
     for (const name of this.mounted) {
       if (!layout.registry.has(name)) {
         throw new StoreError(
@@ -186,11 +188,15 @@ export class CommitMultiStore implements MultiStore {
     for (const ws of this.writeSets.values()) writes += ws.writes;
     if (this.hashCache !== null && this.hashCache.writes === writes) return this.hashCache;
     const hashes: Registry = new Map();
+    let changed = this.layoutStaged;
     for (const [name, info] of this.working.registry) {
       const ws = this.writeSets.get(info.id);
+      if (ws && ws.size > 0) changed = true;
       hashes.set(name, ws && ws.size > 0 ? { id: info.id, hash: nextStoreHash(info.hash, ws.changes()) } : info);
     }
-    this.hashCache = { writes, hashes, appHash: appHashOf(hashes) };
+    // an empty block over an unchanged layout keeps the last app hash: no rehash of every store
+    const appHash = changed || this.last.height === 0n ? appHashOf(hashes) : this.last.appHash;
+    this.hashCache = { writes, hashes, appHash };
     return this.hashCache;
   }
 
@@ -233,6 +239,7 @@ export class CommitMultiStore implements MultiStore {
     });
     this.last = { height, appHash };
     this.committed = { registry: hashes, nextId: working.nextId, deletedIds: [] };
+    this.layoutStaged = false;
     this.base = cloneLayout(this.committed);
     this.resetWorking();
     return this.last;

@@ -167,6 +167,21 @@ describe('commit and app hash', () => {
     await c.close();
   });
 
+  test('an empty block keeps the app hash; a write or a store upgrade alone changes it', async () => {
+    const p = tmp();
+    const ms = openStore(p, ['a']);
+    ms.getStore('a').set(b('k'), b('v'));
+    const h1 = toHex(ms.commit(1n).appHash);
+    assert.equal(toHex(ms.commit(2n).appHash), h1, 'no writes: same app hash');
+    ms.getStore('a').delete(b('absent'));
+    const h3 = toHex(ms.commit(3n).appHash);
+    assert.notEqual(h3, h1);
+    await ms.close();
+    const up = openStore(p, ['a', 'fresh'], { added: ['fresh'] });
+    assert.notEqual(toHex(up.commit(4n).appHash), h3, 'an added store alone changes the app hash');
+    await up.close();
+  });
+
   test('a new database starts at height 0 with an empty app hash', async () => {
     const ms = openStore(tmp(), ['a']);
     assert.equal(ms.lastCommitInfo().height, 0n);
