@@ -4,10 +4,10 @@ import { CommitMultiStore } from '@chaind/sdk/store';
 import { decodeTx, type DecodedTx } from '@chaind/sdk/tx';
 import { fromProtoCoins } from '@chaind/sdk/types';
 import { AccountKeeper, authModule, newAnteHandler } from '@chaind/sdk/x/auth';
-import { bankModule, type BankKeeper } from '@chaind/sdk/x/bank';
-import { govModule, type GovKeeper } from '@chaind/sdk/x/gov';
-import { chooseStoreLoader, upgradeModule, type UpgradeKeeper } from '@chaind/sdk/x/upgrade';
-import { validatorsModule, type ValidatorsKeeper } from '@chaind/sdk/x/validators';
+import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
+import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
+import { chooseStoreLoader, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
+import { validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
 import { UPGRADES, type Upgrade } from './upgrades/index.ts';
 import { CHAIND_VERSION } from './version.ts';
 
@@ -41,31 +41,62 @@ export interface ChainApp {
   close(): Promise<void>;
 }
 
-/**
- * Wires the chain: upgrade (the first and only pre-blocker), auth, bank, validators, gov, plus the
- * modules the known upgrades introduce; the ante handler; the upgrade handlers; and, when
- * upgrade-info.json names an upgrade this binary knows, that upgrade's store loader. Loads the store.
- */
-export function createChainApp(o: ChainAppOptions): ChainApp {
-  const logger = o.logger ?? nopLogger;
+/** The chain's modules and keepers, without a store: genesis tooling needs them as well as the app. */
+export interface ChainModules {
+  readonly modules: ModuleManager;
+  readonly upgrade: UpgradeModule;
+  readonly accounts: AccountKeeper;
+  readonly bank: BankModule;
+  readonly validators: ValidatorsModule;
+  readonly gov: GovModule;
+}
+
+export interface ChainModulesOptions {
+  readonly upgradeInfoPath?: string;
+  readonly skipUpgradeHeights?: ReadonlySet<bigint>;
+  readonly upgrades?: readonly Upgrade[];
+  readonly logger?: Logger;
+  readonly onProtocolVersion?: (v: bigint) => void;
+}
+
+/** upgrade (the first and only pre-blocker), auth, bank, validators, gov, and the known upgrades' modules. */
+export function chainModules(o: ChainModulesOptions = {}): ChainModules {
   const upgrades = o.upgrades ?? UPGRADES;
   const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR]: [], gov: ['burner'] } });
-  // the closures below run only after `modules` and `app` exist
+  // versionMap runs only after `modules` exists (at InitChain)
   const upgrade = upgradeModule({
     authority: GOV_AUTHORITY,
     upgradeInfoPath: o.upgradeInfoPath,
     skipHeights: o.skipUpgradeHeights,
     versionMap: () => modules.getVersionMap(),
-    onProtocolVersion: (v) => {
-      app.appVersion = v;
-    },
-    logger,
+    onProtocolVersion: o.onProtocolVersion,
+    logger: o.logger ?? nopLogger,
   });
   const bank = bankModule();
   const validators = validatorsModule();
   const gov = govModule({ bank: bank.keeper, accounts, votingPower: validators.keeper.votingPower });
   const extra: AppModule[] = upgrades.flatMap((u) => [...(u.modules?.() ?? [])]);
   const modules = new ModuleManager([upgrade, authModule({ keeper: accounts }), bank, validators, gov, ...extra]);
+  return { modules, upgrade, accounts, bank, validators, gov };
+}
+
+/**
+ * Wires the chain: its modules, the ante handler, the upgrade handlers, and, when upgrade-info.json
+ * names an upgrade this binary knows, that upgrade's store loader. Loads the store.
+ */
+export function createChainApp(o: ChainAppOptions): ChainApp {
+  const logger = o.logger ?? nopLogger;
+  const upgrades = o.upgrades ?? UPGRADES;
+  const { modules, upgrade, accounts, bank, validators, gov } = chainModules({
+    upgradeInfoPath: o.upgradeInfoPath,
+    skipUpgradeHeights: o.skipUpgradeHeights,
+    upgrades,
+    logger,
+    // runs only after `app` exists (at an upgrade)
+    onProtocolVersion: (v) => {
+      app.appVersion = v;
+    },
+  });
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,

@@ -1,5 +1,9 @@
 import { Command } from 'commander';
 import { CHAIND_VERSION } from '../version.ts';
+import { reportError } from './common.ts';
+import { registerGenesisCommands } from './genesis.ts';
+import { registerInitCommand } from './init.ts';
+import { registerKeysCommands } from './keys.ts';
 
 const program = new Command('chaind')
   .description('chaind: an application-specific blockchain node with Cosmos-compatible chain upgrades')
@@ -23,4 +27,14 @@ program
     console.log('What exists today: the state store, the application framework and the modules (packages/sdk), and the chain app (packages/chaind/src/app.ts); `npm test` exercises them.');
   });
 
-await program.parseAsync(process.argv);
+registerInitCommand(program);
+registerGenesisCommands(program);
+registerKeysCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  // every action's error ends here: one line and exit code 1 (commander reports its own usage errors)
+  process.exitCode = reportError(e);
+}
+

@@ -1,0 +1,89 @@
+// What the command groups share: the home directory, the keyring flags, and how an error reaches the
+// user (one line on stderr and exit code 1; a stack trace only for internal bugs, behind CHAIND_DEBUG=1).
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { CodedError } from '@chaind/sdk/app';
+import { GenesisError } from '@chaind/sdk/genesis';
+import { Keyring, KeyringError, type KeyringBackend } from '@chaind/sdk/keyring';
+import { ConfigError } from '../config/index.ts';
+import type { Input } from './input.ts';
+
+/** A mistake of the user's (bad argument, missing file, refused action): reported without a stack trace. */
+export class UserError extends Error {
+  override readonly name = 'UserError';
+}
+
+/** $CHAIND_HOME, else ~/.chaind. */
+export function defaultHome(): string {
+  const env = process.env.CHAIND_HOME;
+  return env !== undefined && env !== '' ? env : join(homedir(), '.chaind');
+}
+
+export function addHomeOption(cmd: Command): Command {
+  return cmd.option('--home <dir>', 'the node home directory ($CHAIND_HOME, else ~/.chaind)', defaultHome());
+}
+
+export interface HomeOptions {
+  home: string;
+}
+
+export const homeOf = (o: HomeOptions): string => resolve(o.home);
+
+export const KEYRING_BACKENDS: readonly KeyringBackend[] = ['test', 'file'];
+
+/** --home and --keyring-backend (default file, or $CHAIND_KEYRING_BACKEND). */
+export function addKeyringOptions(cmd: Command): Command {
+  const env = process.env.CHAIND_KEYRING_BACKEND;
+  return addHomeOption(cmd).addOption(
+    new Option(
+      '--keyring-backend <backend>',
+      'test: keys in clear, for development; file: keys encrypted with a passphrase read from stdin (its first line) ($CHAIND_KEYRING_BACKEND)',
+    )
+      .choices(KEYRING_BACKENDS)
+      .default(env !== undefined && env !== '' ? env : 'file'),
+  );
+}
+
+export interface KeyringOptions extends HomeOptions {
+  keyringBackend: string;
+}
+
+/** Opens the keyring; the file backend's passphrase is the next line of stdin (a hidden prompt on a terminal). */
+export async function openKeyring(o: KeyringOptions, input: Input): Promise<Keyring> {
+  const backend = o.keyringBackend;
+  if (backend !== 'test' && backend !== 'file') {
+    throw new UserError(`unknown keyring backend ${JSON.stringify(backend)}: expected ${KEYRING_BACKENDS.map((b) => `"${b}"`).join(' or ')}`);
+  }
+  const home = homeOf(o);
+  if (backend === 'test') return Keyring.open(home, 'test');
+  const passphrase = await input.passphrase(join(home, 'keyring-file'));
+  return Keyring.open(home, 'file', { passphrase });
+}
+
+export function printLine(s: string): void {
+  process.stdout.write(`${s}\n`);
+}
+
+export function printErrLine(s: string): void {
+  process.stderr.write(`${s}\n`);
+}
+
+function isUserError(e: unknown): e is Error {
+  if (e instanceof UserError || e instanceof ConfigError || e instanceof GenesisError || e instanceof KeyringError || e instanceof CodedError) return true;
+  // a file that is missing, unreadable or in the way: the message names it (ENOENT: …, open '/path')
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+/** Reports an error that ended a command; returns the exit code. */
+export function reportError(e: unknown): number {
+  const debug = process.env.CHAIND_DEBUG === '1';
+  if (isUserError(e)) {
+    printErrLine(debug && e.stack !== undefined ? e.stack : `Error: ${e.message}`);
+    return 1;
+  }
+  if (debug) printErrLine(e instanceof Error && e.stack !== undefined ? e.stack : String(e));
+  else printErrLine(`Error: internal error: ${e instanceof Error ? e.message : String(e)} (CHAIND_DEBUG=1 shows the stack trace)`);
+  return 1;
+}

@@ -1,0 +1,67 @@
+// `chaind init <moniker> --chain-id <id>`: a new node home, as the Cosmos SDK's init:
+//   config/config.toml, config/app.toml        defaults, this moniker
+//   config/genesis.json                        this chain id, every module's default app_state, no validators yet
+//   config/priv_validator_key.json, node_key.json, data/priv_validator_state.json   (0600)
+// An existing genesis is only replaced with --overwrite, and existing keys are never replaced.
+import { Buffer } from 'node:buffer';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { defaultConsensusParams, MAX_CHAIN_ID_LENGTH, type GenesisDoc } from '@chaind/sdk/genesis';
+import { checkMoniker, exists, writeDefaultConfig } from '../config/index.ts';
+import { defaultAppState, withChainModules } from './chain.ts';
+import { addHomeOption, homeOf, printErrLine, UserError, type HomeOptions } from './common.ts';
+import { genesisPath, writeGenesisFile } from './genesis.ts';
+import { ensureNodeKeys } from './node-keys.ts';
+
+interface InitOptions extends HomeOptions {
+  chainId: string;
+  overwrite?: boolean;
+}
+
+function checkChainId(id: string): void {
+  if (id.trim() === '') throw new UserError('--chain-id must not be empty');
+  const n = Buffer.byteLength(id, 'utf8');
+  if (n > MAX_CHAIN_ID_LENGTH) throw new UserError(`--chain-id is too long: ${n} bytes (max: ${MAX_CHAIN_ID_LENGTH})`);
+  if (/\p{Cc}|\s/u.test(id)) throw new UserError(`invalid --chain-id ${JSON.stringify(id)}: no spaces or control characters`);
+}
+
+async function init(moniker: string, o: InitOptions): Promise<void> {
+  checkChainId(o.chainId);
+  checkMoniker(moniker);
+  const home = homeOf(o);
+  const genesis = genesisPath(home);
+  if (!o.overwrite && (await exists(genesis))) throw new UserError(`genesis.json file already exists: ${genesis} (--overwrite replaces it)`);
+  for (const dir of [home, join(home, 'config'), join(home, 'data')]) await mkdir(dir, { recursive: true, mode: 0o700 });
+
+  const keys = await ensureNodeKeys(home);
+  await writeDefaultConfig(home, { moniker, chainId: o.chainId, overwrite: o.overwrite });
+  const appState = await withChainModules(async (mm) => {
+    const state = defaultAppState(mm);
+    // module defaults are valid by construction; checked anyway, as a broken default would only show at start
+    mm.validateGenesis(state);
+    const ms = Date.now();
+    const doc: GenesisDoc = {
+      genesisTime: { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 },
+      chainId: o.chainId,
+      initialHeight: 1n,
+      consensusParams: defaultConsensusParams(),
+      appHash: new Uint8Array(0),
+      appState: state,
+    };
+    await writeGenesisFile(genesis, doc);
+    return state;
+  });
+  // the Cosmos SDK prints this summary on stderr
+  printErrLine(JSON.stringify({ moniker, chain_id: o.chainId, node_id: keys.nodeId, app_message: appState }, null, 1));
+}
+
+export function registerInitCommand(program: Command): void {
+  const cmd = program
+    .command('init')
+    .description("initialize the node's home: config.toml, app.toml, genesis.json, the validator and node keys")
+    .argument('<moniker>', "this node's name")
+    .requiredOption('--chain-id <id>', 'the chain id written to genesis.json')
+    .option('--overwrite', 'replace genesis.json, config.toml and app.toml if they exist (keys and the validator state are kept)');
+  addHomeOption(cmd).action((moniker: string, o: InitOptions) => init(moniker, o));
+}

@@ -1,0 +1,218 @@
+// config.toml and app.toml: what `chaind init` writes reads back as the defaults; a bad value is one error
+// naming the file, the key and the form expected; unknown keys are warnings; flags override addresses.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  ConfigError,
+  configPaths,
+  defaultAppConfig,
+  defaultNodeConfig,
+  formatDuration,
+  loadConfig,
+  parseAppConfig,
+  parseDuration,
+  parseListenAddress,
+  parseNodeConfig,
+  renderAppConfig,
+  renderNodeConfig,
+  resolveServerAddresses,
+  writeDefaultConfig,
+  type AppConfig,
+  type NodeConfig,
+} from './index.ts';
+
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newHome = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'chaind-config-'));
+  dirs.push(d);
+  return d;
+};
+
+describe('defaults', () => {
+  test('writeDefaultConfig writes files that load back as the defaults, with no warnings', async () => {
+    const home = newHome();
+    const r = await writeDefaultConfig(home, { moniker: 'node "zero"', chainId: 'test-1' });
+    const p = configPaths(home);
+    assert.deepEqual(r, { written: [p.node, p.app], kept: [] });
+    const c = await loadConfig(home);
+    assert.deepEqual(c.node, defaultNodeConfig('node "zero"'));
+    assert.deepEqual(c.app, defaultAppConfig());
+    assert.deepEqual(c.warnings, []);
+    // the servers bind to this machine only unless the operator says otherwise
+    for (const a of [c.node.rpc.laddr, c.node.p2p.laddr, c.app.api.address, c.app.grpc.address]) assert.equal(a.host, '127.0.0.1');
+    assert.deepEqual([c.node.rpc.laddr.port, c.app.api.address.port, c.app.grpc.address.port], [26657, 1317, 9090]);
+    const text = readFileSync(p.node, 'utf8');
+    assert.match(text, /^laddr = "tcp:\/\/127\.0\.0\.1:26657"$/m);
+    assert.match(text, /^block_interval = "1s"$/m);
+    assert.match(text, /^# How often the solo driver produces a block\.$/m, 'keys are commented');
+    assert.match(readFileSync(p.app, 'utf8'), /^minimum-gas-prices = ""$/m);
+    assert.match(readFileSync(p.app, 'utf8'), /^address = "127\.0\.0\.1:9090"$/m, 'gRPC address without a scheme, as Cosmos writes it');
+  });
+
+  test('existing files are kept unless overwrite', async () => {
+    const home = newHome();
+    await writeDefaultConfig(home, { moniker: 'a' });
+    const p = configPaths(home);
+    writeFileSync(p.app, 'halt-height = 7\n');
+    const kept = await writeDefaultConfig(home, { moniker: 'b' });
+    assert.deepEqual(kept, { written: [], kept: [p.node, p.app] });
+    assert.equal((await loadConfig(home)).app.haltHeight, 7n);
+    assert.equal((await loadConfig(home)).node.moniker, 'a');
+    await writeDefaultConfig(home, { moniker: 'b', overwrite: true });
+    assert.equal((await loadConfig(home)).app.haltHeight, 0n);
+    assert.equal((await loadConfig(home)).node.moniker, 'b');
+  });
+
+  test('any config renders and parses back to itself', () => {
+    const node: NodeConfig = {
+      moniker: 'validator-1 ünïcode \\ "quoted"',
+      rpc: { laddr: { host: '::1', port: 36657 } },
+      consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
+      mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024 },
+      p2p: { laddr: { host: '0.0.0.0', port: 0 } },
+    };
+    const app: AppConfig = {
+      minimumGasPrices: [
+        { denom: 'atom', amount: '1' },
+        { denom: 'stake', amount: '0.025' },
+      ],
+      haltHeight: 9_223_372_036_854_775_807n,
+      api: { enable: false, address: { host: 'localhost', port: 1318 } },
+      grpc: { enable: false, address: { host: '10.0.0.1', port: 9091 } },
+    };
+    const n = renderNodeConfig(node);
+    assert.match(n, /^laddr = "tcp:\/\/\[::1\]:36657"$/m);
+    assert.match(n, /^timeout_commit = "1m30s"$/m);
+    assert.deepEqual(parseNodeConfig(n, 'config.toml'), { config: node, warnings: [] });
+    assert.match(renderAppConfig(app), /^minimum-gas-prices = "1atom,0\.025stake"$/m);
+    assert.deepEqual(parseAppConfig(renderAppConfig(app), 'app.toml'), { config: app, warnings: [] });
+  });
+
+  test('missing keys take their defaults; gas prices are normalised', () => {
+    assert.deepEqual(parseNodeConfig('moniker = "x"', 'f').config, defaultNodeConfig('x'));
+    assert.deepEqual(parseAppConfig('', 'f').config, defaultAppConfig());
+    assert.deepEqual(parseAppConfig('minimum-gas-prices = "0.0250stake, 2atom,0uatom"', 'f').config.minimumGasPrices, [
+      { denom: 'atom', amount: '2' },
+      { denom: 'stake', amount: '0.025' },
+    ]);
+  });
+});
+
+describe('problems', () => {
+  test('unknown keys and sections are warnings naming the file and the key', async () => {
+    const home = newHome();
+    await writeDefaultConfig(home, { moniker: 'n' });
+    const p = configPaths(home);
+    writeFileSync(p.node, readFileSync(p.node, 'utf8').replace('[rpc]\n', '[rpc]\ncors_allowed_origins = []\n') + '\n[statesync]\nenable = false\n');
+    writeFileSync(p.app, 'pruning = "nothing"\n' + readFileSync(p.app, 'utf8'));
+    const c = await loadConfig(home);
+    assert.deepEqual(c.warnings, [
+      `${p.node}: unknown key "rpc.cors_allowed_origins" ignored`,
+      `${p.node}: unknown section [statesync] ignored`,
+      `${p.app}: unknown key "pruning" ignored`,
+    ]);
+    assert.deepEqual(c.node, defaultNodeConfig('n'));
+  });
+
+  const node = (body: string): string => `moniker = "n"\n${body}\n`;
+  const cases: [string, 'node' | 'app', string, string][] = [
+    ['an address without a port', 'node', node('[rpc]\nladdr = "tcp://127.0.0.1"'), 'rpc.laddr = "tcp://127.0.0.1": missing ":port"; expected a TCP listen address such as "tcp://127.0.0.1:26657"'],
+    ['a unix socket', 'app', '[grpc]\naddress = "unix:///tmp/s"', 'grpc.address = "unix:///tmp/s": unsupported scheme "unix://": only tcp:// is served; expected a TCP listen address such as "127.0.0.1:9090"'],
+    ['a port out of range', 'app', '[api]\naddress = "tcp://127.0.0.1:65536"', 'api.address = "tcp://127.0.0.1:65536": port "65536" is not a number from 0 to 65535'],
+    ['an empty host', 'node', node('[p2p]\nladdr = "tcp://:26656"'), 'p2p.laddr = "tcp://:26656": missing host (write 0.0.0.0 to listen on every interface)'],
+    ['a duration without a unit', 'node', node('[consensus]\nblock_interval = 1000'), 'consensus.block_interval = 1000: a number has no unit; expected a positive duration such as "1s" or "500ms"'],
+    ['a malformed duration', 'node', node('[consensus]\ntimeout_commit = "1 second"'), 'consensus.timeout_commit = "1 second": expected a duration such as "1s" or "500ms"'],
+    ['a zero block interval', 'node', node('[consensus]\nblock_interval = "0s"'), 'consensus.block_interval = "0s": must be more than zero'],
+    ['a negative mempool size', 'node', node('[mempool]\nsize = -1'), 'mempool.size = -1: out of range; expected an integer from 1 to 2147483647'],
+    ['a fractional mempool size', 'node', node('[mempool]\nsize = 1.5'), 'mempool.size = 1.5: not an integer; expected an integer from 1'],
+    ['a transaction bigger than the mempool', 'node', node('[mempool]\nmax_txs_bytes = 100\nmax_tx_bytes = 101'), 'mempool.max_tx_bytes = 101: expected at most mempool.max_txs_bytes (100)'],
+    ['an empty moniker', 'node', 'moniker = " "', 'moniker = " ": empty; expected a non-empty name'],
+    ['no moniker', 'node', '[rpc]', 'moniker is missing'],
+    ['a section that is not a table', 'node', node('rpc = "tcp://127.0.0.1:26657"'), 'rpc = "tcp://127.0.0.1:26657": expected a table [rpc]'],
+    ['a quoted height', 'app', 'halt-height = "5"', 'halt-height = "5": expected an integer from 0 to 9223372036854775807'],
+    ['a quoted boolean', 'app', '[api]\nenable = "yes"', 'api.enable = "yes": expected true or false (unquoted)'],
+    ['a gas price without a denom', 'app', 'minimum-gas-prices = "0.025"', 'minimum-gas-prices = "0.025": invalid coin expression "0.025": missing denom'],
+    ['a gas price given as a number', 'app', 'minimum-gas-prices = 0.025', 'minimum-gas-prices = 0.025: not a string; expected decimal coins such as "0.025stake"'],
+    ['TOML syntax', 'app', '[api]\nenable = \n', 'invalid TOML at line 2, column 10'],
+  ];
+  for (const [name, which, text, want] of cases) {
+    test(`invalid: ${name}`, async () => {
+      const home = newHome();
+      await writeDefaultConfig(home, { moniker: 'n' });
+      const file = which === 'node' ? configPaths(home).node : configPaths(home).app;
+      writeFileSync(file, text);
+      await assert.rejects(loadConfig(home), (e: Error) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.ok(e.message.startsWith(`${file}: `), `names the file: ${e.message}`);
+        assert.ok(e.message.includes(want), `${e.message}\n  should include\n${want}`);
+        assert.ok(!e.message.includes('\n'), 'one line');
+        return true;
+      });
+    });
+  }
+
+  test('a missing file says to run init', async () => {
+    const home = newHome();
+    mkdirSync(join(home, 'config'));
+    await assert.rejects(loadConfig(home), { name: 'ConfigError', message: `${configPaths(home).node} not found: run "chaind init" first, or pass the right --home` });
+  });
+
+  test('a moniker is refused before anything is written', async () => {
+    const home = newHome();
+    await assert.rejects(writeDefaultConfig(home, { moniker: 'a\nb' }), /invalid moniker "a\\nb": contains control characters/);
+    await assert.rejects(loadConfig(home), /not found/);
+  });
+});
+
+describe('server addresses', () => {
+  const cfg = { node: defaultNodeConfig('n'), app: defaultAppConfig() };
+
+  test('the files\' addresses, unless a Cosmos flag overrides them', () => {
+    assert.deepEqual(resolveServerAddresses(cfg), {
+      rpc: { host: '127.0.0.1', port: 26657 },
+      api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
+      grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
+    });
+    const r = resolveServerAddresses(cfg, { 'rpc.laddr': 'tcp://0.0.0.0:36657', 'api.address': 'localhost:0', 'grpc.address': '[::1]:9999', 'api.enable': false });
+    assert.deepEqual(r, {
+      rpc: { host: '0.0.0.0', port: 36657 },
+      api: { enable: false, address: { host: 'localhost', port: 0 } },
+      grpc: { enable: true, address: { host: '::1', port: 9999 } },
+    });
+  });
+
+  test('a bad flag value names the flag', () => {
+    assert.throws(() => resolveServerAddresses(cfg, { 'grpc.address': '9090' }), {
+      name: 'ConfigError',
+      message: 'invalid --grpc.address "9090": missing ":port"; expected a TCP listen address such as "127.0.0.1:9090"',
+    });
+    assert.throws(() => resolveServerAddresses(cfg, { 'rpc.laddr': 'http://x:1' }), /^ConfigError: invalid --rpc\.laddr "http:\/\/x:1": unsupported scheme/);
+  });
+});
+
+describe('values', () => {
+  test('durations as Go writes them', () => {
+    const cases: [string, number | undefined][] = [
+      ['1s', 1000], ['500ms', 500], ['1m30s', 90_000], ['1.5s', 1500], ['2h', 7_200_000], ['250us', 0.25], ['0', 0],
+      ['', undefined], ['1', undefined], ['-1s', undefined], ['1 s', undefined], ['1d', undefined], ['s', undefined], ['1s2', undefined],
+    ];
+    for (const [s, ms] of cases) assert.equal(parseDuration(s), ms, s);
+    for (const ms of [1000, 500, 90_000, 7_200_000, 0, 1500, 0.25]) assert.equal(parseDuration(formatDuration(ms)), ms, String(ms));
+    assert.equal(formatDuration(1500), '1s500ms');
+    assert.equal(formatDuration(3_600_000), '1h');
+  });
+
+  test('listen addresses', () => {
+    assert.deepEqual(parseListenAddress('tcp://127.0.0.1:26657'), { host: '127.0.0.1', port: 26657 });
+    assert.deepEqual(parseListenAddress('TCP://node.example.com:1'), { host: 'node.example.com', port: 1 });
+    assert.deepEqual(parseListenAddress('[::]:9090'), { host: '::', port: 9090 });
+    assert.equal(parseListenAddress('::1:9090'), 'an IPv6 host must be in brackets, as "[::1]:26657"');
+    assert.equal(parseListenAddress('[1.2.3.4]:9090'), '"1.2.3.4" is not an IPv6 address');
+    assert.equal(parseListenAddress('bad_host:1'), '"bad_host" is not an IP address or host name');
+    assert.equal(parseListenAddress('host:-1'), 'port "-1" is not a number from 0 to 65535');
+  });
+});

@@ -1,0 +1,283 @@
+// The node's configuration: <home>/config/config.toml (CometBFT's sections the node uses) and
+// <home>/config/app.toml (Cosmos' application settings). Missing keys take their defaults; unknown keys
+// are reported as warnings (a CometBFT or Cosmos file carries many the node does not use); a bad value
+// is one ConfigError naming the file, the key and the form expected.
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse, TomlDate, TomlError } from 'smol-toml';
+import { parseDecCoins, decToString } from '@chaind/sdk/types';
+import { parseListenAddress, type ListenAddress } from './address.ts';
+import { parseDuration } from './duration.ts';
+
+export const CONFIG_DIR = 'config';
+export const NODE_CONFIG_FILE = 'config.toml';
+export const APP_CONFIG_FILE = 'app.toml';
+
+export interface NodeConfig {
+  /** The node's name, shown by `status` and used as the default validator moniker. */
+  readonly moniker: string;
+  readonly rpc: { readonly laddr: ListenAddress };
+  readonly consensus: {
+    /** CometBFT's timeout_commit: read by CometBFT from its own config in abci mode; unused by solo. */
+    readonly timeoutCommitMs: number;
+    /** How often the solo driver produces a block. */
+    readonly blockIntervalMs: number;
+  };
+  readonly mempool: {
+    /** Most transactions held. */
+    readonly size: number;
+    /** Most bytes held, all transactions together. */
+    readonly maxTxsBytes: number;
+    /** Largest transaction accepted. */
+    readonly maxTxBytes: number;
+  };
+  /** Kept so a CometBFT config.toml reads the same; the solo driver has no peers. */
+  readonly p2p: { readonly laddr: ListenAddress };
+}
+
+/** A minimum gas price as createChainApp takes it: amount is a decimal string ("0.025"). */
+export interface GasPrice {
+  readonly denom: string;
+  readonly amount: string;
+}
+
+export interface AppConfig {
+  /** Empty: the node accepts transactions paying no fee. */
+  readonly minimumGasPrices: readonly GasPrice[];
+  /** Stop after committing this height; 0 never. */
+  readonly haltHeight: bigint;
+  readonly api: { readonly enable: boolean; readonly address: ListenAddress };
+  readonly grpc: { readonly enable: boolean; readonly address: ListenAddress };
+}
+
+export interface LoadedConfig {
+  readonly home: string;
+  readonly node: NodeConfig;
+  readonly app: AppConfig;
+  /** One line per unknown key, each naming its file. */
+  readonly warnings: readonly string[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const MAX_INT64 = (1n << 63n) - 1n;
+
+export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
+  return {
+    moniker,
+    rpc: { laddr: { host: '127.0.0.1', port: 26657 } },
+    consensus: { timeoutCommitMs: 1000, blockIntervalMs: 1000 },
+    // CometBFT's mempool defaults
+    mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
+    p2p: { laddr: { host: '127.0.0.1', port: 26656 } },
+  };
+}
+
+export function defaultAppConfig(): AppConfig {
+  return {
+    minimumGasPrices: [],
+    haltHeight: 0n,
+    api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
+    grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
+  };
+}
+
+export function configPaths(home: string): { dir: string; node: string; app: string } {
+  const dir = join(resolve(home), CONFIG_DIR);
+  return { dir, node: join(dir, NODE_CONFIG_FILE), app: join(dir, APP_CONFIG_FILE) };
+}
+
+type Table = Record<string, unknown>;
+const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof TomlDate);
+
+/** How a TOML value reads in an error message. */
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof TomlDate) return v.toISOString();
+  if (Array.isArray(v)) return 'an array';
+  return 'a table';
+}
+
+/** Reads one file's values, remembering which keys it read so the others can be reported. */
+class Reader {
+  private readonly used = new Set<string>();
+
+  constructor(
+    readonly file: string,
+    private readonly root: Table,
+  ) {}
+
+  fail(key: string, v: unknown, expected: string, why?: string): never {
+    throw new ConfigError(`${this.file}: ${key} = ${show(v)}: ${why === undefined ? '' : `${why}; `}expected ${expected}`);
+  }
+
+  /** The raw value at "key" or "section.key"; undefined when absent. */
+  private get(key: string): unknown {
+    this.used.add(key);
+    const dot = key.indexOf('.');
+    if (dot < 0) return this.root[key];
+    const section = key.slice(0, dot);
+    const t = this.root[section];
+    if (t === undefined) return undefined;
+    if (!isTable(t)) throw new ConfigError(`${this.file}: ${section} = ${show(t)}: expected a table [${section}]`);
+    this.used.add(section);
+    return t[key.slice(dot + 1)];
+  }
+
+  string(key: string, dflt: string, expected: string, check: (s: string) => string | undefined = () => undefined): string {
+    const v = this.get(key);
+    if (v === undefined) return dflt;
+    if (typeof v !== 'string') this.fail(key, v, expected, 'not a string');
+    const why = check(v);
+    if (why !== undefined) this.fail(key, v, expected, why);
+    return v;
+  }
+
+  int(key: string, dflt: bigint, min: bigint, max: bigint): bigint {
+    const v = this.get(key);
+    const expected = `an integer from ${min} to ${max}`;
+    if (v === undefined) return dflt;
+    if (typeof v !== 'bigint') this.fail(key, v, expected, typeof v === 'number' ? 'not an integer' : undefined);
+    if (v < min || v > max) this.fail(key, v, expected, 'out of range');
+    return v;
+  }
+
+  bool(key: string, dflt: boolean): boolean {
+    const v = this.get(key);
+    if (v === undefined) return dflt;
+    if (typeof v !== 'boolean') this.fail(key, v, 'true or false (unquoted)');
+    return v;
+  }
+
+  duration(key: string, dfltMs: number, positive: boolean): number {
+    const expected = `a ${positive ? 'positive ' : ''}duration such as "1s" or "500ms"`;
+    const v = this.get(key);
+    if (v === undefined) return dfltMs;
+    if (typeof v !== 'string') this.fail(key, v, expected, typeof v === 'bigint' || typeof v === 'number' ? 'a number has no unit' : undefined);
+    const ms = parseDuration(v);
+    if (ms === undefined) this.fail(key, v, expected);
+    if (positive && ms <= 0) this.fail(key, v, expected, 'must be more than zero');
+    return ms;
+  }
+
+  address(key: string, dflt: ListenAddress, example: string): ListenAddress {
+    const v = this.get(key);
+    if (v === undefined) return dflt;
+    const expected = `a TCP listen address such as "${example}"`;
+    if (typeof v !== 'string') this.fail(key, v, expected);
+    const a = parseListenAddress(v);
+    if (typeof a === 'string') this.fail(key, v, expected, a);
+    return a;
+  }
+
+  /** A warning for every key present but never read. */
+  unknownKeys(): string[] {
+    const out: string[] = [];
+    for (const [k, v] of Object.entries(this.root)) {
+      if (!this.used.has(k)) {
+        out.push(`${this.file}: unknown ${isTable(v) ? `section [${k}]` : `key "${k}"`} ignored`);
+        continue;
+      }
+      if (!isTable(v)) continue;
+      for (const sub of Object.keys(v)) if (!this.used.has(`${k}.${sub}`)) out.push(`${this.file}: unknown key "${k}.${sub}" ignored`);
+    }
+    return out;
+  }
+}
+
+function parseToml(text: string, file: string): Table {
+  try {
+    return parse(text, { integersAsBigInt: true }) as Table;
+  } catch (e) {
+    if (!(e instanceof TomlError)) throw e;
+    // smol-toml's message continues with a code excerpt; the first line and the position say it all
+    throw new ConfigError(`${file}: invalid TOML at line ${e.line}, column ${e.column}: ${e.message.split('\n')[0].replace(/^Invalid TOML document: /, '')}`);
+  }
+}
+
+const MONIKER_EXPECTED = 'a non-empty name without control characters, such as "node0"';
+const monikerProblem = (s: string): string | undefined => (s.trim() === '' ? 'empty' : /\p{Cc}/u.test(s) ? 'contains control characters' : undefined);
+
+/** Throws a ConfigError unless `moniker` is a usable node name. */
+export function checkMoniker(moniker: string): void {
+  const why = monikerProblem(moniker);
+  if (why !== undefined) throw new ConfigError(`invalid moniker ${JSON.stringify(moniker)}: ${why}; expected ${MONIKER_EXPECTED}`);
+}
+
+/** Parses config.toml text; `file` names it in errors and warnings. */
+export function parseNodeConfig(text: string, file: string): { config: NodeConfig; warnings: string[] } {
+  const r = new Reader(file, parseToml(text, file));
+  const d = defaultNodeConfig('');
+  const moniker = r.string('moniker', '', MONIKER_EXPECTED, monikerProblem);
+  if (moniker === '') throw new ConfigError(`${file}: moniker is missing; expected a non-empty name such as moniker = "node0"`);
+  const size = r.int('mempool.size', BigInt(d.mempool.size), 1n, 2_147_483_647n);
+  const maxTxsBytes = r.int('mempool.max_txs_bytes', BigInt(d.mempool.maxTxsBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER));
+  const maxTxBytes = r.int('mempool.max_tx_bytes', BigInt(d.mempool.maxTxBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER));
+  if (maxTxBytes > maxTxsBytes) r.fail('mempool.max_tx_bytes', maxTxBytes, `at most mempool.max_txs_bytes (${maxTxsBytes})`);
+  const config: NodeConfig = {
+    moniker,
+    rpc: { laddr: r.address('rpc.laddr', d.rpc.laddr, 'tcp://127.0.0.1:26657') },
+    consensus: {
+      timeoutCommitMs: r.duration('consensus.timeout_commit', d.consensus.timeoutCommitMs, false),
+      blockIntervalMs: r.duration('consensus.block_interval', d.consensus.blockIntervalMs, true),
+    },
+    mempool: { size: Number(size), maxTxsBytes: Number(maxTxsBytes), maxTxBytes: Number(maxTxBytes) },
+    p2p: { laddr: r.address('p2p.laddr', d.p2p.laddr, 'tcp://127.0.0.1:26656') },
+  };
+  return { config, warnings: r.unknownKeys() };
+}
+
+/** "0.025000000000000000" → "0.025": the form the operator wrote, which parses to the same value. */
+const trimDec = (s: string): string => s.replace(/\.?0+$/, '');
+
+/** Parses app.toml text; `file` names it in errors and warnings. */
+export function parseAppConfig(text: string, file: string): { config: AppConfig; warnings: string[] } {
+  const r = new Reader(file, parseToml(text, file));
+  const d = defaultAppConfig();
+  const gasExpected = 'decimal coins such as "0.025stake" or "0.025stake,0.1atom", or "" for none';
+  let minimumGasPrices: GasPrice[] = [];
+  const gas = r.string('minimum-gas-prices', '', gasExpected);
+  try {
+    minimumGasPrices = parseDecCoins(gas).map((c) => ({ denom: c.denom, amount: trimDec(decToString(c.amount)) }));
+  } catch (e) {
+    r.fail('minimum-gas-prices', gas, gasExpected, (e as Error).message);
+  }
+  const config: AppConfig = {
+    minimumGasPrices,
+    haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
+    api: { enable: r.bool('api.enable', d.api.enable), address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317') },
+    grpc: { enable: r.bool('grpc.enable', d.grpc.enable), address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090') },
+  };
+  return { config, warnings: r.unknownKeys() };
+}
+
+async function readConfigFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ConfigError(`${file} not found: run "chaind init" first, or pass the right --home`);
+    throw e;
+  }
+}
+
+export async function loadNodeConfig(home: string): Promise<{ config: NodeConfig; warnings: string[] }> {
+  const file = configPaths(home).node;
+  return parseNodeConfig(await readConfigFile(file), file);
+}
+
+export async function loadAppConfig(home: string): Promise<{ config: AppConfig; warnings: string[] }> {
+  const file = configPaths(home).app;
+  return parseAppConfig(await readConfigFile(file), file);
+}
+
+/** Reads and validates <home>/config/config.toml and app.toml. */
+export async function loadConfig(home: string): Promise<LoadedConfig> {
+  // one after the other, so that with both files broken the error is always config.toml's
+  const node = await loadNodeConfig(home);
+  const app = await loadAppConfig(home);
+  return { home: resolve(home), node: node.config, app: app.config, warnings: [...node.warnings, ...app.warnings] };
+}

@@ -1,0 +1,5 @@
+export * from './address.ts';
+export * from './config.ts';
+export * from './duration.ts';
+export * from './overrides.ts';
+export * from './write.ts';
