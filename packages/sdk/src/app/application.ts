@@ -236,6 +236,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   /** Drops a finalized but uncommitted block (a driver that decided not to commit it). */
   abortBlock(): void {
     this.store.discard();
+    // the first block's write set holds the genesis writes too: InitChain must run again
+    if (this.lastBlockHeight === 0n) this.genesisPending = false;
     this.pendingHeight = null;
   }
 

@@ -1,0 +1,7 @@
+// The node's core as a library: hashing, block store, solo consensus driver. Servers and the CLI build on it.
+export * from './blockstore.ts';
+export * from './commit.ts';
+export * from './hash.ts';
+export * from './protocol.ts';
+export * from './solo.ts';
+export * from './state.ts';
