@@ -14,7 +14,7 @@ import { addHomeOption, homeOf, printErrLine, UserError, type HomeOptions } from
 import { genesisPath, writeGenesisFile } from './genesis.ts';
 import { ensureNodeKeys } from './node-keys.ts';
 
-interface InitOptions extends HomeOptions {
+export interface InitOptions extends HomeOptions {
   chainId: string;
   overwrite?: boolean;
 }
@@ -26,7 +26,8 @@ function checkChainId(id: string): void {
   if (/\p{Cc}|\s/u.test(id)) throw new UserError(`invalid --chain-id ${JSON.stringify(id)}: no spaces or control characters`);
 }
 
-async function init(moniker: string, o: InitOptions): Promise<void> {
+/** `chaind init`, also used by `chaind dev` to create its home. */
+export async function initHome(moniker: string, o: InitOptions): Promise<void> {
   checkChainId(o.chainId);
   checkMoniker(moniker);
   const home = homeOf(o);
@@ -63,5 +64,5 @@ export function registerInitCommand(program: Command): void {
     .argument('<moniker>', "this node's name")
     .requiredOption('--chain-id <id>', 'the chain id written to genesis.json')
     .option('--overwrite', 'replace genesis.json, config.toml and app.toml if they exist (keys and the validator state are kept)');
-  addHomeOption(cmd).action((moniker: string, o: InitOptions) => init(moniker, o));
+  addHomeOption(cmd).action((moniker: string, o: InitOptions) => initHome(moniker, o));
 }

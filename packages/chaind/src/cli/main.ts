@@ -4,6 +4,7 @@ import { reportError } from './common.ts';
 import { registerGenesisCommands } from './genesis.ts';
 import { registerInitCommand } from './init.ts';
 import { registerKeysCommands } from './keys.ts';
+import { registerStartCommand } from './start.ts';
 
 const program = new Command('chaind')
   .description('chaind: an application-specific blockchain node with Cosmos-compatible chain upgrades')
@@ -30,6 +31,7 @@ program
 registerInitCommand(program);
 registerGenesisCommands(program);
 registerKeysCommands(program);
+registerStartCommand(program);
 
 try {
   await program.parseAsync(process.argv);

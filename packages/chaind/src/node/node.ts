@@ -1,0 +1,145 @@
+// Assembles a running node from a home directory: config, genesis, consensus key, the chain app, the
+// block store, the mempool, the solo driver and the servers. `chaind start` and `chaind dev` call it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '@chaind/sdk/app';
+import { parseGenesis, validateGenesis, type GenesisDoc } from '@chaind/sdk/genesis';
+import { Mempool } from '@chaind/sdk/mempool';
+import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { createChainApp, type ChainApp } from '../app.ts';
+import { readPrivValidatorKey } from '../cli/node-keys.ts';
+import { loadConfig, resolveServerAddresses, type LoadedConfig, type ServerAddresses, type ServerOverrides } from '../config/index.ts';
+import type { Upgrade } from '../upgrades/index.ts';
+import { BlockStore } from './blockstore.ts';
+import { SoloDriver, stopResultFromError, type SoloStopResult } from './solo.ts';
+
+export interface NodeOptions {
+  readonly home: string;
+  readonly overrides?: ServerOverrides;
+  /** `--unsafe-skip-upgrades` */
+  readonly skipUpgradeHeights?: readonly bigint[];
+  /** `--halt-height` (overrides app.toml's halt-height when given) */
+  readonly haltHeight?: bigint;
+  readonly logger: Logger;
+  /** The upgrades this binary knows (default: the release's). */
+  readonly upgrades?: readonly Upgrade[];
+}
+
+/** A server the node runs beside the driver; closed before the databases. */
+export interface NodeServer {
+  readonly name: string;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Everything a server needs from the node. */
+export interface NodeParts {
+  readonly config: LoadedConfig;
+  readonly addresses: ServerAddresses;
+  readonly genesis: GenesisDoc;
+  readonly chain: ChainApp;
+  readonly blockStore: BlockStore;
+  readonly mempool: Mempool;
+  readonly driver: SoloDriver;
+  readonly logger: Logger;
+}
+
+export type ServerStarter = (parts: NodeParts) => Promise<NodeServer[]>;
+
+export interface RunningNode {
+  readonly parts: NodeParts;
+  readonly servers: readonly NodeServer[];
+  /** Resolves once the node has stopped and closed everything, with why it stopped. */
+  readonly done: Promise<SoloStopResult>;
+  /** Finishes the block in progress, closes servers and databases. */
+  stop(): Promise<SoloStopResult>;
+}
+
+/** A node that could not start, with the result its exit code comes from. */
+export class NodeStartError extends Error {
+  override readonly name = 'NodeStartError';
+  constructor(readonly result: SoloStopResult) {
+    super(result.reason === 'error' ? result.error.message : result.reason === 'halt' ? result.message : result.reason);
+  }
+}
+
+export async function startNode(o: NodeOptions, startServers: ServerStarter = async () => []): Promise<RunningNode> {
+  const logger = o.logger;
+  const config = await loadConfig(o.home);
+  for (const w of config.warnings) logger.warn(w);
+  const addresses = resolveServerAddresses(config, o.overrides);
+  const genesisFile = join(o.home, 'config', 'genesis.json');
+  let genesis: GenesisDoc;
+  try {
+    genesis = parseGenesis(readFileSync(genesisFile, 'utf8'));
+  } catch (e) {
+    throw new Error(`${genesisFile}: ${(e as Error).message}`);
+  }
+  const key = await readPrivValidatorKey(o.home);
+  let chain: ChainApp;
+  try {
+    chain = createChainApp({
+      dbPath: join(o.home, 'data', 'application.db'),
+      upgradeInfoPath: upgradeInfoPath(o.home),
+      chainId: genesis.chainId,
+      logger,
+      skipUpgradeHeights: new Set(o.skipUpgradeHeights ?? []),
+      minGasPrices: config.app.minimumGasPrices,
+      upgrades: o.upgrades,
+    });
+  } catch (e) {
+    // e.g. BINARY UPDATED BEFORE TRIGGER, refused before any block: the halt's exit code applies
+    throw new NodeStartError(stopResultFromError(e, 0n));
+  }
+  const blockStore = BlockStore.open(join(o.home, 'data', 'blockstore.db'));
+  const closeStores = async (): Promise<void> => {
+    await blockStore.close();
+    await chain.close();
+  };
+  let driver: SoloDriver;
+  const mempool = new Mempool({ app: chain.app, maxTxs: config.node.mempool.size, maxTxsBytes: config.node.mempool.maxTxsBytes, maxTxBytes: config.node.mempool.maxTxBytes });
+  try {
+    validateGenesis(genesis, chain.app.modules);
+    const haltHeight = o.haltHeight ?? (config.app.haltHeight > 0n ? config.app.haltHeight : undefined);
+    driver = await SoloDriver.start({
+      app: chain.app,
+      mempool,
+      blockStore,
+      genesis,
+      validatorKey: { pubKey: key.pubKey, address: Buffer.from(key.address, 'hex'), privateKey: key.seed },
+      blockIntervalMs: config.node.consensus.blockIntervalMs,
+      logger,
+      haltHeight,
+    });
+  } catch (e) {
+    await closeStores();
+    throw new NodeStartError(stopResultFromError(e, chain.app.lastBlockHeight));
+  }
+  const parts: NodeParts = { config, addresses, genesis, chain, blockStore, mempool, driver, logger };
+  let servers: NodeServer[] = [];
+  try {
+    servers = await startServers(parts);
+  } catch (e) {
+    await driver.stop();
+    await closeStores();
+    throw e;
+  }
+  for (const s of servers) logger.info(`${s.name} server listening`, { url: s.url });
+  let closing: Promise<SoloStopResult> | undefined;
+  const shutdown = (result: SoloStopResult): Promise<SoloStopResult> =>
+    (closing ??= (async () => {
+      for (const s of servers) await s.close();
+      await closeStores();
+      return result;
+    })());
+  const done = driver.done.then(shutdown);
+  return {
+    parts,
+    servers,
+    done,
+    stop: async () => {
+      await driver.stop();
+      return done;
+    },
+  };
+}
