@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { CHAIND_VERSION } from '../version.ts';
 import { reportError } from './common.ts';
+import { registerDevCommand } from './dev.ts';
 import { registerGenesisCommands } from './genesis.ts';
 import { registerInitCommand } from './init.ts';
 import { registerKeysCommands } from './keys.ts';
@@ -19,19 +20,11 @@ program
     else console.log(CHAIND_VERSION);
   });
 
-program
-  .command('dev')
-  .description('run a single-node development chain')
-  .action(() => {
-    // Block production and the RPC servers are the node issue's work; say so instead of pretending.
-    console.log(`chaind ${CHAIND_VERSION}: the development node (block production, JSON-RPC, REST, gRPC) is not implemented yet.`);
-    console.log('What exists today: the state store, the application framework and the modules (packages/sdk), and the chain app (packages/chaind/src/app.ts); `npm test` exercises them.');
-  });
-
 registerInitCommand(program);
 registerGenesisCommands(program);
 registerKeysCommands(program);
 registerStartCommand(program);
+registerDevCommand(program);
 
 try {
   await program.parseAsync(process.argv);
