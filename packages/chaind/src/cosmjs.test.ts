@@ -3,7 +3,7 @@
 // carrying our own chain.upgrade message type registered in CosmJS' Registry.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { DirectSecp256k1HdWallet, Registry, encodePubkey, makeAuthInfoBytes, makeSignDoc, type EncodeObject } from '@cosmjs/proto-signing';
+import { DirectSecp256k1HdWallet, Registry, encodePubkey, makeAuthInfoBytes, makeSignDoc, type EncodeObject, type GeneratedType } from '@cosmjs/proto-signing';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
@@ -29,7 +29,8 @@ const FEE = [{ denom: DENOM, amount: '4000' }];
 const registry = new Registry([
   [SEND_TYPE, MsgSend],
   [PROPOSAL_TYPE, MsgSubmitProposal],
-  [UPGRADE_TYPE, MsgSoftwareUpgrade],
+  // our ts-proto type: same runtime shape, nominally different BinaryWriter type (see proto.test.ts)
+  [UPGRADE_TYPE, MsgSoftwareUpgrade as unknown as GeneratedType],
 ]);
 
 function balance(c: TestChain, address: string): bigint {

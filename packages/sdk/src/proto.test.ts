@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Registry } from '@cosmjs/proto-signing';
+import { Registry, type GeneratedType } from '@cosmjs/proto-signing';
 import { fromBinary, createFileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import * as sdkUpgrade from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
@@ -130,7 +130,9 @@ test('MsgSoftwareUpgrade is registrable in a CosmJS Registry', () => {
   const typeUrl = '/chain.upgrade.v1beta1.MsgSoftwareUpgrade';
   const registry = new Registry();
   assert.throws(() => registry.encode({ typeUrl, value: { authority: 'gov', plan } }), /Unregistered type url/);
-  registry.register(typeUrl, MsgSoftwareUpgrade);
+  // the runtime shape is CosmJS's; only the nominal BinaryWriter type differs (CosmJS sees
+  // @bufbuild/protobuf's CommonJS build, we the ESM one), hence the cast a CosmJS user writes too
+  registry.register(typeUrl, MsgSoftwareUpgrade as unknown as GeneratedType);
 
   const value = MsgSoftwareUpgrade.fromPartial({ authority: 'gov', plan });
   const any = registry.encodeAsAny({ typeUrl, value });

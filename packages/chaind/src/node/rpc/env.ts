@@ -1,0 +1,94 @@
+// What the RPC methods read and call: the node's parts, narrowed to what they use, and the helpers
+// every method shares (CometBFT's rpc/core Environment: heights, pagination).
+import type { BaseApp, Logger, QueryRouter, Tx } from '@chaind/sdk/app';
+import type { GenesisDoc } from '@chaind/sdk/genesis';
+import type { Mempool } from '@chaind/sdk/mempool';
+import type { BlockStore } from '../blockstore.ts';
+import type { SoloDriver } from '../solo.ts';
+import { internalError } from './errors.ts';
+import type { Args, ParamSpec } from './params.ts';
+
+export type RpcDriver = Pick<SoloDriver, 'height' | 'state' | 'chainId' | 'onBlock' | 'done'>;
+
+export type RpcBlockStore = Pick<
+  BlockStore,
+  'base' | 'height' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txByHash' | 'txsByHeight' | 'heightByHash'
+>;
+
+/** Info, Query and Simulate; the query router tells whether the app serves a path itself. */
+export type RpcApp = Pick<BaseApp<Tx>, 'info' | 'query' | 'simulate'> & { readonly modules: { readonly queryRouter: Pick<QueryRouter, 'has'> } };
+
+export type RpcMempool = Pick<Mempool, 'add' | 'has' | 'size' | 'bytes' | 'reap' | 'maxTxs' | 'maxTxsBytes' | 'maxTxBytes'>;
+
+/** What `status` and `net_info` report about this node. */
+export interface RpcNodeInfo {
+  /** The p2p node id: 40 lower-case hex characters (`nodeIdOf` of the node key). */
+  readonly id: string;
+  readonly moniker: string;
+  /** This node's consensus key (ed25519, 32 bytes): status' validator_info. */
+  readonly validatorPubKey: Uint8Array;
+  /** The p2p listen address to report; a solo node does not listen for peers (default "tcp://0.0.0.0:26656"). */
+  readonly listenAddr?: string;
+}
+
+export interface RpcEnv {
+  readonly driver: RpcDriver;
+  readonly blockStore: RpcBlockStore;
+  readonly app: RpcApp;
+  readonly mempool: RpcMempool;
+  readonly genesis: GenesisDoc;
+  readonly nodeInfo: RpcNodeInfo;
+  readonly logger: Logger;
+  /** The server's own address, for status' other.rpc_address. */
+  readonly rpcAddress: () => string;
+  /** timeout_broadcast_tx_commit. */
+  readonly broadcastTxCommitTimeoutMs: number;
+  /** Aborted, with the reason as text, when the server closes or the node stops: pending waits end at once. */
+  readonly cancel: AbortSignal;
+  /** broadcast_tx_commit calls now waiting for their block. */
+  readonly waiting: { count: number };
+}
+
+/** One JSON-RPC method: its parameters and its implementation (sync or async; throws RpcErrors). */
+export interface RpcMethod<P extends ParamSpec = ParamSpec> {
+  readonly params: P;
+  // method syntax: a table of methods with different parameter specs stays assignable
+  call(args: Args<P>, env: RpcEnv): unknown;
+}
+
+export function method<P extends ParamSpec>(params: P, call: (args: Args<P>, env: RpcEnv) => unknown): RpcMethod<P> {
+  return { params, call };
+}
+
+/**
+ * The last height the RPC shows: the driver's committed height. The block store may hold one block
+ * more (saved before the app's Commit; or left by a crash, until replayed), which no read may reveal.
+ */
+export const latestHeight = (env: RpcEnv): bigint => env.driver.height;
+
+/** `env.getHeight`: the requested height, checked against the store's range; the latest when absent. */
+export function resolveHeight(env: RpcEnv, requested: bigint | undefined, latest: bigint = latestHeight(env)): bigint {
+  if (requested === undefined) return latest;
+  if (requested <= 0n) throw internalError(`height must be greater than 0, but got ${requested}`);
+  if (requested > latest) throw internalError(`height ${requested} must be less than or equal to the current blockchain height ${latest}`);
+  const base = env.blockStore.base;
+  if (requested < base) throw internalError(`height ${requested} is not available, lowest height is ${base}`);
+  return requested;
+}
+
+export const DEFAULT_PER_PAGE = 30;
+export const MAX_PER_PAGE = 100;
+
+/** `validatePerPage`: 30 when absent or below 1, at most 100. */
+export function perPage(requested: bigint | undefined): number {
+  if (requested === undefined || requested < 1n) return DEFAULT_PER_PAGE;
+  return requested > BigInt(MAX_PER_PAGE) ? MAX_PER_PAGE : Number(requested);
+}
+
+/** `validatePage`: 1 when absent; otherwise within [1, pages] (one page even when there is nothing). */
+export function page(requested: bigint | undefined, per: number, total: number): number {
+  if (requested === undefined) return 1;
+  const pages = Math.max(1, Math.floor((total - 1) / per) + 1);
+  if (requested < 1n || requested > BigInt(pages)) throw internalError(`page should be within [1, ${pages}] range, given ${requested}`);
+  return Number(requested);
+}

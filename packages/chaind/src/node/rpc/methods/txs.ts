@@ -1,0 +1,179 @@
+// Transactions: broadcast_tx_sync/async/commit through the mempool's CheckTx, tx and tx_search over the
+// block store's index, and the mempool's contents (CometBFT rpc/core/mempool.go, tx.go).
+import { Buffer } from 'node:buffer';
+import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
+import type { TxRecord } from '../../blockstore.ts';
+import { txHash } from '../../hash.ts';
+import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
+import { latestHeight, method, page, perPage, type RpcEnv, type RpcMethod } from '../env.ts';
+import { internalError } from '../errors.ts';
+import { heightBounds, matchEvents, matchValue, QueryError, searchConditions, type Condition } from '../query.ts';
+
+/** `max_subscription_clients`: broadcast_tx_commit calls waiting at once. */
+export const MAX_COMMIT_WAITERS = 100;
+
+const TX_HASH = 'tx.hash';
+const TX_HEIGHT = 'tx.height';
+
+/**
+ * `CListMempool.CheckTx`'s own refusals, before the app sees the tx — RPC errors, with CometBFT's
+ * texts — then the mempool's add (the app's CheckTx), whose failures are results.
+ */
+function admit(env: RpcEnv, tx: Uint8Array): ResponseCheckTx {
+  const m = env.mempool;
+  if (m.size() >= m.maxTxs || m.bytes() + tx.length > m.maxTxsBytes) {
+    throw internalError(`mempool is full: number of txs ${m.size()} (max: ${m.maxTxs}), total txs bytes ${m.bytes()} (max: ${m.maxTxsBytes})`);
+  }
+  if (tx.length > m.maxTxBytes) throw internalError(`tx too large. Max size is ${m.maxTxBytes}, but got ${tx.length}`);
+  if (m.has(txHash(tx))) throw internalError('tx already exists in cache');
+  return m.add(tx);
+}
+
+function broadcastResult(r: ResponseCheckTx | undefined, hash: Uint8Array): JsonObject {
+  // ResultBroadcastTx: data is HexBytes here, unlike in the jsonpb ABCI responses
+  return { code: r?.code ?? 0, data: hex(r?.data ?? new Uint8Array(0)), log: r?.log ?? '', codespace: r?.codespace ?? '', hash: hex(hash) };
+}
+
+function broadcastAsync(env: RpcEnv, tx: Uint8Array): JsonObject {
+  const m = env.mempool;
+  const hash = txHash(tx);
+  // the synchronous refusals still answer the call; CheckTx itself runs after the reply
+  if (tx.length > m.maxTxBytes) throw internalError(`tx too large. Max size is ${m.maxTxBytes}, but got ${tx.length}`);
+  if (m.has(hash)) throw internalError('tx already exists in cache');
+  setImmediate(() => {
+    try {
+      const r = admit(env, tx);
+      if (r.code !== 0) env.logger.debug('broadcast_tx_async: CheckTx refused the tx', { hash: hex(hash), code: r.code, log: r.log });
+    } catch (e) {
+      env.logger.debug('broadcast_tx_async: the mempool refused the tx', { hash: hex(hash), error: e instanceof Error ? e.message : String(e) });
+    }
+  });
+  return broadcastResult(undefined, hash);
+}
+
+/** CheckTx, then the block that includes the tx (or the timeout, or the node or server stopping). */
+function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
+  if (env.waiting.count >= MAX_COMMIT_WAITERS) throw internalError(`max_subscription_clients ${MAX_COMMIT_WAITERS} reached`);
+  if (env.cancel.aborted) throw internalError(String(env.cancel.reason));
+  const hash = txHash(tx);
+  const key = Buffer.from(hash);
+  return new Promise<JsonObject>((resolve, reject) => {
+    env.waiting.count++;
+    let checkTx: JsonObject = {};
+    const done = (): void => {
+      env.waiting.count--;
+      off();
+      clearTimeout(timer);
+      env.cancel.removeEventListener('abort', onCancel);
+    };
+    // subscribed before CheckTx, as CometBFT does, so the including block cannot be missed
+    const off = env.driver.onBlock((e) => {
+      const i = e.txHashes.findIndex((h) => key.equals(h));
+      if (i < 0) return;
+      done();
+      resolve({ check_tx: checkTx, tx_result: execTxResultJSON(e.results.txResults[i]), hash: hex(hash), height: int(e.height) });
+    });
+    const timer = setTimeout(() => {
+      done();
+      reject(internalError('timed out waiting for tx to be included in a block'));
+    }, env.broadcastTxCommitTimeoutMs);
+    const onCancel = (): void => {
+      done();
+      reject(internalError(String(env.cancel.reason)));
+    };
+    env.cancel.addEventListener('abort', onCancel, { once: true });
+    let r: ResponseCheckTx;
+    try {
+      r = admit(env, tx);
+    } catch (e) {
+      done();
+      reject(internalError(`error on broadcastTxCommit: ${(e as Error).message}`));
+      return;
+    }
+    checkTx = checkTxJSON(r);
+    if (r.code !== 0) {
+      done();
+      resolve({ check_tx: checkTx, tx_result: execTxResultJSON(EMPTY_TX_RESULT), hash: hex(hash), height: '0' });
+    }
+  });
+}
+
+/** `ResultTx` (proofs are not produced: `prove` is ignored). */
+function resultTx(r: TxRecord): JsonObject {
+  return { hash: hex(r.hash), height: int(r.height), index: r.index, tx_result: execTxResultJSON(r.result), tx: Buffer.from(r.tx).toString('base64') };
+}
+
+function txByHash(env: RpcEnv, hash: Uint8Array | undefined): JsonObject {
+  if (hash === undefined || hash.length === 0) throw internalError('transaction hash cannot be empty');
+  const r = env.blockStore.txByHash(hash);
+  if (r === undefined || r.height > latestHeight(env)) throw internalError(`tx (${hex(hash)}) not found`);
+  return resultTx(r);
+}
+
+/** The kv indexer's search: a tx.hash condition decides alone; otherwise every condition must hold. */
+function search(env: RpcEnv, conditions: readonly Condition[]): TxRecord[] {
+  const byHash = conditions.find((c) => c.tag === TX_HASH);
+  if (byHash !== undefined) {
+    const text = byHash.operand?.kind === 'string' ? byHash.operand.value : byHash.operand?.kind === 'number' ? byHash.operand.text : '';
+    if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) throw internalError(`error during searching for a hash in the query: invalid hex ${JSON.stringify(text)}`);
+    const r = env.blockStore.txByHash(Buffer.from(text, 'hex'));
+    return r !== undefined && r.height <= latestHeight(env) ? [r] : [];
+  }
+  const [lo, hi] = heightBounds(conditions, TX_HEIGHT, env.blockStore.base < 1n ? 1n : env.blockStore.base, latestHeight(env));
+  const out: TxRecord[] = [];
+  // heights without txs cost one index range read; only blocks with txs are decoded
+  for (let h = lo; h <= hi; h++) {
+    const hashes = env.blockStore.txsByHeight(h);
+    if (hashes.length === 0) continue;
+    const block = env.blockStore.block(h);
+    const results = env.blockStore.results(h);
+    if (block === undefined || results === undefined) continue;
+    hashes.forEach((hash, index) => {
+      const result = results.txResults[index];
+      const ok = conditions.every((c) => (c.tag === TX_HEIGHT ? matchValue(c, h.toString()) : matchEvents(c, result.events)));
+      if (ok) out.push({ hash, height: h, index, tx: block.data.txs[index], result });
+    });
+  }
+  return out;
+}
+
+function txSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, perPageArg: bigint | undefined, orderBy: string): JsonObject {
+  let conditions: Condition[];
+  try {
+    conditions = searchConditions(query, orderBy);
+  } catch (e) {
+    if (e instanceof QueryError) throw internalError(e.message);
+    throw e;
+  }
+  const found = search(env, conditions);
+  // the scan is in ascending (height, index) order already
+  if (orderBy === 'desc') found.reverse();
+  const per = perPage(perPageArg);
+  const skip = (page(pageArg, per, found.length) - 1) * per;
+  return { txs: found.slice(skip, skip + per).map(resultTx), total_count: int(found.length) };
+}
+
+function unconfirmed(env: RpcEnv, limit: number | undefined): JsonObject {
+  const all = limit === undefined ? [] : env.mempool.reap(-1).slice(0, limit);
+  return {
+    n_txs: int(all.length),
+    total: int(env.mempool.size()),
+    total_bytes: int(env.mempool.bytes()),
+    txs: limit === undefined ? null : all.map((tx) => Buffer.from(tx).toString('base64')),
+  };
+}
+
+export const txMethods: Readonly<Record<string, RpcMethod>> = {
+  broadcast_tx_sync: method({ tx: 'bytes' }, (a, env) => {
+    const tx = a.tx ?? new Uint8Array(0);
+    return broadcastResult(admit(env, tx), txHash(tx));
+  }),
+  broadcast_tx_async: method({ tx: 'bytes' }, (a, env) => broadcastAsync(env, a.tx ?? new Uint8Array(0))),
+  broadcast_tx_commit: method({ tx: 'bytes' }, (a, env) => broadcastCommit(env, a.tx ?? new Uint8Array(0))),
+  tx: method({ hash: 'bytes', prove: 'bool' }, (a, env) => txByHash(env, a.hash)),
+  tx_search: method({ query: 'string', prove: 'bool', page: 'int', per_page: 'int', order_by: 'string' }, (a, env) =>
+    txSearch(env, a.query ?? '', a.page, a.per_page, a.order_by ?? ''),
+  ),
+  unconfirmed_txs: method({ limit: 'int' }, (a, env) => unconfirmed(env, perPage(a.limit))),
+  num_unconfirmed_txs: method({}, (_a, env) => unconfirmed(env, undefined)),
+};
