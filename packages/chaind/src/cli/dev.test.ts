@@ -17,7 +17,7 @@ const chaind = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], {
 test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and --reset starts afresh', async () => {
   const home = join(mkdtempSync(join(tmpdir(), 'chaind-dev-')), 'home');
   dirs.push(join(home, '..'));
-  const first = chaind(['dev', '--home', home, '--halt-height', '2', '--api.enable', 'false', '--grpc.enable', 'false']);
+  const first = chaind(['dev', '--home', home, '--halt-height', '2', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(first.status, 0, first.stderr);
   assert.match(first.stdout, /created a development chain/);
   assert.match(first.stdout, /chain chain-dev-1/);
@@ -30,12 +30,12 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
     assert.equal(listed.find((k) => k.name === name)?.address, acc.address, `${name} is the documented dev key`);
   }
   // the second run continues the same chain
-  const second = chaind(['dev', '--home', home, '--halt-height', '4', '--api.enable', 'false', '--grpc.enable', 'false']);
+  const second = chaind(['dev', '--home', home, '--halt-height', '4', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(second.status, 0, second.stderr);
   assert.doesNotMatch(second.stdout, /created a development chain/);
   assert.match(second.stderr, /committed block height=3\b/);
   // --reset starts again from height 1
-  const reset = chaind(['dev', '--home', home, '--reset', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false']);
+  const reset = chaind(['dev', '--home', home, '--reset', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(reset.status, 0, reset.stderr);
   assert.match(reset.stdout, /created a development chain/);
   assert.match(reset.stderr, /committed block height=1\b/);

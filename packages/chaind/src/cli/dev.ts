@@ -76,9 +76,10 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
       printLine(`chaind dev: chain ${DEV_CHAIN_ID}, home ${home}`);
       for (const s of node.servers) printLine(`  ${s.name.padEnd(8)} ${s.url}`);
       printLine('try:');
+      const rpc = node.servers.find((s) => s.name === 'json-rpc')?.url ?? 'http://127.0.0.1:26657';
+      printLine(`  curl -s ${rpc}/status`);
+      printLine(`  curl -s '${rpc}/abci_query?path="/chain.upgrade.v1beta1.Query/CurrentPlan"'`);
       printLine(`  chaind keys list --keyring-backend test --home ${home}`);
-      printLine(`  chaind genesis validate --home ${home}`);
-      printLine(`  chaind start --home ${home}   # the same chain, without dev's set-up`);
     });
   });
 }

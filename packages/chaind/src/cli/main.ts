@@ -6,6 +6,7 @@ import { registerGenesisCommands } from './genesis.ts';
 import { registerInitCommand } from './init.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerStartCommand } from './start.ts';
+import { startNodeServers } from '../node/servers.ts';
 
 const program = new Command('chaind')
   .description('chaind: an application-specific blockchain node with Cosmos-compatible chain upgrades')
@@ -23,8 +24,8 @@ program
 registerInitCommand(program);
 registerGenesisCommands(program);
 registerKeysCommands(program);
-registerStartCommand(program);
-registerDevCommand(program);
+registerStartCommand(program, startNodeServers);
+registerDevCommand(program, startNodeServers);
 
 try {
   await program.parseAsync(process.argv);

@@ -36,11 +36,11 @@ const lastHeight = (log: string): number => Math.max(0, ...[...log.matchAll(/com
 
 test('start produces blocks, stops at --halt-height with exit 0, and a restart resumes at the next height', () => {
   const home = newHome();
-  const first = chaind(['start', '--home', home, '--halt-height', '3', '--api.enable', 'false', '--grpc.enable', 'false']);
+  const first = chaind(['start', '--home', home, '--halt-height', '3', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(first.status, 0, first.stderr);
   assert.equal(lastHeight(first.stderr), 3);
   assert.match(first.stderr, /node stopped \(halt-height\) height=3/);
-  const second = chaind(['start', '--home', home, '--halt-height', '6', '--api.enable', 'false', '--grpc.enable', 'false']);
+  const second = chaind(['start', '--home', home, '--halt-height', '6', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(second.status, 0, second.stderr);
   assert.doesNotMatch(second.stderr, /committed block height=[123]\b/, 'no block is produced twice');
   assert.equal(lastHeight(second.stderr), 6);
@@ -48,17 +48,31 @@ test('start produces blocks, stops at --halt-height with exit 0, and a restart r
 
 test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts from there', async () => {
   const home = newHome();
-  const child = spawn(process.execPath, [BIN, 'start', '--home', home, '--api.enable', 'false', '--grpc.enable', 'false'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start', '--home', home, '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
+  let checked = false;
   child.stderr.on('data', (d: Buffer) => {
     log += d.toString();
-    if (lastHeight(log) >= 4 && !child.killed) child.kill('SIGTERM');
+    if (lastHeight(log) >= 4 && checked && !child.killed) child.kill('SIGTERM');
   });
+  // the JSON-RPC server answers while the node runs
+  const url = await new Promise<string>((res) => {
+    const check = (): void => {
+      const m = /json-rpc server listening url=(\S+)/.exec(log);
+      if (m) res(m[1]);
+      else setTimeout(check, 20);
+    };
+    check();
+  });
+  const status = (await (await fetch(`${url}/status`)).json()) as { result: { node_info: { network: string; version: string } } };
+  assert.equal(status.result.node_info.network, 'start-test-1');
+  assert.match(status.result.node_info.version, /^0\.38\./);
+  checked = true;
   const code: number | null = await new Promise((res) => child.on('exit', res));
   assert.equal(code, 0, log);
   assert.match(log, /received SIGTERM/);
   const stoppedAt = lastHeight(log);
-  const next = chaind(['start', '--home', home, '--halt-height', String(stoppedAt + 2), '--api.enable', 'false', '--grpc.enable', 'false']);
+  const next = chaind(['start', '--home', home, '--halt-height', String(stoppedAt + 2), '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(next.status, 0, next.stderr);
   assert.match(next.stderr, new RegExp(`committed block height=${stoppedAt + 1}\\b`));
 });

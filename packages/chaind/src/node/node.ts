@@ -34,6 +34,9 @@ export interface NodeServer {
 
 /** Everything a server needs from the node. */
 export interface NodeParts {
+  readonly home: string;
+  /** This node's consensus key (ed25519 public key). */
+  readonly validatorPubKey: Uint8Array;
   readonly config: LoadedConfig;
   readonly addresses: ServerAddresses;
   readonly genesis: GenesisDoc;
@@ -115,7 +118,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await closeStores();
     throw new NodeStartError(stopResultFromError(e, chain.app.lastBlockHeight));
   }
-  const parts: NodeParts = { config, addresses, genesis, chain, blockStore, mempool, driver, logger };
+  const parts: NodeParts = { home: o.home, validatorPubKey: key.pubKey, config, addresses, genesis, chain, blockStore, mempool, driver, logger };
   let servers: NodeServer[] = [];
   try {
     servers = await startServers(parts);

@@ -1,0 +1,28 @@
+import { nodeIdOf, readNodeKey } from '../cli/node-keys.ts';
+import type { NodeParts, NodeServer } from './node.ts';
+import { startRpcServer } from './rpc/index.ts';
+
+/** The servers `chaind start` runs: JSON-RPC always; REST and gRPC when enabled. */
+export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
+  const servers: NodeServer[] = [];
+  try {
+    const nodeKey = await readNodeKey(p.home);
+    const rpc = await startRpcServer({
+      host: p.addresses.rpc.host,
+      port: p.addresses.rpc.port,
+      driver: p.driver,
+      blockStore: p.blockStore,
+      app: p.chain.app,
+      mempool: p.mempool,
+      genesis: p.genesis,
+      nodeInfo: { id: nodeIdOf(nodeKey.pubKey), moniker: p.config.node.moniker, validatorPubKey: p.validatorPubKey },
+      logger: p.logger,
+    });
+    servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
+    return servers;
+  } catch (e) {
+    // a port in use must not leave the other servers listening
+    for (const s of servers) await s.close();
+    throw e;
+  }
+}
