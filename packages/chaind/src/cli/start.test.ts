@@ -48,25 +48,34 @@ test('start produces blocks, stops at --halt-height with exit 0, and a restart r
 
 test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts from there', async () => {
   const home = newHome();
-  const child = spawn(process.execPath, [BIN, 'start', '--home', home, '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
   let checked = false;
   child.stderr.on('data', (d: Buffer) => {
     log += d.toString();
     if (lastHeight(log) >= 4 && checked && !child.killed) child.kill('SIGTERM');
   });
-  // the JSON-RPC server answers while the node runs
-  const url = await new Promise<string>((res) => {
-    const check = (): void => {
-      const m = /json-rpc server listening url=(\S+)/.exec(log);
-      if (m) res(m[1]);
-      else setTimeout(check, 20);
-    };
-    check();
-  });
-  const status = (await (await fetch(`${url}/status`)).json()) as { result: { node_info: { network: string; version: string } } };
+  // the JSON-RPC, REST and gRPC servers answer while the node runs
+  const listening = (name: string): Promise<string> =>
+    new Promise<string>((res) => {
+      const check = (): void => {
+        const m = new RegExp(`${name} server listening (?:url|address)=(\\S+)`).exec(log);
+        if (m) res(m[1]);
+        else setTimeout(check, 20);
+      };
+      check();
+    });
+  const rpc = await listening('RPC');
+  const status = (await (await fetch(`${rpc}/status`)).json()) as { result: { node_info: { network: string; version: string } } };
   assert.equal(status.result.node_info.network, 'start-test-1');
   assert.match(status.result.node_info.version, /^0\.38\./);
+  const rest = await listening('REST');
+  assert.deepEqual(await (await fetch(`${rest}/chain/upgrade/v1beta1/current_plan`)).json(), { plan: null });
+  assert.match(await listening('gRPC'), /^127\.0\.0\.1:\d+$/);
   checked = true;
   const code: number | null = await new Promise((res) => child.on('exit', res));
   assert.equal(code, 0, log);

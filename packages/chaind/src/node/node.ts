@@ -127,7 +127,6 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await closeStores();
     throw e;
   }
-  for (const s of servers) logger.info(`${s.name} server listening`, { url: s.url });
   let closing: Promise<SoloStopResult> | undefined;
   const shutdown = (result: SoloStopResult): Promise<SoloStopResult> =>
     (closing ??= (async () => {

@@ -1,5 +1,7 @@
 import { nodeIdOf, readNodeKey } from '../cli/node-keys.ts';
 import type { NodeParts, NodeServer } from './node.ts';
+import { startGrpcServer } from './grpc/index.ts';
+import { startRestServer } from './rest/index.ts';
 import { startRpcServer } from './rpc/index.ts';
 
 /** The servers `chaind start` runs: JSON-RPC always; REST and gRPC when enabled. */
@@ -19,6 +21,14 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
       logger: p.logger,
     });
     servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
+    if (p.addresses.api.enable) {
+      const rest = await startRestServer({ host: p.addresses.api.address.host, port: p.addresses.api.address.port, app: p.chain.app, logger: p.logger });
+      servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
+    }
+    if (p.addresses.grpc.enable) {
+      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, logger: p.logger });
+      servers.push({ name: 'grpc', url: grpc.address, close: () => grpc.close() });
+    }
     return servers;
   } catch (e) {
     // a port in use must not leave the other servers listening

@@ -1,0 +1,35 @@
+// The one query path both servers take (ARCHITECTURE.md "One query path"): the app's ABCI Query with
+// the gRPC method path and the request bytes, exactly as JSON-RPC abci_query does.
+import type { status } from '@grpc/grpc-js';
+import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
+import { grpcCodeOf } from './status.ts';
+
+/** What the servers need of the application (BaseApp has it). */
+export interface QueryApp {
+  query(req: RequestQuery): ResponseQuery;
+  readonly modules: { readonly queryRouter: { paths(): string[] } };
+}
+
+/** The header (REST) and metadata key (gRPC) that select and report the query height, as the Cosmos SDK's. */
+export const HEIGHT_HEADER = 'x-cosmos-block-height';
+
+export type QueryResult =
+  | { readonly ok: true; readonly value: Uint8Array; readonly height: bigint }
+  | { readonly ok: false; readonly code: status; readonly message: string; readonly height: bigint };
+
+export class HeightError extends Error {
+  override readonly name = 'HeightError';
+}
+
+/** Parses the optional height header/metadata: absent → 0 (latest). */
+export function parseHeight(v: string | undefined): bigint {
+  if (v === undefined || v === '') return 0n;
+  if (!/^[0-9]+$/.test(v)) throw new HeightError(`invalid ${HEIGHT_HEADER} "${v}": expected a non-negative integer`);
+  return BigInt(v);
+}
+
+export function runQuery(app: QueryApp, path: string, data: Uint8Array, height: bigint): QueryResult {
+  const r = app.query({ path, data, height, prove: false });
+  if (r.code === 0) return { ok: true, value: r.value, height: r.height };
+  return { ok: false, code: grpcCodeOf(r.codespace, r.code, r.log), message: r.log, height: r.height };
+}

@@ -1,0 +1,182 @@
+// The REST server (ARCHITECTURE.md "Processes", :1317): the Cosmos gateway routes over the one query
+// path — build the protobuf request from the URL, ABCI Query under the gRPC method path, render the
+// response bytes as gateway JSON — and an OpenAPI 3 document with a UI at /swagger.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { status } from '@grpc/grpc-js';
+import { nopLogger, type Logger } from '@chaind/sdk/app';
+import type { DescMessage, Registry } from '@bufbuild/protobuf';
+import { CHAIND_VERSION } from '../../version.ts';
+import { loadDescriptors } from '../grpc/descriptors.ts';
+import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from '../grpc/query.ts';
+import { httpStatusOf } from '../grpc/status.ts';
+import { buildRequest, ParamError, renderGatewayJson, RenderError, type Params } from './gateway-json.ts';
+import { fastifyPath, GATEWAY_ROUTES, pathParamNames, type GatewayRoute } from './routes.ts';
+import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './schema.ts';
+
+export interface RestServerOptions {
+  /** Default 127.0.0.1: the node is not exposed unless configured to be. */
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly app: QueryApp;
+  readonly logger?: Logger;
+}
+
+export interface RestServer {
+  /** `http://host:port` actually bound. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The body of every error, as grpc-gateway writes a gRPC status. */
+export interface ErrorBody {
+  readonly code: number;
+  readonly message: string;
+  readonly details: readonly unknown[];
+}
+
+function sendError(reply: FastifyReply, code: status, message: string, http = httpStatusOf(code)): FastifyReply {
+  const body: ErrorBody = { code, message, details: [] };
+  return reply.code(http).type('application/json; charset=utf-8').send(body);
+}
+
+/** An HTTP status Fastify chose (a 4xx of its own) → the nearest gRPC code for the body. */
+function grpcCodeOfHttp(http: number): status {
+  if (http === 404) return status.NOT_FOUND;
+  if (http === 401) return status.UNAUTHENTICATED;
+  if (http === 403) return status.PERMISSION_DENIED;
+  if (http === 405 || http === 501) return status.UNIMPLEMENTED;
+  if (http === 413 || http === 429) return status.RESOURCE_EXHAUSTED;
+  if (http >= 400 && http < 500) return status.INVALID_ARGUMENT;
+  return status.INTERNAL;
+}
+
+const CONTEXTS: Readonly<Record<string, string>> = { params: 'path parameter', querystring: 'query parameter', headers: 'header' };
+
+/** ajv's first complaint, named as the client wrote it: `invalid path parameter proposal_id: must match pattern "^[0-9]+$"`. */
+function validationMessage(err: FastifyError): string {
+  const v = err.validation?.[0];
+  const where = CONTEXTS[err.validationContext ?? ''] ?? 'request';
+  if (v === undefined) return `invalid ${where}: ${err.message}`;
+  const name = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const allowed = v.keyword === 'enum' && Array.isArray(v.params.allowedValues) ? ` (${v.params.allowedValues.join(', ')})` : '';
+  return `invalid ${where}${name === '' ? '' : ` ${name}`}: ${v.message ?? 'is not valid'}${allowed}`;
+}
+
+interface Bound {
+  readonly route: GatewayRoute;
+  readonly request: DescMessage;
+  readonly response: DescMessage;
+}
+
+/** Resolves each route's request and response types from the descriptors; a route the app or the descriptors lack is a bug. */
+function bindRoutes(app: QueryApp, registry: Registry): Bound[] {
+  const served = new Set(app.modules.queryRouter.paths());
+  return GATEWAY_ROUTES.map((route) => {
+    if (!served.has(route.method)) throw new Error(`REST route ${route.path}: the app serves no ${route.method}`);
+    const [, svc, name] = route.method.split('/');
+    const m = registry.getService(svc)?.methods.find((x) => x.name === name);
+    if (m === undefined) throw new Error(`REST route ${route.path}: no descriptor for ${route.method}`);
+    return { route, request: m.input, response: m.output };
+  });
+}
+
+function registerRoute(f: FastifyInstance, b: Bound, app: QueryApp, registry: Registry, logger: Logger): void {
+  const names = pathParamNames(b.route.path);
+  const tag = b.route.path.split('/').slice(1, 4).join('.');
+  f.get(
+    fastifyPath(b.route.path),
+    {
+      schema: {
+        summary: b.route.summary,
+        description: `gRPC ${b.route.method}`,
+        operationId: b.route.method.slice(1).replace(/[./]/g, '_'),
+        tags: [tag],
+        ...(names.length > 0
+          ? { params: { type: 'object', properties: Object.fromEntries(names.map((n) => [n, pathParamSchema(b.request, n)])), required: names } }
+          : {}),
+        querystring: querySchema(b.request, new Set(names)),
+        headers: { type: 'object', properties: { [HEIGHT_HEADER]: { type: 'string', pattern: '^[0-9]+$', description: 'query height (latest when absent)' } } },
+        response: { 200: responseSchema(b.response), default: ERROR_SCHEMA },
+      },
+    },
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      let data: Uint8Array;
+      let height: bigint;
+      try {
+        data = buildRequest(b.request, req.params as Params, req.query as Params, registry);
+        const h = req.headers[HEIGHT_HEADER];
+        height = parseHeight(Array.isArray(h) ? h[0] : h);
+      } catch (e) {
+        if (e instanceof ParamError || e instanceof HeightError) return sendError(reply, status.INVALID_ARGUMENT, e.message);
+        throw e;
+      }
+      const r = runQuery(app, b.route.method, data, height);
+      reply.header(HEIGHT_HEADER, r.height.toString());
+      if (!r.ok) return sendError(reply, r.code, r.message);
+      try {
+        return reply.type('application/json; charset=utf-8').send(renderGatewayJson(b.response, r.value, registry));
+      } catch (e) {
+        // e.g. an Any of a type the descriptors lack: the node's fault, not the client's
+        if (e instanceof RenderError) {
+          logger.error('REST response cannot be rendered', { path: b.route.path, err: e.message });
+          return sendError(reply, status.INTERNAL, e.message);
+        }
+        throw e;
+      }
+    },
+  );
+}
+
+export async function startRestServer(o: RestServerOptions): Promise<RestServer> {
+  const host = o.host ?? '127.0.0.1';
+  const logger = o.logger ?? nopLogger;
+  const { registry } = loadDescriptors();
+  const bound = bindRoutes(o.app, registry);
+
+  // plan names and addresses can exceed find-my-way's default 100-character parameter limit
+  const f = Fastify({ logger: false, routerOptions: { maxParamLength: 1024 } });
+  // the handlers send ready gateway JSON: response schemas document it, they do not filter it
+  f.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
+  f.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err.validation !== undefined) return sendError(reply, status.INVALID_ARGUMENT, validationMessage(err), 400);
+    const http = err.statusCode ?? 500;
+    if (http >= 500) logger.error('REST request failed', { method: req.method, url: req.url, err: err.message });
+    return sendError(reply, grpcCodeOfHttp(http), http >= 500 ? `internal error: ${err.message}` : err.message, http);
+  });
+  f.setNotFoundHandler((req, reply) => sendError(reply, status.NOT_FOUND, `Not Found: no route for ${req.method} ${req.url.split('?')[0]}`, 404));
+  f.addHook('onResponse', async (req, reply) => {
+    logger.debug('REST request', { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+  });
+
+  await f.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'chaind REST API',
+        version: CHAIND_VERSION,
+        description:
+          'Cosmos gRPC-gateway compatible JSON: proto field names, 64-bit integers as strings, null for an absent message. ' +
+          `Errors: {"code": <gRPC code>, "message", "details"}. Header ${HEIGHT_HEADER} on every answer gives the state height.`,
+      },
+    },
+  });
+  await f.register(swaggerUi, { routePrefix: '/swagger' });
+  for (const b of bound) registerRoute(f, b, o.app, registry, logger);
+
+  await f.listen({ host, port: o.port });
+  const addr = f.server.address();
+  if (addr === null || typeof addr === 'string') throw new Error(`unexpected server address ${String(addr)}`);
+  const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  logger.info('REST server listening', { url, routes: bound.length });
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    close(): Promise<void> {
+      closed ??= f.close();
+      return closed;
+    },
+  };
+}
