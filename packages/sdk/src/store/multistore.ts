@@ -81,7 +81,7 @@ export class CommitMultiStore implements MultiStore {
   private writeSets = new Map<number, CacheKVStore>();
   private mounted: string[] = [];
   private loaded = false;
-  private hashCache: { writes: number; hashes: Registry; appHash: Uint8Array } | null = null;
+  private hashCache: { writes: number; hashes: Registry; appHash: Uint8Array; changed: boolean } | null = null;
   /** The loader staged store additions, renames or deletions for the next block. */
   private layoutStaged = false;
 
@@ -183,7 +183,7 @@ export class CommitMultiStore implements MultiStore {
   }
 
   /** Per-store hashes and the app hash the pending write set would commit to. */
-  private computeHashes(): { hashes: Registry; appHash: Uint8Array } {
+  private computeHashes(): { hashes: Registry; appHash: Uint8Array; changed: boolean } {
     let writes = 0;
     for (const ws of this.writeSets.values()) writes += ws.writes;
     if (this.hashCache !== null && this.hashCache.writes === writes) return this.hashCache;
@@ -196,7 +196,7 @@ export class CommitMultiStore implements MultiStore {
     }
     // an empty block over an unchanged layout keeps the last app hash: no rehash of every store
     const appHash = changed || this.last.height === 0n ? appHashOf(hashes) : this.last.appHash;
-    this.hashCache = { writes, hashes, appHash };
+    this.hashCache = { writes, hashes, appHash, changed };
     return this.hashCache;
   }
 
@@ -210,7 +210,7 @@ export class CommitMultiStore implements MultiStore {
   commit(height: bigint): CommitInfo {
     this.assertLoaded();
     if (height <= this.last.height) throw new StoreError(`cannot commit height ${height}: last committed height is ${this.last.height}`);
-    const { hashes, appHash } = this.computeHashes();
+    const { hashes, appHash, changed } = this.computeHashes();
     const working = this.working;
     this.env.transactionSync(() => {
       for (const [id, ws] of this.writeSets) {
@@ -230,7 +230,8 @@ export class CommitMultiStore implements MultiStore {
         const keys = [...this.data.getKeys({ start: prefix, end: prefixEnd(prefix) as Buffer })];
         for (const k of keys) this.data.removeSync(k);
       }
-      this.meta.putSync(META_REGISTRY, encodeRegistry(hashes));
+      // an empty block over an unchanged layout leaves the registry (names, ids, hashes) as it was
+      if (changed || this.last.height === 0n) this.meta.putSync(META_REGISTRY, encodeRegistry(hashes));
       this.meta.putSync(META_HEIGHT, Buffer.from(u64be(height)));
       this.meta.putSync(META_APPHASH, Buffer.from(appHash));
       const nid = Buffer.alloc(2);
