@@ -5,6 +5,7 @@ import { registerDevCommand } from './dev.ts';
 import { registerGenesisCommands } from './genesis.ts';
 import { registerInitCommand } from './init.ts';
 import { registerKeysCommands } from './keys.ts';
+import { registerQueryCommands } from './query/index.ts';
 import { registerStartCommand } from './start.ts';
 import { startNodeServers } from '../node/servers.ts';
 
@@ -26,6 +27,7 @@ registerGenesisCommands(program);
 registerKeysCommands(program);
 registerStartCommand(program, startNodeServers);
 registerDevCommand(program, startNodeServers);
+registerQueryCommands(program);
 
 try {
   await program.parseAsync(process.argv);

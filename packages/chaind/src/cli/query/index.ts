@@ -1,0 +1,18 @@
+// The read-only commands that ask a running node over its CometBFT JSON-RPC: `chaind query …` and `chaind status`.
+import type { Command } from 'commander';
+import { printLine } from '../common.ts';
+import { DEFAULT_NODE, RpcClient } from './rpc.ts';
+import { registerUpgradeQueries } from './upgrade.ts';
+
+export function registerQueryCommands(program: Command): void {
+  const query = program.command('query').alias('q').description('querying subcommands (read-only, over the node\'s JSON-RPC)');
+  registerUpgradeQueries(query);
+
+  program
+    .command('status')
+    .description("query the node's status (CometBFT /status) as JSON")
+    .option('--node <url>', 'the CometBFT JSON-RPC address of the node (tcp:// or http://)', DEFAULT_NODE)
+    .action(async (o: { node: string }) => {
+      printLine(JSON.stringify(await new RpcClient(o.node).call('status')));
+    });
+}

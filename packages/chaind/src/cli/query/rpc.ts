@@ -1,0 +1,127 @@
+// A small CometBFT JSON-RPC client for the read-only commands: POST JSON-RPC 2.0 with Node's fetch and a
+// timeout; every failure (unreachable node, JSON-RPC error, non-zero ABCI code) becomes a one-line UserError.
+import { Buffer } from 'node:buffer';
+import { Option, type Command } from 'commander';
+import { UserError } from '../common.ts';
+
+export const DEFAULT_NODE = 'tcp://localhost:26657';
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** `tcp://h:p`, `http(s)://h:p` or a bare `h:p` → the http(s) base URL (no trailing slash). */
+export function nodeUrl(node: string): string {
+  const s = node.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `http://${s}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new UserError(`invalid --node ${JSON.stringify(node)}: expected tcp://host:port or http://host:port`);
+  }
+  if (u.protocol === 'tcp:') u = new URL(`http://${u.host}${u.pathname === '/' ? '' : u.pathname}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new UserError(`invalid --node ${JSON.stringify(node)}: expected tcp://, http:// or https://`);
+  }
+  if (u.hostname === '') throw new UserError(`invalid --node ${JSON.stringify(node)}: no host`);
+  return u.toString().replace(/\/+$/, '');
+}
+
+/** Why fetch failed, in words: "connection refused", "host not found", … */
+function reason(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs / 1000}s`;
+  const code = err.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out';
+    default:
+      return err.cause?.message ?? err.message ?? String(e);
+  }
+}
+
+interface RpcReply {
+  result?: unknown;
+  error?: { code: number; message: string; data?: string };
+}
+
+export interface AbciQueryResponse {
+  code: number;
+  log: string;
+  value: string | null;
+  height: string;
+  codespace: string;
+}
+
+export class RpcClient {
+  readonly url: string;
+  readonly timeoutMs: number;
+  private nextId = 1;
+
+  constructor(node: string, timeoutMs = DEFAULT_TIMEOUT_MS) {
+    this.url = nodeUrl(node);
+    this.timeoutMs = timeoutMs;
+  }
+
+  async call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      throw new UserError(`cannot reach node at ${this.url}: ${reason(e, this.timeoutMs)}`);
+    }
+    let reply: RpcReply;
+    try {
+      reply = JSON.parse(text) as RpcReply;
+    } catch {
+      throw new UserError(`unexpected answer from node at ${this.url}: HTTP ${res.status}, not JSON-RPC`);
+    }
+    if (reply.error !== undefined) {
+      const { message, data } = reply.error;
+      throw new UserError(data !== undefined && data !== '' ? `${message}: ${data}` : message);
+    }
+    if (reply.result === undefined) throw new UserError(`unexpected answer from node at ${this.url}: no result`);
+    return reply.result;
+  }
+
+  /** abci_query of a gRPC method path with protobuf request bytes; the response bytes, or a UserError with the log. */
+  async abciQuery(path: string, request: Uint8Array): Promise<Uint8Array> {
+    const result = (await this.call('abci_query', { path, data: Buffer.from(request).toString('hex'), height: '0', prove: false })) as {
+      response?: AbciQueryResponse;
+    };
+    const r = result.response;
+    if (r === undefined) throw new UserError(`unexpected answer from node at ${this.url}: abci_query without a response`);
+    if (r.code !== 0) throw new UserError(r.log !== '' ? r.log : `query ${path} failed with code ${r.code}${r.codespace ? ` (${r.codespace})` : ''}`);
+    return new Uint8Array(Buffer.from(r.value ?? '', 'base64'));
+  }
+}
+
+export interface NodeOptions {
+  node: string;
+  output: string;
+}
+
+/** --node and -o/--output (text or json). */
+export function addNodeOptions(cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command {
+  return cmd
+    .option('--node <url>', 'the CometBFT JSON-RPC address of the node (tcp:// or http://)', DEFAULT_NODE)
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(defaultOutput));
+}

@@ -1,0 +1,114 @@
+// `chaind query upgrade …`: the upgrade module's queries over the node's JSON-RPC abci_query
+// (spec §4.3; Cosmos SDK x/upgrade client/cli behaviour).
+import { Buffer } from 'node:buffer';
+import type { Command } from 'commander';
+import type { Any } from '@chaind/sdk/gen/google/protobuf/any';
+import type { Timestamp } from '@chaind/sdk/gen/google/protobuf/timestamp';
+import {
+  QueryAppliedPlanRequest,
+  QueryAppliedPlanResponse,
+  QueryAuthorityRequest,
+  QueryAuthorityResponse,
+  QueryCurrentPlanRequest,
+  QueryCurrentPlanResponse,
+  QueryModuleVersionsRequest,
+  QueryModuleVersionsResponse,
+} from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
+import { UserError } from '../common.ts';
+import { printOutput } from './format.ts';
+import { addNodeOptions, RpcClient, type NodeOptions } from './rpc.ts';
+
+const SERVICE = '/chain.upgrade.v1beta1.Query';
+
+/** RFC 3339 as protobuf JSON renders it (0, 3, 6 or 9 fractional digits); unset → the zero time. */
+export function timestampJSON(t: Timestamp | undefined): string {
+  if (t === undefined) return '0001-01-01T00:00:00Z';
+  const ms = Number(t.seconds) * 1000;
+  const iso = new Date(ms).toISOString(); // yyyy-mm-ddThh:mm:ss.000Z
+  const base = iso.slice(0, 19);
+  const nanos = t.nanos;
+  if (nanos === 0) return `${base}Z`;
+  let frac = nanos.toString().padStart(9, '0');
+  if (frac.endsWith('000000')) frac = frac.slice(0, 3);
+  else if (frac.endsWith('000')) frac = frac.slice(0, 6);
+  return `${base}.${frac}Z`;
+}
+
+const anyJSON = (a: Any | undefined): unknown =>
+  a === undefined ? null : { type_url: a.typeUrl, value: Buffer.from(a.value).toString('base64') };
+
+/** A Plan with its proto (snake_case) field names, int64 as a string. */
+export function planJSON(p: Plan): Record<string, unknown> {
+  return {
+    name: p.name,
+    time: timestampJSON(p.time),
+    height: p.height.toString(),
+    info: p.info,
+    upgraded_client_state: anyJSON(p.upgradedClientState),
+  };
+}
+
+async function query<Req, Res>(
+  rpc: RpcClient,
+  method: string,
+  req: Req,
+  codec: { req: { encode(m: Req): { finish(): Uint8Array } }; res: { decode(b: Uint8Array): Res } },
+): Promise<Res> {
+  return codec.res.decode(await rpc.abciQuery(`${SERVICE}/${method}`, codec.req.encode(req).finish()));
+}
+
+interface BlockMeta {
+  block_id: unknown;
+  block_size: string;
+  header: unknown;
+  num_txs: string;
+}
+
+export function registerUpgradeQueries(queryCmd: Command): void {
+  const upgrade = queryCmd.command('upgrade').description('querying commands for the upgrade module');
+
+  addNodeOptions(upgrade.command('plan').description('get the upgrade plan (if one exists)')).action(async (o: NodeOptions) => {
+    const res = await query(new RpcClient(o.node), 'CurrentPlan', {}, { req: QueryCurrentPlanRequest, res: QueryCurrentPlanResponse });
+    if (res.plan === undefined) throw new UserError('no upgrade scheduled');
+    printOutput(planJSON(res.plan), o.output);
+  });
+
+  addNodeOptions(
+    upgrade
+      .command('applied')
+      .description('the block header of the height at which a completed upgrade was applied')
+      .argument('<upgrade-name>', 'the name of the applied upgrade'),
+    'json',
+  ).action(async (name: string, o: NodeOptions) => {
+    const rpc = new RpcClient(o.node);
+    const res = await query(rpc, 'AppliedPlan', { name }, { req: QueryAppliedPlanRequest, res: QueryAppliedPlanResponse });
+    if (res.height === 0n) throw new UserError('no upgrade found');
+    const h = res.height.toString();
+    const chain = (await rpc.call('blockchain', { minHeight: h, maxHeight: h })) as { block_metas?: BlockMeta[] };
+    const meta = chain.block_metas?.[0];
+    if (meta === undefined) throw new UserError(`no headers returned for height ${h}`);
+    const { block_id, block_size, header, num_txs } = meta;
+    printOutput({ block_id, block_size, header, num_txs }, o.output, true);
+  });
+
+  addNodeOptions(
+    upgrade
+      .command('module_versions')
+      .description('get the list of module versions; with a module name, only that module')
+      .argument('[module_name]', 'the module to show'),
+  ).action(async (moduleName: string | undefined, o: NodeOptions) => {
+    const res = await query(
+      new RpcClient(o.node),
+      'ModuleVersions',
+      { moduleName: moduleName ?? '' },
+      { req: QueryModuleVersionsRequest, res: QueryModuleVersionsResponse },
+    );
+    printOutput({ module_versions: res.moduleVersions.map((v) => ({ name: v.name, version: v.version.toString() })) }, o.output);
+  });
+
+  addNodeOptions(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: NodeOptions) => {
+    const res = await query(new RpcClient(o.node), 'Authority', {}, { req: QueryAuthorityRequest, res: QueryAuthorityResponse });
+    printOutput({ address: res.address }, o.output);
+  });
+}
