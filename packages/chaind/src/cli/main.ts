@@ -7,6 +7,7 @@ import { registerInitCommand } from './init.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerQueryCommands } from './query/index.ts';
 import { registerStartCommand } from './start.ts';
+import { registerTxCommands } from './tx/index.ts';
 import { startNodeServers } from '../node/servers.ts';
 
 const program = new Command('chaind')
@@ -28,6 +29,7 @@ registerKeysCommands(program);
 registerStartCommand(program, startNodeServers);
 registerDevCommand(program, startNodeServers);
 registerQueryCommands(program);
+registerTxCommands(program);
 
 try {
   await program.parseAsync(process.argv);

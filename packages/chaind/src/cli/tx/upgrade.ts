@@ -1,0 +1,186 @@
+// `chaind tx upgrade software-upgrade|cancel-software-upgrade`: a gov v1 MsgSubmitProposal carrying the
+// upgrade module's MsgSoftwareUpgrade or MsgCancelUpgrade, authority = the gov module account (spec §4.3;
+// Cosmos SDK x/upgrade client/cli, reference §7).
+import type { Command } from 'commander';
+import { QueryParamsRequest, QueryParamsResponse } from 'cosmjs-types/cosmos/gov/v1/query';
+import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
+import type { Duration } from 'cosmjs-types/google/protobuf/duration';
+import { moduleAddress } from '@chaind/sdk/crypto';
+import { MsgCancelUpgrade, MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
+import { MSG_CANCEL_UPGRADE, MSG_SOFTWARE_UPGRADE, minCancellableUpgradeHeight, validatePlanName } from '@chaind/sdk/x/upgrade';
+import { printErrLine, UserError } from '../common.ts';
+import type { RpcClient } from '../query/rpc.ts';
+import { addressArg, addTxOptions, coinsArg, latestHeight, runTx, type TxMsg, type TxOptions } from './client.ts';
+
+/**
+ * The block interval assumed to turn the gov periods into blocks for the cancel-window warning: the chain
+ * does not publish its block time, so 1 s (CometBFT's default timeout_commit scale) is assumed.
+ */
+export const ASSUMED_BLOCK_INTERVAL_MS = 1000n;
+
+const PLATFORM = /^[a-z0-9_.-]+\/[a-z0-9_.-]+$/i;
+const CHECKSUM = /^[a-z0-9]+:[0-9a-f]+$/i;
+
+/**
+ * Client-side checks of --upgrade-info (Cosmos `plan.ParseInfo` without the downloads): not blank; when it
+ * is JSON with a `binaries` object, at least one entry, each key `any` or `os/arch`, each value a URL with a
+ * `checksum=<algo>:<hex>` query parameter (unless checksums are not required). Left out on purpose: fetching
+ * an info that is itself a URL, and downloading each binary to check its checksum and that it holds the
+ * daemon — this CLI never downloads anything.
+ */
+export function validateUpgradeInfo(info: string, checksumRequired = true): void {
+  const s = info.trim();
+  if (s === '') throw new UserError('invalid --upgrade-info: plan info must not be blank');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(s);
+  } catch {
+    return; // not JSON (a URL or free text): nothing more is checked client-side
+  }
+  if (typeof parsed !== 'object' || parsed === null || !('binaries' in parsed)) return;
+  const binaries = (parsed as { binaries: unknown }).binaries;
+  if (typeof binaries !== 'object' || binaries === null || Array.isArray(binaries)) throw new UserError('invalid --upgrade-info: "binaries" must be an object of platform → URL');
+  const entries = Object.entries(binaries as Record<string, unknown>);
+  if (entries.length === 0) throw new UserError('invalid --upgrade-info: no "binaries" entries');
+  for (const [platform, url] of entries) {
+    if (platform !== 'any' && !PLATFORM.test(platform)) throw new UserError(`invalid --upgrade-info: platform key ${JSON.stringify(platform)} must be "any" or "os/arch"`);
+    if (typeof url !== 'string') throw new UserError(`invalid --upgrade-info: the URL for ${platform} must be a string`);
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      throw new UserError(`invalid --upgrade-info: the URL for ${platform} is not a valid URL: ${url}`);
+    }
+    if (!checksumRequired) continue;
+    const checksum = u.searchParams.get('checksum');
+    if (checksum === null) throw new UserError(`invalid --upgrade-info: the URL for ${platform} has no checksum=<algo>:<hex> parameter: ${url}`);
+    if (!CHECKSUM.test(checksum)) throw new UserError(`invalid --upgrade-info: the checksum ${JSON.stringify(checksum)} of the URL for ${platform} is not <algo>:<hex>: ${url}`);
+  }
+}
+
+const durationMs = (d: Duration | undefined): bigint => (d === undefined ? 0n : d.seconds * 1000n + BigInt(Math.floor(d.nanos / 1e6)));
+
+/** Warns on stderr when the upgrade height leaves no time to cancel it (spec §3 rule 2). */
+async function warnIfNotCancellable(rpc: RpcClient, height: bigint): Promise<void> {
+  const params = async (paramsType: string): Promise<QueryParamsResponse> =>
+    QueryParamsResponse.decode(await rpc.abciQuery('/cosmos.gov.v1.Query/Params', QueryParamsRequest.encode({ paramsType }).finish()));
+  const voting = await params('voting');
+  const deposit = await params('deposit');
+  const min = minCancellableUpgradeHeight({
+    proposalStartHeight: await latestHeight(rpc),
+    votingPeriodMs: durationMs(voting.params?.votingPeriod ?? voting.votingParams?.votingPeriod),
+    depositPeriodMs: durationMs(deposit.params?.maxDepositPeriod ?? deposit.depositParams?.maxDepositPeriod),
+    safetyDeltaMs: 0n,
+    blockIntervalMs: ASSUMED_BLOCK_INTERVAL_MS,
+  });
+  if (height < min) {
+    printErrLine(
+      `WARNING: upgrade height ${height} is below ${min}, the lowest height at which the upgrade could still be cancelled by governance (2 × (voting period + deposit period) after now, assuming ${ASSUMED_BLOCK_INTERVAL_MS} ms blocks)`,
+    );
+  }
+}
+
+interface ProposalOptions extends TxOptions {
+  title?: string;
+  summary: string;
+  deposit?: string;
+  metadata: string;
+  expedited?: boolean;
+  authority?: string;
+}
+
+interface SoftwareUpgradeOptions extends ProposalOptions {
+  upgradeHeight?: string;
+  upgradeInfo: string;
+  validate: boolean;
+  checksumRequired: boolean;
+}
+
+function addProposalOptions(cmd: Command): Command {
+  return addTxOptions(
+    cmd
+      .option('--title <text>', 'the proposal title (required)')
+      .option('--summary <text>', 'the proposal summary', '')
+      .option('--deposit <coins>', 'the deposit of the proposal, e.g. 10000000stake')
+      .option('--metadata <text>', 'the proposal metadata', '')
+      .option('--expedited', 'an expedited proposal')
+      .option('--authority <address>', 'the authority of the upgrade message (default: the gov module account)'),
+  );
+}
+
+function proposal(o: ProposalOptions, content: TxMsg): (proposer: string) => TxMsg[] {
+  if (o.title === undefined || o.title.trim() === '') throw new UserError('--title is required');
+  const initialDeposit = coinsArg(o.deposit, '--deposit');
+  return (proposer) => [
+    {
+      any: {
+        typeUrl: '/cosmos.gov.v1.MsgSubmitProposal',
+        value: MsgSubmitProposal.encode({
+          messages: [content.any],
+          initialDeposit,
+          proposer,
+          metadata: o.metadata,
+          title: o.title ?? '',
+          summary: o.summary,
+          expedited: o.expedited === true,
+        }).finish(),
+      },
+      json: {
+        messages: [{ '@type': content.any.typeUrl, ...content.json }],
+        initial_deposit: initialDeposit,
+        proposer,
+        metadata: o.metadata,
+        title: o.title,
+        summary: o.summary,
+        expedited: o.expedited === true,
+      },
+    },
+  ];
+}
+
+const authorityOf = (o: ProposalOptions): string => (o.authority !== undefined ? addressArg(o.authority, '--authority') : moduleAddress('gov'));
+
+export function registerUpgradeTxCommands(tx: Command): void {
+  const upgrade = tx.command('upgrade').description('upgrade transaction subcommands (governance proposals)');
+
+  addProposalOptions(
+    upgrade
+      .command('software-upgrade')
+      .alias('software-proposal')
+      .description('submit a governance proposal to schedule a software upgrade')
+      .argument('<name>', 'the upgrade (plan) name')
+      .option('--upgrade-height <height>', 'the height at which the upgrade must happen (required)')
+      .option('--upgrade-info <info>', 'the plan info: JSON {"binaries":{"os/arch":"url?checksum=sha256:…"}} or a URL', '')
+      .option('--no-validate', 'skip the checks of --upgrade-info')
+      .option('--no-checksum-required', 'accept binaries URLs without a checksum'),
+  ).action(async (name: string, o: SoftwareUpgradeOptions) => {
+    try {
+      validatePlanName(name);
+    } catch (e) {
+      throw new UserError(`invalid upgrade name: ${(e as Error).message}`);
+    }
+    const h = o.upgradeHeight;
+    if (h === undefined) throw new UserError('--upgrade-height is required');
+    if (!/^\d+$/.test(h.trim()) || BigInt(h.trim()) <= 0n) throw new UserError(`invalid --upgrade-height ${JSON.stringify(h)}: expected a height > 0`);
+    const height = BigInt(h.trim());
+    if (o.validate) validateUpgradeInfo(o.upgradeInfo, o.checksumRequired);
+    const authority = authorityOf(o);
+    const plan = { name, height, info: o.upgradeInfo, time: undefined, upgradedClientState: undefined };
+    const msgs = proposal(o, {
+      any: { typeUrl: MSG_SOFTWARE_UPGRADE, value: MsgSoftwareUpgrade.encode({ authority, plan }).finish() },
+      json: { authority, plan: { name, height: height.toString(), info: o.upgradeInfo } },
+    });
+    await runTx(o, msgs, (rpc) => warnIfNotCancellable(rpc, height));
+  });
+
+  addProposalOptions(
+    upgrade.command('cancel-software-upgrade').description('submit a governance proposal to cancel the scheduled software upgrade'),
+  ).action(async (o: ProposalOptions) => {
+    const authority = authorityOf(o);
+    const msgs = proposal(o, {
+      any: { typeUrl: MSG_CANCEL_UPGRADE, value: MsgCancelUpgrade.encode({ authority }).finish() },
+      json: { authority },
+    });
+    await runTx(o, msgs);
+  });
+}
