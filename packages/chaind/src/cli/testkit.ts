@@ -1,6 +1,6 @@
 // For the CLI tests: the real `chaind` binary run as a child process in throw-away homes.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,4 +70,33 @@ export function tempDir(): string {
 
 export function removeTempDirs(): void {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** A running node child: its JSON-RPC url once it listens, and everything it has logged so far. */
+export interface WatchedNode {
+  readonly url: Promise<string>;
+  log(): string;
+}
+
+/** Collects a node child's stderr and resolves its RPC url from the `RPC server listening url=` line. */
+export function watchNode(child: ChildProcess, what: string): WatchedNode {
+  let log = '';
+  const url = new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no RPC url within 60s:\n${log}`)), 60_000);
+    child.stderr?.on('data', (d: Buffer) => {
+      log += d.toString();
+      const m = /RPC server listening url=(\S+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`${what} exited (${code}):\n${log}`));
+    });
+  });
+  // a rejection after the url resolved (the node exiting later) is expected, not an error
+  url.catch(() => {});
+  return { url, log: () => log };
 }

@@ -12,6 +12,7 @@ import { moduleAddress } from '@chaind/sdk/crypto';
 import { nodeUrl } from './rpc.ts';
 import { toText } from './format.ts';
 import { timestampJSON } from './upgrade.ts';
+import { watchNode } from '../testkit.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/chaind.js', import.meta.url));
 
@@ -71,19 +72,7 @@ describe('against a running chaind dev node', () => {
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     node = child;
-    let log = '';
-    url = await new Promise<string>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no RPC url within 60s:\n${log}`)), 60_000);
-      child.stderr.on('data', (d: Buffer) => {
-        log += d.toString();
-        const m = /RPC server listening url=(\S+)/.exec(log);
-        if (m) {
-          clearTimeout(timer);
-          res(m[1]);
-        }
-      });
-      child.on('exit', (code) => rej(new Error(`chaind dev exited (${code}):\n${log}`)));
-    });
+    url = await watchNode(child, 'chaind dev').url;
   });
   after(async () => {
     if (node !== undefined && node.exitCode === null) {

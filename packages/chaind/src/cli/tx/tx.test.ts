@@ -12,6 +12,7 @@ import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/b
 import { Keyring } from '@chaind/sdk/keyring';
 import { RpcClient } from '../query/rpc.ts';
 import { validateUpgradeInfo } from './upgrade.ts';
+import { watchNode, type WatchedNode } from '../testkit.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/chaind.js', import.meta.url));
 const HEX64 = 'ab'.repeat(32);
@@ -55,7 +56,8 @@ describe('the upgrade story against a chaind start node', () => {
   let home = '';
   let node: ChildProcess | undefined;
   let exited: Promise<number | null> = Promise.resolve(null);
-  let log = '';
+  let watched: WatchedNode | undefined;
+  const log = (): string => watched?.log() ?? '';
   let url = '';
   const keyFlags = (): string[] => ['--home', home, '--keyring-backend', 'test', '--node', url];
 
@@ -81,18 +83,8 @@ describe('the upgrade story against a chaind start node', () => {
     });
     node = child;
     exited = new Promise((res) => child.once('exit', (code) => res(code)));
-    url = await new Promise<string>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no RPC url within 60s:\n${log}`)), 60_000);
-      child.stderr.on('data', (d: Buffer) => {
-        log += d.toString();
-        const m = /RPC server listening url=(\S+)/.exec(log);
-        if (m) {
-          clearTimeout(timer);
-          res(m[1]);
-        }
-      });
-      child.once('exit', (code) => rej(new Error(`chaind start exited (${code}):\n${log}`)));
-    });
+    watched = watchNode(child, 'chaind start');
+    url = await watched.url;
   });
   after(async () => {
     if (node !== undefined && node.exitCode === null) {
@@ -161,8 +153,8 @@ describe('the upgrade story against a chaind start node', () => {
     let timer: NodeJS.Timeout | undefined;
     const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 90_000)))]);
     clearTimeout(timer);
-    assert.equal(code, 10, log.slice(-3000));
-    assert.match(log, new RegExp(`UPGRADE "v2" NEEDED at height: ${H}: `));
+    assert.equal(code, 10, log().slice(-3000));
+    assert.match(log(), new RegExp(`UPGRADE "v2" NEEDED at height: ${H}: `));
     const info = JSON.parse(readFileSync(join(home, 'data', 'upgrade-info.json'), 'utf8')) as { name: string; height: string | number };
     assert.equal(info.name, 'v2');
     assert.equal(String(info.height), String(H));
