@@ -3,6 +3,7 @@ import type { NodeParts, NodeServer } from './node.ts';
 import { startGrpcServer } from './grpc/index.ts';
 import { startRestServer } from './rest/index.ts';
 import { startRpcServer } from './rpc/index.ts';
+import type { TxNode } from './tx-service.ts';
 
 /** The servers `chaind start` runs: JSON-RPC always; REST and gRPC when enabled. */
 export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
@@ -21,12 +22,14 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
       logger: p.logger,
     });
     servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
+    // the tx service (REST tx routes, gRPC cosmos.tx.v1beta1.Service) works on the same parts as JSON-RPC's broadcast
+    const txNode: TxNode = { driver: p.driver, blockStore: p.blockStore, app: p.chain.app, mempool: p.mempool, logger: p.logger };
     if (p.addresses.api.enable) {
-      const rest = await startRestServer({ host: p.addresses.api.address.host, port: p.addresses.api.address.port, app: p.chain.app, logger: p.logger });
+      const rest = await startRestServer({ host: p.addresses.api.address.host, port: p.addresses.api.address.port, app: p.chain.app, txNode, logger: p.logger });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }
     if (p.addresses.grpc.enable) {
-      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, logger: p.logger });
+      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger });
       servers.push({ name: 'grpc', url: grpc.address, close: () => grpc.close() });
     }
     return servers;

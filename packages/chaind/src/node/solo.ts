@@ -467,7 +467,9 @@ export class SoloDriver {
       this.finish({ reason: 'halt-height', height: this.tip.height });
       return;
     }
-    this.nextAt = performance.now() + this.interval;
+    // the first block comes at once (as CometBFT's first round after start): a restart, and the new
+    // binary after an upgrade halt, produce their next block without waiting out an interval
+    this.nextAt = performance.now();
     this.schedule();
   }
 

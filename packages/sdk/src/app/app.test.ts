@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { MsgSend, MsgSendResponse } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import type { ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
 import { QueryAuthorityRequest, QueryAuthorityResponse, QueryDefinition } from '../gen/chain/upgrade/v1beta1/query.ts';
 import { CommitMultiStore, toHex, utf8 } from '../store/index.ts';
+import { QueryCache } from './query-cache.ts';
 import {
   BaseApp,
   Context,
@@ -270,6 +272,44 @@ describe('routers and queries', () => {
       '/chain.upgrade.v1beta1.Query/ModuleVersions',
     ]);
     await app.store.close();
+  });
+
+  test('answers are kept for a height only: after each commit, queries see the new state; a full cache starts over', async () => {
+    const app = makeApp(tmp(), { calls: [] });
+    initChain(app);
+    block(app, 1n);
+    app.commit();
+    assert.equal(read(app, 'ledger', 'lastBegin'), '1');
+    assert.equal(read(app, 'ledger', 'lastBegin'), '1', 'the same answer again');
+    // a block in progress is not visible; its commit is
+    block(app, 2n);
+    assert.equal(read(app, 'ledger', 'lastBegin'), '1');
+    app.commit();
+    assert.equal(read(app, 'ledger', 'lastBegin'), '2');
+    // many distinct requests (client-chosen keys) never grow it without bound, and answers stay right
+    for (let i = 0; i < 10_000; i++) assert.equal(read(app, 'ledger', `missing/${i}`), undefined);
+    assert.equal(read(app, 'ledger', 'lastBegin'), '2');
+    // an explicit height other than the latest is still refused, not answered from the cache
+    const old = app.query({ path: '/store/ledger/key', data: utf8('lastBegin'), height: 1n, prove: false });
+    assert.equal(old.code, errors.invalidHeight.code);
+    await app.store.close();
+  });
+
+  test('the query cache is bounded in entries and bytes', () => {
+    const c = new QueryCache({ maxEntries: 3, maxBytes: 100 });
+    const res = (n: number): ResponseQuery => ({ code: 0, log: '', info: '', index: 0n, key: new Uint8Array(0), value: new Uint8Array(n), height: 1n, codespace: '' });
+    c.reset({});
+    for (const k of ['a', 'b', 'c']) c.set(k, res(1));
+    assert.equal(c.size, 3);
+    c.set('d', res(1));
+    assert.equal(c.size, 1, 'the fourth entry starts over');
+    assert.equal(c.get('a'), undefined);
+    assert.ok(c.get('d'));
+    c.set('big', res(200));
+    assert.equal(c.get('big'), undefined, 'an answer larger than the whole budget is not kept');
+    c.set('e', res(98));
+    assert.equal(c.get('d'), undefined, 'over the byte budget starts over');
+    assert.ok(c.get('e'));
   });
 
   test('a message type can be registered once', () => {

@@ -27,6 +27,7 @@ import { Context, type BlockHeader, type ExecMode, type Timestamp } from './cont
 import { abciError, CodedError, errors } from './errors.ts';
 import { BasicGasMeter, InfiniteGasMeter, type GasMeter } from './gas.ts';
 import { nopLogger, type Logger } from './logger.ts';
+import { QueryCache, UNCACHED_QUERY_PREFIX } from './query-cache.ts';
 import type { ModuleManager } from './manager.ts';
 
 /** The ABCI 2.0 method set. Both consensus drivers (solo, CometBFT socket) call exactly this. */
@@ -89,6 +90,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private readonly txDecoder: TxDecoder<T>;
   private anteHandler: AnteHandler<T> | undefined;
   private storeLoader: StoreLoader = defaultStoreLoader;
+  private readonly queryCache = new QueryCache();
   private loaded = false;
   private chainId: string | undefined;
   /** Protocol version reported by Info; the upgrade module raises it. */
@@ -374,6 +376,22 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   /** ABCI Query: gRPC method paths through the query router, and `/store/<name>/key` raw reads. Latest height only. */
   query(req: RequestQuery): ResponseQuery {
     this.assertLoaded();
+    // a committed height never changes: the same request at the same height gets the same answer, so
+    // answers are kept until the next commit (the REST, gRPC and JSON-RPC servers all come through here)
+    const last = this.store.lastCommitInfo();
+    if (this.queryCache.commit !== last) this.queryCache.reset(last);
+    const cacheable = (req.height === 0n || req.height === last.height) && !req.path.startsWith(UNCACHED_QUERY_PREFIX);
+    const key = cacheable ? `${req.path}\n${Buffer.from(req.data.buffer, req.data.byteOffset, req.data.byteLength).toString('latin1')}` : '';
+    if (cacheable) {
+      const hit = this.queryCache.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const res = this.runQuery(req);
+    if (cacheable) this.queryCache.set(key, res);
+    return res;
+  }
+
+  private runQuery(req: RequestQuery): ResponseQuery {
     const snap = this.store.snapshot();
     const base: ResponseQuery = { code: 0, log: '', info: '', index: 0n, key: req.data, value: new Uint8Array(0), height: snap.height, codespace: '' };
     try {

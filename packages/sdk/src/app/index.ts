@@ -7,3 +7,4 @@ export * from './logger.ts';
 export * from './manager.ts';
 export * from './module.ts';
 export * from './router.ts';
+export * from './query-cache.ts';

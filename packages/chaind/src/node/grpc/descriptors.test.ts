@@ -15,6 +15,10 @@ import { BaseAccount, ModuleAccount } from 'cosmjs-types/cosmos/auth/v1beta1/aut
 import { PubKey as Ed25519PubKey } from 'cosmjs-types/cosmos/crypto/ed25519/keys';
 import { LegacyAminoPubKey } from 'cosmjs-types/cosmos/crypto/multisig/keys';
 import { PubKey as Secp256k1PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
+import { ABCIMessageLog, GasInfo, Result, TxResponse } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
+import { CompactBitArray } from 'cosmjs-types/cosmos/crypto/multisig/v1beta1/multisig';
+import { BroadcastTxRequest, BroadcastTxResponse, GetTxRequest, GetTxResponse, SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
+import { AuthInfo, Fee, ModeInfo, ModeInfo_Multi, ModeInfo_Single, SignerInfo, Tx, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { newHome, removeHomes, TestChain } from '../../testing/harness.ts';
 import { COSMOS_DESCRIPTOR_SET, loadDescriptors } from './descriptors.ts';
 import { servicesOf } from './server.ts';
@@ -31,7 +35,13 @@ const isCosmjs = (c: MessageCodec<unknown>): c is CosmjsCodec => typeof (c as { 
 /** A message of `desc` with every field set to a non-default value (lists of two), as proto3 JSON. */
 function populated(desc: DescMessage, depth = 0): JsonObject {
   const out: JsonObject = {};
+  const oneofs = new Set<string>();
   for (const f of desc.fields) {
+    // one member per oneof: the first
+    if (f.oneof !== undefined) {
+      if (oneofs.has(f.oneof.name)) continue;
+      oneofs.add(f.oneof.name);
+    }
     const one = (i: number): JsonValue | undefined => value(f, i, depth);
     if (f.fieldKind === 'list') {
       const vs = [one(0), one(1)].filter((v): v is JsonValue => v !== undefined);
@@ -141,6 +151,31 @@ describe('cosmos descriptors', () => {
       assert.ok(desc, `no descriptor for ${codec.typeUrl}`);
       assertSameWire(desc, codec);
     }
+  });
+
+  test('the tx service messages match cosmjs-types: requests, responses, the tx and its parts', () => {
+    const { registry } = loadDescriptors();
+    const codecs: readonly CosmjsCodec[] = [
+      SimulateRequest, SimulateResponse, GetTxRequest, GetTxResponse, BroadcastTxRequest, BroadcastTxResponse,
+      Tx, TxRaw, TxBody, AuthInfo, SignerInfo, ModeInfo, Fee, TxResponse, GasInfo, Result, ABCIMessageLog, CompactBitArray,
+    ];
+    // cosmjs-types names nested messages without their parent ("/cosmos.tx.v1beta1.Single")
+    const named: readonly (readonly [string, CosmjsCodec])[] = [
+      ...codecs.map((c) => [c.typeUrl.slice(1), c] as const),
+      ['cosmos.tx.v1beta1.ModeInfo.Single', ModeInfo_Single],
+      ['cosmos.tx.v1beta1.ModeInfo.Multi', ModeInfo_Multi],
+    ];
+    for (const [name, codec] of named) {
+      const desc = registry.getMessage(name);
+      assert.ok(desc, `no descriptor for ${name}`);
+      assertSameWire(desc, codec);
+    }
+    const svc = registry.getService('cosmos.tx.v1beta1.Service');
+    assert.deepEqual(svc?.methods.map((m) => `${m.name}(${m.input.typeName}) ${m.output.typeName}`), [
+      'Simulate(cosmos.tx.v1beta1.SimulateRequest) cosmos.tx.v1beta1.SimulateResponse',
+      'GetTx(cosmos.tx.v1beta1.GetTxRequest) cosmos.tx.v1beta1.GetTxResponse',
+      'BroadcastTx(cosmos.tx.v1beta1.BroadcastTxRequest) cosmos.tx.v1beta1.BroadcastTxResponse',
+    ]);
   });
 
   /** Encoded from the descriptor with every field set, the codec decodes and re-encodes the same bytes, and knows no other field. */

@@ -1,10 +1,13 @@
 // The gRPC server (ARCHITECTURE.md "Processes", :9090): every query service the app's QueryRouter
 // serves, generically. A method's handler hands the raw request bytes to the app's ABCI Query under
 // its gRPC path and answers with the raw response bytes — no decoding, no re-encoding — so gRPC,
-// REST and abci_query answer alike. Server reflection serves the protobuf descriptors.
+// REST and abci_query answer alike. Given the node's parts, it also serves the tx service
+// (cosmos.tx.v1beta1.Service: BroadcastTx, Simulate, GetTx, tx-service.ts), bytes in and bytes out as
+// well. Server reflection serves the protobuf descriptors.
 import { Metadata, Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
+import { TX_METHODS, TX_SERVICE, TxServiceError, type TxNode } from '../tx-service.ts';
 import { loadDescriptors } from './descriptors.ts';
 import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from './query.ts';
 
@@ -14,6 +17,8 @@ export interface GrpcServerOptions {
   /** 0 picks a free port. */
   readonly port: number;
   readonly app: QueryApp;
+  /** The node's parts the tx service needs; without them only the query services are served. */
+  readonly txNode?: TxNode;
   readonly logger?: Logger;
 }
 
@@ -70,6 +75,31 @@ function handler(app: QueryApp, path: string, logger: Logger) {
   };
 }
 
+function txHandler(node: TxNode, path: string, logger: Logger) {
+  const call = TX_METHODS.get(path);
+  if (call === undefined) throw new Error(`no tx service method ${path}`);
+  return (c: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
+    try {
+      const out = call(node, c.request);
+      callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+    } catch (e) {
+      if (e instanceof TxServiceError) return callback({ code: e.code, details: e.message });
+      logger.error('gRPC tx service call failed', { path, err: String(e) });
+      callback({ code: status.INTERNAL, details: e instanceof Error ? e.message : String(e) });
+    }
+  };
+}
+
+const rawMethod = (path: string): ServiceDefinition[string] => ({
+  path,
+  requestStream: false,
+  responseStream: false,
+  requestSerialize: identity,
+  requestDeserialize: identity,
+  responseSerialize: identity,
+  responseDeserialize: identity,
+});
+
 /**
  * Reflection over exactly the bytes buf built (comments included), one entry per file: the
  * reflection service reads only `fileDescriptorProtos` (proto-loader would re-derive the files
@@ -90,14 +120,26 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<GrpcServer>
   const logger = o.logger ?? nopLogger;
   const server = new Server();
   const services = servicesOf(o.app.modules.queryRouter.paths());
+  // the node's tx service, should the app's query router also register one
+  if (o.txNode !== undefined) services.delete(TX_SERVICE);
   for (const paths of services.values()) {
     const def: Record<string, ServiceDefinition[string]> = {};
     const impl: UntypedServiceImplementation = {};
     for (const path of paths) {
-      def[path] = { path, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity };
+      def[path] = rawMethod(path);
       impl[path] = handler(o.app, path, logger);
     }
     server.addService(def, impl);
+  }
+  if (o.txNode !== undefined) {
+    const def: Record<string, ServiceDefinition[string]> = {};
+    const impl: UntypedServiceImplementation = {};
+    for (const path of TX_METHODS.keys()) {
+      def[path] = rawMethod(path);
+      impl[path] = txHandler(o.txNode, path, logger);
+    }
+    server.addService(def, impl);
+    services.set(TX_SERVICE, [...TX_METHODS.keys()]);
   }
   // list only what this server answers (the descriptors also hold e.g. chain.upgrade.v1beta1.Msg)
   const { registry } = loadDescriptors();

@@ -2,9 +2,8 @@
 // module) bound to the gRPC method it calls. Path parameters are named after request fields; any
 // other request field can be set by a query parameter. Everything else is generic.
 //
-// Not here (out of this server's scope so far): the tx routes POST /cosmos/tx/v1beta1/txs,
-// POST /cosmos/tx/v1beta1/simulate and GET /cosmos/tx/v1beta1/txs/{hash} need the tx service and
-// the block store's tx index, not a query method.
+// The tx service's routes (TX_ROUTES) are not query methods: they call tx-service.ts, and two of them
+// take the request as a JSON body (grpc-gateway's `body: "*"`).
 export interface GatewayRoute {
   /** OpenAPI style: `/cosmos/gov/v1/proposals/{proposal_id}`. */
   readonly path: string;
@@ -50,6 +49,23 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { path: '/cosmos/gov/v1/proposals/{proposal_id}/votes/{voter}', method: `${GOV}/Vote`, summary: "A voter's vote on a proposal." },
   { path: '/cosmos/gov/v1/proposals/{proposal_id}/deposits', method: `${GOV}/Deposits`, summary: 'The deposits on a proposal.' },
   { path: '/cosmos/gov/v1/proposals/{proposal_id}/deposits/{depositor}', method: `${GOV}/Deposit`, summary: "A depositor's deposit on a proposal." },
+];
+
+const TX = '/cosmos.tx.v1beta1.Service';
+
+export interface TxRoute extends GatewayRoute {
+  readonly httpMethod: 'GET' | 'POST';
+}
+
+export const TX_ROUTES: readonly TxRoute[] = [
+  {
+    httpMethod: 'POST',
+    path: '/cosmos/tx/v1beta1/txs',
+    method: `${TX}/BroadcastTx`,
+    summary: 'Broadcasts a signed tx: {"tx_bytes": <base64 TxRaw>, "mode": "BROADCAST_MODE_SYNC" (CheckTx result) or "BROADCAST_MODE_ASYNC" (hash only)}.',
+  },
+  { httpMethod: 'POST', path: '/cosmos/tx/v1beta1/simulate', method: `${TX}/Simulate`, summary: 'Runs a tx on the latest state without committing it: gas used and the result.' },
+  { httpMethod: 'GET', path: '/cosmos/tx/v1beta1/txs/{hash}', method: `${TX}/GetTx`, summary: 'A committed tx by its hash (64 hex characters): the tx and its result.' },
 ];
 
 /** `{name}` → `:name`, Fastify's syntax. */

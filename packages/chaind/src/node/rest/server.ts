@@ -1,18 +1,20 @@
 // The REST server (ARCHITECTURE.md "Processes", :1317): the Cosmos gateway routes over the one query
 // path — build the protobuf request from the URL, ABCI Query under the gRPC method path, render the
-// response bytes as gateway JSON — and an OpenAPI 3 document with a UI at /swagger.
+// response bytes as gateway JSON — the tx service's routes (broadcast, simulate, get tx) over
+// tx-service.ts the same way, and an OpenAPI 3 document with a UI at /swagger.
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { status } from '@grpc/grpc-js';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
-import type { DescMessage, Registry } from '@bufbuild/protobuf';
+import { create, fromJson, toBinary, type DescMessage, type JsonValue, type Registry } from '@bufbuild/protobuf';
 import { CHAIND_VERSION } from '../../version.ts';
 import { loadDescriptors } from '../grpc/descriptors.ts';
 import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from '../grpc/query.ts';
 import { httpStatusOf } from '../grpc/status.ts';
+import { TX_METHODS, TxServiceError, type TxNode } from '../tx-service.ts';
 import { buildRequest, ParamError, renderGatewayJson, RenderError, type Params } from './gateway-json.ts';
-import { fastifyPath, GATEWAY_ROUTES, pathParamNames, type GatewayRoute } from './routes.ts';
+import { fastifyPath, GATEWAY_ROUTES, pathParamNames, TX_ROUTES, type GatewayRoute, type TxRoute } from './routes.ts';
 import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './schema.ts';
 
 export interface RestServerOptions {
@@ -21,6 +23,10 @@ export interface RestServerOptions {
   /** 0 picks a free port. */
   readonly port: number;
   readonly app: QueryApp;
+  /** The node's parts the tx routes need; without them only the query routes are served. */
+  readonly txNode?: TxNode;
+  /** Largest request body (default: room for the largest tx the mempool takes, base64, and at least 1 MiB). */
+  readonly maxBodyBytes?: number;
   readonly logger?: Logger;
 }
 
@@ -130,18 +136,100 @@ function registerRoute(f: FastifyInstance, b: Bound, app: QueryApp, registry: Re
   );
 }
 
+/** The request of a `body: "*"` route: its gateway JSON; an empty body is the empty request (as grpc-gateway's io.EOF). */
+function requestFromBody(desc: DescMessage, body: unknown, registry: Registry): Uint8Array {
+  const text = typeof body === 'string' ? body : '';
+  if (text.trim() === '') return toBinary(desc, create(desc));
+  let json: JsonValue;
+  try {
+    json = JSON.parse(text) as JsonValue;
+  } catch (e) {
+    throw new ParamError(`invalid request body: malformed JSON: ${(e as Error).message}`);
+  }
+  try {
+    return toBinary(desc, fromJson(desc, json, { registry }));
+  } catch (e) {
+    throw new ParamError(`invalid request body: ${(e as Error).message}`);
+  }
+}
+
+/** Body routes document their body; it is checked by fromJson in the handler, with protobuf's own messages. */
+const noBodyValidation = (): ((data: unknown) => boolean) => () => true;
+
+function registerTxRoute(f: FastifyInstance, route: TxRoute, node: TxNode, registry: Registry, logger: Logger): void {
+  const [, svc, name] = route.method.split('/');
+  const m = registry.getService(svc)?.methods.find((x) => x.name === name);
+  const call = TX_METHODS.get(route.method);
+  if (m === undefined || call === undefined) throw new Error(`REST route ${route.path}: no descriptor or implementation for ${route.method}`);
+  const names = pathParamNames(route.path);
+  const schema = {
+    summary: route.summary,
+    description: `gRPC ${route.method}`,
+    operationId: route.method.slice(1).replace(/[./]/g, '_'),
+    tags: ['cosmos.tx.v1beta1'],
+    ...(names.length > 0 ? { params: { type: 'object', properties: Object.fromEntries(names.map((n) => [n, pathParamSchema(m.input, n)])), required: names } } : {}),
+    ...(route.httpMethod === 'POST' ? { body: responseSchema(m.input) } : {}),
+    response: { 200: responseSchema(m.output), default: ERROR_SCHEMA },
+  };
+  f.route({
+    method: route.httpMethod,
+    url: fastifyPath(route.path),
+    schema,
+    ...(route.httpMethod === 'POST' ? { validatorCompiler: noBodyValidation } : {}),
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      let data: Uint8Array;
+      try {
+        data = route.httpMethod === 'POST' ? requestFromBody(m.input, req.body, registry) : buildRequest(m.input, req.params as Params, req.query as Params, registry);
+      } catch (e) {
+        if (e instanceof ParamError) return sendError(reply, status.INVALID_ARGUMENT, e.message);
+        throw e;
+      }
+      let out: Uint8Array;
+      try {
+        out = call(node, data);
+      } catch (e) {
+        if (e instanceof TxServiceError) return sendError(reply, e.code, e.message);
+        throw e;
+      }
+      try {
+        return reply.type('application/json; charset=utf-8').send(renderGatewayJson(m.output, out, registry));
+      } catch (e) {
+        if (e instanceof RenderError) {
+          logger.error('REST response cannot be rendered', { path: route.path, err: e.message });
+          return sendError(reply, status.INTERNAL, e.message);
+        }
+        throw e;
+      }
+    },
+  });
+}
+
+/** Room for the largest tx the mempool accepts, as base64 in JSON; never below 1 MiB. */
+function defaultBodyLimit(node: TxNode | undefined): number {
+  const tx = node === undefined ? 0 : Math.ceil(node.mempool.maxTxBytes / 3) * 4 + 64 * 1024;
+  return Math.max(1024 * 1024, tx);
+}
+
 export async function startRestServer(o: RestServerOptions): Promise<RestServer> {
   const host = o.host ?? '127.0.0.1';
   const logger = o.logger ?? nopLogger;
   const { registry } = loadDescriptors();
   const bound = bindRoutes(o.app, registry);
 
+  const bodyLimit = o.maxBodyBytes ?? defaultBodyLimit(o.txNode);
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1) throw new Error(`maxBodyBytes must be a positive integer, got ${bodyLimit}`);
+
   // plan names and addresses can exceed find-my-way's default 100-character parameter limit
-  const f = Fastify({ logger: false, routerOptions: { maxParamLength: 1024 } });
+  const f = Fastify({ logger: false, bodyLimit, routerOptions: { maxParamLength: 1024 } });
+  // grpc-gateway reads every body as JSON whatever its content type (curl -d sends form encoding):
+  // bodies arrive as text and the route parses them, with its own clear errors
+  f.removeAllContentTypeParsers();
+  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // the handlers send ready gateway JSON: response schemas document it, they do not filter it
   f.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
   f.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.validation !== undefined) return sendError(reply, status.INVALID_ARGUMENT, validationMessage(err), 400);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, status.RESOURCE_EXHAUSTED, `request body too large: the limit is ${bodyLimit} bytes`, 413);
     const http = err.statusCode ?? 500;
     if (http >= 500) logger.error('REST request failed', { method: req.method, url: req.url, err: err.message });
     return sendError(reply, grpcCodeOfHttp(http), http >= 500 ? `internal error: ${err.message}` : err.message, http);
@@ -165,12 +253,13 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   });
   await f.register(swaggerUi, { routePrefix: '/swagger' });
   for (const b of bound) registerRoute(f, b, o.app, registry, logger);
+  if (o.txNode !== undefined) for (const r of TX_ROUTES) registerTxRoute(f, r, o.txNode, registry, logger);
 
   await f.listen({ host, port: o.port });
   const addr = f.server.address();
   if (addr === null || typeof addr === 'string') throw new Error(`unexpected server address ${String(addr)}`);
   const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  logger.info('REST server listening', { url, routes: bound.length });
+  logger.info('REST server listening', { url, routes: bound.length + (o.txNode === undefined ? 0 : TX_ROUTES.length) });
   let closed: Promise<void> | undefined;
   return {
     url,

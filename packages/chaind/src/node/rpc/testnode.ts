@@ -57,7 +57,8 @@ export class TestNode {
       appState: genesisAppState(o.extraAccounts),
     };
     const logger = new MemoryLogger();
-    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger });
+    // the test binary knows no upgrades (as TestChain), so tests may schedule plans of any name
+    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: [] });
     const mempool = new Mempool({ app: chain.app });
     const blockStore = BlockStore.open(join(home, 'data', 'blockstore.db'));
     const driverOptions = { app: chain.app, mempool, blockStore, genesis, validatorKey: VALIDATOR_KEY, blockIntervalMs: o.blockIntervalMs ?? 150, logger };

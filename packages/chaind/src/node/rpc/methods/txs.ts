@@ -1,9 +1,11 @@
-// Transactions: broadcast_tx_sync/async/commit through the mempool's CheckTx, tx and tx_search over the
-// block store's index, and the mempool's contents (CometBFT rpc/core/mempool.go, tx.go).
+// Transactions: broadcast_tx_sync/async/commit through the mempool's CheckTx (the admission REST and
+// gRPC share: tx-service.ts), tx and tx_search over the block store's index, and the mempool's
+// contents (CometBFT rpc/core/mempool.go, tx.go).
 import { Buffer } from 'node:buffer';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { TxRecord } from '../../blockstore.ts';
 import { txHash } from '../../hash.ts';
+import { checkTx, checkTxLater, committedTx, MempoolRefusal } from '../../tx-service.ts';
 import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
 import { latestHeight, method, page, perPage, type RpcEnv, type RpcMethod } from '../env.ts';
 import { internalError } from '../errors.ts';
@@ -15,18 +17,14 @@ export const MAX_COMMIT_WAITERS = 100;
 const TX_HASH = 'tx.hash';
 const TX_HEIGHT = 'tx.height';
 
-/**
- * `CListMempool.CheckTx`'s own refusals, before the app sees the tx — RPC errors, with CometBFT's
- * texts — then the mempool's add (the app's CheckTx), whose failures are results.
- */
+/** The shared admission (tx-service.ts); the mempool's own refusals are RPC errors with CometBFT's texts. */
 function admit(env: RpcEnv, tx: Uint8Array): ResponseCheckTx {
-  const m = env.mempool;
-  if (m.size() >= m.maxTxs || m.bytes() + tx.length > m.maxTxsBytes) {
-    throw internalError(`mempool is full: number of txs ${m.size()} (max: ${m.maxTxs}), total txs bytes ${m.bytes()} (max: ${m.maxTxsBytes})`);
+  try {
+    return checkTx(env, tx);
+  } catch (e) {
+    if (e instanceof MempoolRefusal) throw internalError(e.message);
+    throw e;
   }
-  if (tx.length > m.maxTxBytes) throw internalError(`tx too large. Max size is ${m.maxTxBytes}, but got ${tx.length}`);
-  if (m.has(txHash(tx))) throw internalError('tx already exists in cache');
-  return m.add(tx);
 }
 
 function broadcastResult(r: ResponseCheckTx | undefined, hash: Uint8Array): JsonObject {
@@ -35,20 +33,14 @@ function broadcastResult(r: ResponseCheckTx | undefined, hash: Uint8Array): Json
 }
 
 function broadcastAsync(env: RpcEnv, tx: Uint8Array): JsonObject {
-  const m = env.mempool;
-  const hash = txHash(tx);
   // the synchronous refusals still answer the call; CheckTx itself runs after the reply
-  if (tx.length > m.maxTxBytes) throw internalError(`tx too large. Max size is ${m.maxTxBytes}, but got ${tx.length}`);
-  if (m.has(hash)) throw internalError('tx already exists in cache');
-  setImmediate(() => {
-    try {
-      const r = admit(env, tx);
-      if (r.code !== 0) env.logger.debug('broadcast_tx_async: CheckTx refused the tx', { hash: hex(hash), code: r.code, log: r.log });
-    } catch (e) {
-      env.logger.debug('broadcast_tx_async: the mempool refused the tx', { hash: hex(hash), error: e instanceof Error ? e.message : String(e) });
-    }
-  });
-  return broadcastResult(undefined, hash);
+  try {
+    checkTxLater(env, tx);
+  } catch (e) {
+    if (e instanceof MempoolRefusal) throw internalError(e.message);
+    throw e;
+  }
+  return broadcastResult(undefined, txHash(tx));
 }
 
 /** CheckTx, then the block that includes the tx (or the timeout, or the node or server stopping). */
@@ -105,8 +97,8 @@ function resultTx(r: TxRecord): JsonObject {
 
 function txByHash(env: RpcEnv, hash: Uint8Array | undefined): JsonObject {
   if (hash === undefined || hash.length === 0) throw internalError('transaction hash cannot be empty');
-  const r = env.blockStore.txByHash(hash);
-  if (r === undefined || r.height > latestHeight(env)) throw internalError(`tx (${hex(hash)}) not found`);
+  const r = committedTx(env, hash);
+  if (r === undefined) throw internalError(`tx (${hex(hash)}) not found`);
   return resultTx(r);
 }
 
@@ -116,8 +108,8 @@ function search(env: RpcEnv, conditions: readonly Condition[]): TxRecord[] {
   if (byHash !== undefined) {
     const text = byHash.operand?.kind === 'string' ? byHash.operand.value : byHash.operand?.kind === 'number' ? byHash.operand.text : '';
     if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) throw internalError(`error during searching for a hash in the query: invalid hex ${JSON.stringify(text)}`);
-    const r = env.blockStore.txByHash(Buffer.from(text, 'hex'));
-    return r !== undefined && r.height <= latestHeight(env) ? [r] : [];
+    const r = committedTx(env, Buffer.from(text, 'hex'));
+    return r !== undefined ? [r] : [];
   }
   const [lo, hi] = heightBounds(conditions, TX_HEIGHT, env.blockStore.base < 1n ? 1n : env.blockStore.base, latestHeight(env));
   const out: TxRecord[] = [];
