@@ -89,8 +89,25 @@ function bindRoutes(app: QueryApp, registry: Registry): Bound[] {
   });
 }
 
+/** A small memo of the requests built from URLs (clients repeat the same few); starts over when full. */
+class RequestMemo {
+  private readonly m = new Map<string, Uint8Array>();
+  get(url: string): Uint8Array | undefined {
+    return this.m.get(url);
+  }
+  set(url: string, data: Uint8Array): Uint8Array {
+    if (this.m.size >= 1024) this.m.clear();
+    this.m.set(url, data);
+    return data;
+  }
+}
+
 function registerRoute(f: FastifyInstance, b: Bound, app: QueryApp, registry: Registry, logger: Logger): void {
   const names = pathParamNames(b.route.path);
+  const requests = new RequestMemo();
+  // the app answers a repeated query at the same height with the same bytes object (its per-height
+  // cache), so the JSON rendered from those bytes is kept with them and dropped with them
+  const rendered = new WeakMap<Uint8Array, string>();
   const tag = b.route.path.split('/').slice(1, 4).join('.');
   f.get(
     fastifyPath(b.route.path),
@@ -112,7 +129,7 @@ function registerRoute(f: FastifyInstance, b: Bound, app: QueryApp, registry: Re
       let data: Uint8Array;
       let height: bigint;
       try {
-        data = buildRequest(b.request, req.params as Params, req.query as Params, registry);
+        data = requests.get(req.url) ?? requests.set(req.url, buildRequest(b.request, req.params as Params, req.query as Params, registry));
         const h = req.headers[HEIGHT_HEADER];
         height = parseHeight(Array.isArray(h) ? h[0] : h);
       } catch (e) {
@@ -123,7 +140,12 @@ function registerRoute(f: FastifyInstance, b: Bound, app: QueryApp, registry: Re
       reply.header(HEIGHT_HEADER, r.height.toString());
       if (!r.ok) return sendError(reply, r.code, r.message);
       try {
-        return reply.type('application/json; charset=utf-8').send(renderGatewayJson(b.response, r.value, registry));
+        let json = rendered.get(r.value);
+        if (json === undefined) {
+          json = JSON.stringify(renderGatewayJson(b.response, r.value, registry));
+          rendered.set(r.value, json);
+        }
+        return reply.type('application/json; charset=utf-8').send(json);
       } catch (e) {
         // e.g. an Any of a type the descriptors lack: the node's fault, not the client's
         if (e instanceof RenderError) {
