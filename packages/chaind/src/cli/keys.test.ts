@@ -70,7 +70,7 @@ describe('keys on the test backend', () => {
     await fails(k('add', 'bob'), ['key "bob" already exists']);
   });
 
-  test('export → delete → import (from a file, then from stdin) gives the key back', async () => {
+  test('export → delete → import (from a file, then from stdin), import-hex give the key back', async () => {
     const address = (await ok(k('show', 'alice', '-a'))).stdout.trim();
     await fails(k('export', 'alice'), ['pass --unarmored-hex --unsafe']);
     // without -y the confirmation is read from stdin; anything but y/yes keeps the key secret
@@ -96,6 +96,12 @@ describe('keys on the test backend', () => {
     await ok(k('import', 'alice'), { input: `${hex}\n` });
     assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
     await fails(k('import', 'zed', '-'), ['invalid private key hex for key "zed"'], { input: 'xyz\n' });
+
+    // import-hex (the SDK v0.50 name): the hex as an argument
+    await ok(k('delete', 'alice', '-y'));
+    await ok(k('import-hex', 'alice', hex));
+    assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
+    await fails(k('import-hex', 'zed', hex, '--key-type', 'ed25519'), ['unsupported --key-type "ed25519": only secp256k1 keys are supported']);
   });
 
   test('recover from a known mnemonic gives the address CosmJS derives', async () => {

@@ -225,6 +225,22 @@ export function registerKeysCommands(program: Command): void {
 
   addKeyringOptions(
     keys
+      .command('import-hex')
+      .description('import a raw secp256k1 private key given as 64 hex characters (read from stdin when omitted)')
+      .argument('<name>', 'the key name')
+      .argument('[hex]', 'the private key as hex')
+      .option('--key-type <type>', 'the key type (only secp256k1)', 'secp256k1'),
+  ).action(async (name: string, hex: string | undefined, o: KeyringOptions & { keyType: string }) => {
+    if (o.keyType !== 'secp256k1') throw new UserError(`unsupported --key-type ${JSON.stringify(o.keyType)}: only secp256k1 keys are supported`);
+    await withInput(async (input) => {
+      const ring = await openKeyring(o, input);
+      const key = hex ?? (await input.line('the private key as 64 hex characters', 'Enter the private key (hex): ', true));
+      await ring.importPrivateKeyHex(name, key.trim());
+    });
+  });
+
+  addKeyringOptions(
+    keys
       .command('import')
       .description('import a raw secp256k1 private key (64 hex characters) from a file, or from stdin when the file is "-" or omitted')
       .argument('<name>', 'the key name')

@@ -5,23 +5,18 @@ import { registerDevCommand } from './dev.ts';
 import { registerGenesisCommands } from './genesis.ts';
 import { registerInitCommand } from './init.ts';
 import { registerKeysCommands } from './keys.ts';
+import { registerPreUpgradeCommand } from './pre-upgrade.ts';
 import { registerQueryCommands } from './query/index.ts';
 import { registerStartCommand } from './start.ts';
 import { registerTxCommands } from './tx/index.ts';
+import { registerVersionCommand } from './version.ts';
 import { startNodeServers } from '../node/servers.ts';
 
 const program = new Command('chaind')
   .description('chaind: an application-specific blockchain node with Cosmos-compatible chain upgrades')
   .version(CHAIND_VERSION, '--version', 'print the version');
 
-program
-  .command('version')
-  .description('print the version')
-  .option('-o, --output <format>', 'text or json', 'text')
-  .action((o: { output: string }) => {
-    if (o.output === 'json') console.log(JSON.stringify({ version: CHAIND_VERSION }));
-    else console.log(CHAIND_VERSION);
-  });
+registerVersionCommand(program);
 
 registerInitCommand(program);
 registerGenesisCommands(program);
@@ -30,6 +25,7 @@ registerStartCommand(program, startNodeServers);
 registerDevCommand(program, startNodeServers);
 registerQueryCommands(program);
 registerTxCommands(program);
+registerPreUpgradeCommand(program);
 
 try {
   await program.parseAsync(process.argv);

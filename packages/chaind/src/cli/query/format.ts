@@ -12,11 +12,17 @@ function scalar(v: unknown): string {
   return PLAIN.test(s) && !RESERVED.test(s) ? s : JSON.stringify(s);
 }
 
+/** A mapping key: plain when YAML allows it, else single-quoted as go-yaml writes '@type'. */
+function key(k: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_./-]*$/.test(k) && !RESERVED.test(k) ? k : `'${k.replaceAll("'", "''")}'`;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function lines(v: unknown, indent: string, out: string[]): void {
   if (isObject(v)) {
-    for (const [k, x] of Object.entries(v)) {
+    for (const [name, x] of Object.entries(v)) {
+      const k = key(name);
       if (isObject(x) && Object.keys(x).length > 0) {
         out.push(`${indent}${k}:`);
         lines(x, `${indent}  `, out);

@@ -93,11 +93,11 @@ describe('against a running chaind dev node', () => {
     assertFails(await q('query', 'upgrade', 'plan'), /^Error: no upgrade scheduled$/m);
   });
 
-  test('module_versions: every module at version 1, as JSON and as text; one module; an unknown one', async () => {
+  test('module_versions: every module at its version (release v2 by default), as JSON and as text; one module; an unknown one', async () => {
     const all = await q('query', 'upgrade', 'module_versions', '-o', 'json');
     assert.equal(all.status, 0, all.stderr);
     assert.deepEqual(JSON.parse(all.stdout), {
-      module_versions: ['auth', 'bank', 'gov', 'upgrade', 'validators'].map((name) => ({ name, version: '1' })),
+      module_versions: ['auth', 'bank', 'chaininfo', 'gov', 'upgrade', 'validators'].map((name) => ({ name, version: name === 'validators' ? '2' : '1' })),
     });
     const text = await q('q', 'upgrade', 'module_versions');
     assert.equal(text.status, 0, text.stderr);

@@ -26,7 +26,7 @@ export function nodeUrl(node: string): string {
 }
 
 /** Why fetch failed, in words: "connection refused", "host not found", … */
-function reason(e: unknown, timeoutMs: number): string {
+export function reason(e: unknown, timeoutMs: number): string {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs / 1000}s`;
   const code = err.cause?.code;
@@ -102,9 +102,12 @@ export class RpcClient {
     return reply.result;
   }
 
-  /** abci_query of a gRPC method path with protobuf request bytes; the response bytes, or a UserError with the log. */
-  async abciQuery(path: string, request: Uint8Array): Promise<Uint8Array> {
-    const result = (await this.call('abci_query', { path, data: Buffer.from(request).toString('hex'), height: '0', prove: false })) as {
+  /**
+   * abci_query of a gRPC method path with protobuf request bytes (at `height`, 0 = the latest); the
+   * response bytes, or a UserError with the log.
+   */
+  async abciQuery(path: string, request: Uint8Array, height = 0n): Promise<Uint8Array> {
+    const result = (await this.call('abci_query', { path, data: Buffer.from(request).toString('hex'), height: height.toString(), prove: false })) as {
       response?: AbciQueryResponse;
     };
     const r = result.response;
@@ -117,6 +120,22 @@ export class RpcClient {
 export interface NodeOptions {
   node: string;
   output: string;
+}
+
+export interface HeightOptions extends NodeOptions {
+  height?: string;
+}
+
+/** --height as the SDK's query commands have it: the state at that height (0 or omitted = the latest). */
+export function addHeightOption(cmd: Command): Command {
+  return cmd.option('--height <height>', 'query the state at this height (0: the latest; the node may have pruned older state)');
+}
+
+export function heightArg(o: HeightOptions): bigint {
+  const h = o.height;
+  if (h === undefined) return 0n;
+  if (!/^\d+$/.test(h.trim())) throw new UserError(`invalid --height ${JSON.stringify(h)}: expected a non-negative integer`);
+  return BigInt(h.trim());
 }
 
 /** --node and -o/--output (text or json). */

@@ -11,52 +11,13 @@ import { MSG_CANCEL_UPGRADE, MSG_SOFTWARE_UPGRADE, minCancellableUpgradeHeight, 
 import { printErrLine, UserError } from '../common.ts';
 import type { RpcClient } from '../query/rpc.ts';
 import { addressArg, addTxOptions, coinsArg, latestHeight, runTx, type TxMsg, type TxOptions } from './client.ts';
+import { checkUpgradeInfo } from './upgrade-info.ts';
 
 /**
  * The block interval assumed to turn the gov periods into blocks for the cancel-window warning: the chain
  * does not publish its block time, so 1 s (CometBFT's default timeout_commit scale) is assumed.
  */
 export const ASSUMED_BLOCK_INTERVAL_MS = 1000n;
-
-const PLATFORM = /^[a-z0-9_.-]+\/[a-z0-9_.-]+$/i;
-const CHECKSUM = /^[a-z0-9]+:[0-9a-f]+$/i;
-
-/**
- * Client-side checks of --upgrade-info (Cosmos `plan.ParseInfo` without the downloads): not blank; when it
- * is JSON with a `binaries` object, at least one entry, each key `any` or `os/arch`, each value a URL with a
- * `checksum=<algo>:<hex>` query parameter (unless checksums are not required). Left out on purpose: fetching
- * an info that is itself a URL, and downloading each binary to check its checksum and that it holds the
- * daemon — this CLI never downloads anything.
- */
-export function validateUpgradeInfo(info: string, checksumRequired = true): void {
-  const s = info.trim();
-  if (s === '') throw new UserError('invalid --upgrade-info: plan info must not be blank');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(s);
-  } catch {
-    return; // not JSON (a URL or free text): nothing more is checked client-side
-  }
-  if (typeof parsed !== 'object' || parsed === null || !('binaries' in parsed)) return;
-  const binaries = (parsed as { binaries: unknown }).binaries;
-  if (typeof binaries !== 'object' || binaries === null || Array.isArray(binaries)) throw new UserError('invalid --upgrade-info: "binaries" must be an object of platform → URL');
-  const entries = Object.entries(binaries as Record<string, unknown>);
-  if (entries.length === 0) throw new UserError('invalid --upgrade-info: no "binaries" entries');
-  for (const [platform, url] of entries) {
-    if (platform !== 'any' && !PLATFORM.test(platform)) throw new UserError(`invalid --upgrade-info: platform key ${JSON.stringify(platform)} must be "any" or "os/arch"`);
-    if (typeof url !== 'string') throw new UserError(`invalid --upgrade-info: the URL for ${platform} must be a string`);
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      throw new UserError(`invalid --upgrade-info: the URL for ${platform} is not a valid URL: ${url}`);
-    }
-    if (!checksumRequired) continue;
-    const checksum = u.searchParams.get('checksum');
-    if (checksum === null) throw new UserError(`invalid --upgrade-info: the URL for ${platform} has no checksum=<algo>:<hex> parameter: ${url}`);
-    if (!CHECKSUM.test(checksum)) throw new UserError(`invalid --upgrade-info: the checksum ${JSON.stringify(checksum)} of the URL for ${platform} is not <algo>:<hex>: ${url}`);
-  }
-}
 
 const durationMs = (d: Duration | undefined): bigint => (d === undefined ? 0n : d.seconds * 1000n + BigInt(Math.floor(d.nanos / 1e6)));
 
@@ -94,6 +55,7 @@ interface SoftwareUpgradeOptions extends ProposalOptions {
   upgradeInfo: string;
   validate: boolean;
   checksumRequired: boolean;
+  daemonName: string;
 }
 
 function addProposalOptions(cmd: Command): Command {
@@ -151,8 +113,9 @@ export function registerUpgradeTxCommands(tx: Command): void {
       .argument('<name>', 'the upgrade (plan) name')
       .option('--upgrade-height <height>', 'the height at which the upgrade must happen (required)')
       .option('--upgrade-info <info>', 'the plan info: JSON {"binaries":{"os/arch":"url?checksum=sha256:…"}} or a URL', '')
-      .option('--no-validate', 'skip the checks of --upgrade-info')
-      .option('--no-checksum-required', 'accept binaries URLs without a checksum'),
+      .option('--no-validate', 'skip the checks of --upgrade-info (which fetch it when it is a URL and download every binary)')
+      .option('--no-checksum-required', 'accept binaries URLs without a checksum')
+      .option('--daemon-name <name>', 'the executable every binaries archive must hold, as bin/<name> or <name> ($DAEMON_NAME)', process.env.DAEMON_NAME || 'chaind'),
   ).action(async (name: string, o: SoftwareUpgradeOptions) => {
     try {
       validatePlanName(name);
@@ -163,13 +126,14 @@ export function registerUpgradeTxCommands(tx: Command): void {
     if (h === undefined) throw new UserError('--upgrade-height is required');
     if (!/^\d+$/.test(h.trim()) || BigInt(h.trim()) <= 0n) throw new UserError(`invalid --upgrade-height ${JSON.stringify(h)}: expected a height > 0`);
     const height = BigInt(h.trim());
-    if (o.validate) validateUpgradeInfo(o.upgradeInfo, o.checksumRequired);
     const authority = authorityOf(o);
     const plan = { name, height, info: o.upgradeInfo, time: undefined, upgradedClientState: undefined };
     const msgs = proposal(o, {
       any: { typeUrl: MSG_SOFTWARE_UPGRADE, value: MsgSoftwareUpgrade.encode({ authority, plan }).finish() },
       json: { authority, plan: { name, height: height.toString(), info: o.upgradeInfo } },
     });
+    // the flags are checked first: the info check downloads every binary
+    if (o.validate) await checkUpgradeInfo(o.upgradeInfo, { daemonName: o.daemonName, checksumRequired: o.checksumRequired });
     await runTx(o, msgs, (rpc) => warnIfNotCancellable(rpc, height));
   });
 

@@ -1,0 +1,134 @@
+// `chaind pre-upgrade`: what cosmovisor (and chainvisor) run with the new binary after the old one halted
+// and before starting it. The sidecar contract: 0 = ready, 30 = this upgrade must not go ahead,
+// 31 = try again later. (The Cosmos SDK's default answers 1, "not implemented"; we implement it.)
+//
+// Reads <home>/data/upgrade-info.json and dry-runs the named upgrade on the committed state: the store
+// upgrades as the loader would apply them and the handler as block H would run it, on a throw-away
+// branch of a read snapshot — nothing is written, so the real upgrade block starts from intact state.
+//   0   the upgrade is this binary's, the state is at H-1 and the dry run passed; or it is already applied
+//   30  no or malformed upgrade-info.json; an upgrade this binary does not know; no state; the state is
+//       past H without the upgrade; a store upgrade or the handler fails (its error printed)
+//   31  the state is before H-1 (the old binary has not halted at H yet), or the database is busy
+//       (locked, reader table full): worth retrying
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { CommitMultiStore, concatBytes, readU64be, utf8, type Snapshot } from '@chaind/sdk/store';
+import { DONE_PREFIX, readUpgradeInfo, STORE_KEY as UPGRADE_STORE_KEY, upgradeInfoPath, type UpgradeInfo } from '@chaind/sdk/x/upgrade';
+import { CHAIND_RELEASE } from '../release.ts';
+import { dryRunUpgrade } from '../upgrades/dry-run.ts';
+import { UPGRADES, type Upgrade } from '../upgrades/index.ts';
+import { addHomeOption, homeOf, type HomeOptions } from './common.ts';
+
+export const PRE_UPGRADE_OK = 0;
+export const PRE_UPGRADE_FAIL = 30;
+export const PRE_UPGRADE_RETRY = 31;
+
+class PreUpgradeExit extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const fail = (msg: string): PreUpgradeExit => new PreUpgradeExit(PRE_UPGRADE_FAIL, msg);
+const retry = (msg: string): PreUpgradeExit => new PreUpgradeExit(PRE_UPGRADE_RETRY, msg);
+
+/** LMDB errors that pass with time: another process holds the lock, the reader table is full. */
+export function isBusyError(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown };
+  if (err.code === 'EAGAIN' || err.code === 'EBUSY' || err.code === 'EWOULDBLOCK') return true;
+  return typeof err.message === 'string' && /MDB_READERS_FULL|MDB_BUSY|Resource temporarily unavailable|Device or resource busy/i.test(err.message);
+}
+
+function chainIdOf(home: string): string {
+  try {
+    const g = JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as { chain_id?: unknown };
+    return typeof g.chain_id === 'string' ? g.chain_id : '';
+  } catch {
+    return '';
+  }
+}
+
+function doneHeight(snap: Snapshot, name: string): bigint | undefined {
+  if (!snap.hasStore(UPGRADE_STORE_KEY)) return undefined;
+  const b = snap.getStore(UPGRADE_STORE_KEY).get(concatBytes(DONE_PREFIX, utf8(name)));
+  return b === undefined ? undefined : readU64be(b);
+}
+
+/** The check; returns the line to print on success, throws PreUpgradeExit otherwise. */
+export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UPGRADES): Promise<string> {
+  const file = upgradeInfoPath(home);
+  let info: UpgradeInfo | undefined;
+  try {
+    info = readUpgradeInfo(file);
+  } catch (e) {
+    throw fail((e as Error).message);
+  }
+  if (info === undefined) throw fail(`no upgrade to prepare: ${file} does not exist`);
+  const upgrade = upgrades.find((u) => u.name === info.name);
+  if (upgrade === undefined) {
+    const known = upgrades.length === 0 ? 'none' : upgrades.map((u) => u.name).join(', ');
+    throw fail(`this binary (release ${CHAIND_RELEASE}) does not know upgrade "${info.name}" (it knows: ${known}): install the release that has it`);
+  }
+  const dbPath = join(home, 'data', 'application.db');
+  if (!existsSync(dbPath)) throw fail(`no application state at ${dbPath}`);
+  let ms: CommitMultiStore;
+  try {
+    ms = CommitMultiStore.open(dbPath);
+  } catch (e) {
+    if (isBusyError(e)) throw retry(`the database ${dbPath} is busy: ${(e as Error).message}`);
+    throw fail(`cannot open ${dbPath}: ${(e as Error).message}`);
+  }
+  try {
+    let snap: Snapshot;
+    try {
+      snap = ms.snapshot();
+    } catch (e) {
+      if (isBusyError(e)) throw retry(`the database ${dbPath} is busy: ${(e as Error).message}`);
+      throw e;
+    }
+    try {
+      const h = info.height;
+      const done = doneHeight(snap, info.name);
+      if (done !== undefined) return `upgrade "${info.name}" was already applied at height ${done}: nothing to prepare`;
+      if (snap.height < h - 1n) {
+        throw retry(`the state is at height ${snap.height}, before the upgrade height ${h} - 1: the old binary has not halted at the upgrade yet`);
+      }
+      if (snap.height >= h) throw fail(`the state is at height ${snap.height}, past the upgrade height ${h}, and upgrade "${info.name}" was not applied`);
+      try {
+        const r = dryRunUpgrade({ snapshot: snap, upgrade, upgrades, height: h, info: info.info, chainId: chainIdOf(home) });
+        const changed = Object.keys(r.toVM)
+          .sort()
+          .filter((m) => r.fromVM[m] !== r.toVM[m])
+          .map((m) => `${m} ${r.fromVM[m] ?? 'new'} → ${r.toVM[m]}`);
+        return `upgrade "${info.name}" at height ${h}: dry run passed (module versions: ${changed.join(', ') || 'unchanged'})`;
+      } catch (e) {
+        throw fail(`upgrade "${info.name}" at height ${h} would fail: ${(e as Error).message}`);
+      }
+    } finally {
+      snap.release();
+    }
+  } finally {
+    await ms.close();
+  }
+}
+
+export function registerPreUpgradeCommand(program: Command): void {
+  addHomeOption(
+    program
+      .command('pre-upgrade')
+      .description('check that this binary can apply the upgrade named in data/upgrade-info.json (exit 0 ok, 30 fail, 31 retry)'),
+  ).action(async (o: HomeOptions) => {
+    try {
+      console.log(`pre-upgrade: ${await preUpgrade(homeOf(o))}`);
+      process.exitCode = PRE_UPGRADE_OK;
+    } catch (e) {
+      if (!(e instanceof PreUpgradeExit)) throw e;
+      console.error(`Error: ${e.message}`);
+      process.exitCode = e.code;
+    }
+  });
+}

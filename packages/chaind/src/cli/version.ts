@@ -1,0 +1,74 @@
+// `chaind version [--long] [-o text|json]`, as Cosmos binaries print it: the version alone, or with
+// --long the name, version, commit, runtime, build target and the upgrades this release can apply.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Option, type Command } from 'commander';
+import { UPGRADES } from '../upgrades/index.ts';
+import { CHAIND_VERSION } from '../version.ts';
+import { printLine } from './common.ts';
+import { printOutput } from './query/format.ts';
+
+/** Set by a release build (esbuild `define`); absent when running from the source tree. */
+declare const __CHAIND_COMMIT__: string | undefined;
+
+/** Node's os/arch in Go's words (amd64, arm64), the keys of an upgrade plan's "binaries". */
+export function buildTarget(platform: string = process.platform, arch: string = process.arch): string {
+  const goArch: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm' };
+  const goOs = platform === 'win32' ? 'windows' : platform;
+  return `${goOs}/${goArch[arch] ?? arch}`;
+}
+
+/** The git commit: the release build's, else HEAD of the checkout this source runs from, else "". */
+export function commitOf(): string {
+  if (typeof __CHAIND_COMMIT__ === 'string') return __CHAIND_COMMIT__;
+  try {
+    let dir = fileURLToPath(new URL('.', import.meta.url));
+    for (let i = 0; i < 8 && !existsSync(join(dir, '.git')); i++) dir = join(dir, '..');
+    const git = join(dir, '.git');
+    const head = readFileSync(join(git, 'HEAD'), 'utf8').trim();
+    const ref = /^ref: (.+)$/.exec(head)?.[1];
+    if (ref === undefined) return /^[0-9a-f]{40}$/.test(head) ? head : '';
+    if (existsSync(join(git, ref))) return readFileSync(join(git, ref), 'utf8').trim();
+    const packed = readFileSync(join(git, 'packed-refs'), 'utf8');
+    return new RegExp(`^([0-9a-f]{40}) ${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(packed)?.[1] ?? '';
+  } catch {
+    // not a checkout (an installed package): the commit is unknown
+    return '';
+  }
+}
+
+export interface VersionInfo {
+  name: string;
+  server_name: string;
+  version: string;
+  commit: string;
+  build_target: string;
+  node: string;
+  upgrades: string[];
+}
+
+export function versionInfo(): VersionInfo {
+  return {
+    name: 'chaind',
+    server_name: 'chaind',
+    version: CHAIND_VERSION,
+    commit: commitOf(),
+    build_target: buildTarget(),
+    node: `${process.version} ${buildTarget()}`,
+    upgrades: UPGRADES.map((u) => u.name),
+  };
+}
+
+export function registerVersionCommand(program: Command): void {
+  program
+    .command('version')
+    .description('print the version (with --long: commit, runtime, build target and upgrade handlers)')
+    .option('--long', 'print the long version information')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action((o: { output: string; long?: boolean }) => {
+      if (o.long === true) printOutput(versionInfo(), o.output);
+      else if (o.output === 'json') printLine(JSON.stringify({ version: CHAIND_VERSION }));
+      else printLine(CHAIND_VERSION);
+    });
+}
