@@ -8,7 +8,7 @@ import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
 import { chooseStoreLoader, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
 import { validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
-import { UPGRADES, type Upgrade } from './upgrades/index.ts';
+import { GENESIS_MODULE_OPTIONS, UPGRADES, type ChainModuleOptions, type Upgrade } from './upgrades/index.ts';
 import { CHAIND_VERSION } from './version.ts';
 
 export const APP_NAME = 'chaind';
@@ -73,11 +73,16 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
     logger: o.logger ?? nopLogger,
   });
   const bank = bankModule();
-  const validators = validatorsModule();
+  const validators = validatorsModule(moduleOptions(upgrades).validators);
   const gov = govModule({ bank: bank.keeper, accounts, votingPower: validators.keeper.votingPower });
   const extra: AppModule[] = upgrades.flatMap((u) => [...(u.modules?.() ?? [])]);
   const modules = new ModuleManager([upgrade, authModule({ keeper: accounts }), bank, validators, gov, ...extra]);
   return { modules, upgrade, accounts, bank, validators, gov };
+}
+
+/** The options of the modules every release has, as changed by each upgrade in turn. */
+export function moduleOptions(upgrades: readonly Upgrade[]): ChainModuleOptions {
+  return upgrades.reduce((o, u) => u.moduleOptions?.(o) ?? o, GENESIS_MODULE_OPTIONS);
 }
 
 /**

@@ -76,7 +76,8 @@ describe('chaind init', () => {
     assert.equal(doc.initialHeight, 1n);
     assert.deepEqual(doc.consensusParams, defaultConsensusParams());
     assert.ok(Math.abs(Number(doc.genesisTime.seconds) - Date.now() / 1000) < 60, 'genesis time is now');
-    assert.deepEqual(Object.keys(doc.appState).sort(), ['auth', 'bank', 'gov', 'upgrade', 'validators']);
+    // the latest release (v2) by default: its chaininfo module is in the genesis
+    assert.deepEqual(Object.keys(doc.appState).sort(), ['auth', 'bank', 'chaininfo', 'gov', 'upgrade', 'validators']);
     assert.deepEqual(info.app_message, doc.appState);
     await withChainModules((mm) => {
       assert.deepEqual(doc.appState, defaultAppState(mm));

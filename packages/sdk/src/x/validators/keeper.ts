@@ -9,18 +9,23 @@ import { MAX_TOTAL_VOTING_POWER, consensusAddress, decodeValidator, encodeValida
 export interface ValidatorsKeeperOptions {
   /** Bech32 prefix of operator (account) addresses; default "chain". */
   readonly prefix?: string;
+  /** The store holding the set; default "validators" (a chain may rename it in an upgrade). */
+  readonly storeKey?: string;
 }
 
 /** The validator set: fixed at genesis (no delegation, slashing or rewards). */
 export class ValidatorsKeeper {
   readonly prefix: string;
+  readonly storeKey: string;
 
   constructor(o: ValidatorsKeeperOptions = {}) {
     this.prefix = o.prefix ?? DEFAULT_PREFIX;
+    this.storeKey = o.storeKey ?? VALIDATORS_STORE_KEY;
   }
 
-  private store(ctx: Context): KVStore {
-    return ctx.kvStore(VALIDATORS_STORE_KEY);
+  /** The module's store, for migrations and chain-specific records kept beside the set. */
+  store(ctx: Context): KVStore {
+    return ctx.kvStore(this.storeKey);
   }
 
   /** Address bytes of an operator address with this chain's prefix; `errors.invalidAddress` otherwise. */

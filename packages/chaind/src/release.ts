@@ -1,0 +1,34 @@
+// Which release this build of chaind is. A release is the upgrades up to its name: "v1" is the genesis
+// release (no upgrades), "v2" adds upgrade v2. Release bundles (scripts/release.mjs) have
+// `process.env.CHAIND_RELEASE` replaced by a literal at build time; from source (tsx) the environment
+// variable selects it at run time, the latest by default.
+
+export const RELEASES = ['v1', 'v2'] as const;
+export type ReleaseName = (typeof RELEASES)[number];
+export const LATEST_RELEASE: ReleaseName = 'v2';
+
+export class ReleaseError extends Error {
+  override readonly name = 'ReleaseError';
+}
+
+/** Validates a release name; undefined or empty means the latest. */
+export function releaseName(value: string | undefined): ReleaseName {
+  if (value === undefined || value === '') return LATEST_RELEASE;
+  if (!(RELEASES as readonly string[]).includes(value)) {
+    throw new ReleaseError(`unknown release CHAIND_RELEASE=${JSON.stringify(value)}: expected one of ${RELEASES.join(', ')}`);
+  }
+  return value as ReleaseName;
+}
+
+function releaseOrExit(value: string | undefined): ReleaseName {
+  try {
+    return releaseName(value);
+  } catch (e) {
+    // a start-up setting, read before any command runs: one clear line, as every CLI error
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+/** The release of this build (checked when the program starts). */
+export const CHAIND_RELEASE: ReleaseName = releaseOrExit(process.env.CHAIND_RELEASE);

@@ -1,0 +1,196 @@
+// Packages chaind releases: dist/releases/chaind-<release>-<os>-<arch>.tar.gz and SHA256SUMS.
+//
+//   node scripts/release.mjs [--release v1|v2]… [--out <dir>]
+//
+// A release is the upgrades up to its name (packages/chaind/src/release.ts): the bundle is built with
+// `process.env.CHAIND_RELEASE` defined as that name, so the v1 bundle contains no code of v2.
+// Archive layout (cosmovisor's expectation: bin/<daemon> at the archive root):
+//   bin/chaind                       executable launcher (#!/usr/bin/env node): checks Node ≥ 20.19
+//   bin/chaind.mjs                   the esbuild bundle (ESM, platform node, target node20)
+//   bin/cosmos-descriptors.binpb     gRPC descriptors, found beside the bundle (import.meta.url)
+//   node_modules/…                   what cannot be bundled, with its dependency closure: lmdb and
+//                                    secp256k1 (native addons and their prebuilt binaries),
+//                                    @fastify/swagger-ui (serves its static files from its folder),
+//                                    @grpc/grpc-js and @grpc/reflection (load .proto files from theirs),
+//                                    and an @chaind/sdk stub holding only the sdk's descriptor set
+//   package.json                     {"type":"commonjs"}: fixes the module type of the launcher
+// The archive is built for this machine's platform (the native binaries are this platform's).
+// Entries are sorted, owners dropped and mtimes fixed, so the same tree gives the same archive.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { create as createTar } from 'tar';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RELEASES = ['v1', 'v2'];
+/** Loaded from node_modules at run time rather than bundled. */
+const EXTERNAL = ['lmdb', 'secp256k1', '@fastify/swagger-ui', '@grpc/grpc-js', '@grpc/reflection'];
+const MIN_NODE = '20.19';
+/** 2000-01-01T00:00:00Z: every entry's mtime. */
+const FIXED_MTIME = new Date(Date.UTC(2000, 0, 1));
+
+/** Go's names (GOOS/GOARCH), which cosmovisor's platform keys use: linux/amd64. */
+export function goPlatform(platform = process.platform, arch = process.arch) {
+  const os = { win32: 'windows' }[platform] ?? platform;
+  const goArch = { x64: 'amd64', ia32: '386' }[arch] ?? arch;
+  return { os, arch: goArch };
+}
+
+function usage(msg) {
+  console.error(`release: ${msg}\nusage: node scripts/release.mjs [--release ${RELEASES.join('|')}]… [--out <dir>]`);
+  process.exit(2);
+}
+
+/** The package folder Node would load `name` from, looking up from `fromDir`. */
+function findPackage(name, fromDir) {
+  for (let d = fromDir; ; d = dirname(d)) {
+    const c = join(d, 'node_modules', name);
+    if (existsSync(join(c, 'package.json'))) return realpathSync(c);
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * Copies `name` (resolved from `fromDir`) and its dependencies, recursively, into stage/node_modules at
+ * the same place relative to the workspace's node_modules, so Node resolves them the same way.
+ * Optional dependencies that are not installed (other platforms' binaries) are skipped.
+ */
+function copyClosure(name, fromDir, stage, copied, optional = false) {
+  const dir = findPackage(name, fromDir);
+  if (dir === undefined) {
+    if (optional) return;
+    throw new Error(`release: dependency "${name}" (needed from ${relative(ROOT, fromDir) || '.'}) is not installed; run npm ci`);
+  }
+  if (copied.has(dir)) return;
+  copied.add(dir);
+  const rel = relative(join(ROOT, 'node_modules'), dir);
+  if (rel.startsWith('..')) throw new Error(`release: ${name} resolves outside node_modules (${dir}); a workspace package cannot be shipped this way`);
+  cpSync(dir, join(stage, 'node_modules', rel), {
+    recursive: true,
+    // nested node_modules are copied through the closure; .bin holds symlinks to tools we do not ship
+    filter: (src) => !relative(dir, src).split(sep).includes('node_modules'),
+  });
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  for (const dep of Object.keys(pkg.dependencies ?? {}).sort()) copyClosure(dep, dir, stage, copied);
+  for (const dep of Object.keys(pkg.optionalDependencies ?? {}).sort()) copyClosure(dep, dir, stage, copied, true);
+}
+
+const LAUNCHER = `#!/usr/bin/env node
+// chaind launcher: refuses a Node.js older than ${MIN_NODE} with a clear message, then runs the bundle beside it.
+'use strict';
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < ${MIN_NODE.split('.')[0]} || (major === ${MIN_NODE.split('.')[0]} && minor < ${MIN_NODE.split('.')[1]})) {
+  process.stderr.write('chaind needs Node.js >= ${MIN_NODE}; this is Node.js ' + process.versions.node + '\\n');
+  process.exit(1);
+}
+import(require('node:url').pathToFileURL(require('node:path').join(__dirname, 'chaind.mjs')).href).catch((e) => {
+  process.stderr.write('chaind: cannot start: ' + (e && e.stack ? e.stack : String(e)) + '\\n');
+  process.exit(1);
+});
+`;
+
+// CommonJS dependencies in an ESM bundle call require() and use __dirname; give them both.
+const BANNER = [
+  "import { createRequire as __chaindCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __chaindFileURLToPath } from 'node:url';",
+  "import { dirname as __chaindDirname } from 'node:path';",
+  'const require = __chaindCreateRequire(import.meta.url);',
+  'const __filename = __chaindFileURLToPath(import.meta.url);',
+  'const __dirname = __chaindDirname(__filename);',
+].join('\n');
+
+/** HEAD of the checkout, or "" outside one. */
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Every file under `dir`, relative, sorted (so the archive's order never depends on the filesystem). */
+function listFiles(dir, prefix = '') {
+  const out = [];
+  for (const name of readdirSync(join(dir, prefix)).sort()) {
+    const rel = prefix === '' ? name : `${prefix}/${name}`;
+    if (statSync(join(dir, rel)).isDirectory()) out.push(...listFiles(dir, rel));
+    else out.push(rel);
+  }
+  return out;
+}
+
+async function stageRelease(release, stage) {
+  const bin = join(stage, 'bin');
+  mkdirSync(bin, { recursive: true });
+  await build({
+    entryPoints: [join(ROOT, 'packages/chaind/src/cli/main.ts')],
+    outfile: join(bin, 'chaind.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // the release, and the commit `chaind version --long` reports
+    define: { 'process.env.CHAIND_RELEASE': JSON.stringify(release), __CHAIND_COMMIT__: JSON.stringify(gitCommit()) },
+    // folds the release tests, so the dead branches (a later release's upgrades) leave the bundle
+    minifySyntax: true,
+    external: EXTERNAL,
+    banner: { js: BANNER },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  writeFileSync(join(bin, 'chaind'), LAUNCHER);
+  chmodSync(join(bin, 'chaind'), 0o755);
+  // descriptors.ts reads this one beside itself (import.meta.url): beside the bundle
+  cpSync(join(ROOT, 'packages/chaind/src/node/grpc/cosmos-descriptors.binpb'), join(bin, 'cosmos-descriptors.binpb'));
+  // …and the sdk's through import.meta.resolve('@chaind/sdk/gen/…'): a stub package with the same exports map
+  const sdk = join(stage, 'node_modules/@chaind/sdk');
+  const gen = 'src/gen/chain/upgrade/v1beta1';
+  mkdirSync(join(sdk, gen), { recursive: true });
+  writeFileSync(join(sdk, 'package.json'), `${JSON.stringify({ name: '@chaind/sdk', private: true, type: 'module', exports: { './gen/*': './src/gen/*.ts' } }, null, 2)}\n`);
+  writeFileSync(join(sdk, gen, 'query.ts'), '// placeholder: resolved (never loaded) to locate the descriptor set\nexport {};\n');
+  cpSync(join(ROOT, 'packages/sdk/src/gen/descriptor-set.binpb'), join(sdk, 'src/gen/descriptor-set.binpb'));
+  const copied = new Set();
+  for (const name of EXTERNAL) copyClosure(name, join(ROOT, 'packages/chaind'), stage, copied);
+  writeFileSync(join(stage, 'package.json'), `${JSON.stringify({ name: `chaind-${release}`, private: true, type: 'commonjs' }, null, 2)}\n`);
+}
+
+async function main() {
+  let args;
+  try {
+    args = parseArgs({ options: { release: { type: 'string', multiple: true }, out: { type: 'string' } }, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    usage(e.message);
+  }
+  const releases = args.release ?? RELEASES;
+  for (const r of releases) if (!RELEASES.includes(r)) usage(`unknown release "${r}": expected one of ${RELEASES.join(', ')}`);
+  const out = resolve(args.out ?? join(ROOT, 'dist/releases'));
+  mkdirSync(out, { recursive: true });
+  const { os, arch } = goPlatform();
+  for (const release of releases) {
+    const started = Date.now();
+    const stage = mkdtempSync(join(tmpdir(), `chaind-release-${release}-`));
+    try {
+      await stageRelease(release, stage);
+      const file = join(out, `chaind-${release}-${os}-${arch}.tar.gz`);
+      await createTar({ gzip: true, file, cwd: stage, portable: true, mtime: FIXED_MTIME, noDirRecurse: true }, listFiles(stage));
+      const size = statSync(file).size;
+      console.log(`${file}  ${(size / 1e6).toFixed(1)} MB  ${Date.now() - started} ms`);
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+  }
+  // the manifest covers every archive in the folder (sha256sum -c SHA256SUMS checks them all)
+  const sums = readdirSync(out)
+    .filter((f) => /^chaind-.*\.tar\.gz$/.test(f))
+    .sort()
+    .map((f) => `${createHash('sha256').update(readFileSync(join(out, f))).digest('hex')}  ${f}\n`);
+  writeFileSync(join(out, 'SHA256SUMS'), sums.join(''));
+  console.log(`${join(out, 'SHA256SUMS')}\n${sums.join('').trimEnd()}`);
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
