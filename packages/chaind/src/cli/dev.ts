@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { validateGenesis } from '@chaind/sdk/genesis';
 import { Keyring } from '@chaind/sdk/keyring';
-import { printLine } from './common.ts';
+import { parseDuration } from '../config/duration.ts';
+import { printLine, UserError } from './common.ts';
 import { genesisPath, readGenesisFile, writeGenesisFile } from './genesis.ts';
 import { initHome } from './init.ts';
 import { readPrivValidatorKey } from './node-keys.ts';
@@ -31,7 +32,7 @@ export function defaultDevHome(): string {
 }
 
 /** Creates the development chain's home: init, keys, funded accounts, the validator, short periods. */
-export async function createDevHome(home: string): Promise<void> {
+export async function createDevHome(home: string, govPeriod = DEV_GOV_PERIOD): Promise<void> {
   await initHome('dev', { home, chainId: DEV_CHAIN_ID });
   const keyring = await Keyring.open(home, 'test');
   const addresses: string[] = [];
@@ -47,7 +48,7 @@ export async function createDevHome(home: string): Promise<void> {
     { operator_address: validator, consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: key.pubKey.toString('base64') }, power: '10', moniker: 'validator' },
   ];
   const gov = state.gov.params as Record<string, unknown>;
-  state.gov.params = { ...gov, max_deposit_period: '20s', voting_period: '20s', min_deposit: [{ denom: DEV_DENOM, amount: '10000000' }] };
+  state.gov.params = { ...gov, max_deposit_period: govPeriod, voting_period: govPeriod, min_deposit: [{ denom: DEV_DENOM, amount: '10000000' }] };
   const { chainModules } = await import('../app.ts');
   validateGenesis(doc, chainModules().modules);
   await writeGenesisFile(genesisPath(home), doc);
@@ -55,13 +56,17 @@ export async function createDevHome(home: string): Promise<void> {
 
 interface DevOptions extends StartOptions {
   reset?: boolean;
+  govPeriod: string;
 }
+
+export const DEV_GOV_PERIOD = '20s';
 
 export function registerDevCommand(program: Command, servers?: ServerStarter): void {
   const cmd = program
     .command('dev')
     .description(`run a single-validator development chain (${DEV_CHAIN_ID}), creating it on first use`)
-    .option('--reset', 'delete the development home and start afresh');
+    .option('--reset', 'delete the development home and start afresh')
+    .option('--gov-period <duration>', 'deposit and voting periods of a chain this command creates (e.g. 6s for demos and tests)', DEV_GOV_PERIOD);
   addStartOptions(cmd);
   // the development home, unless --home is given
   cmd.setOptionValueWithSource('home', defaultDevHome(), 'default');
@@ -69,7 +74,9 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
     const home = o.home;
     if (o.reset) await rm(home, { recursive: true, force: true });
     if (!existsSync(genesisPath(home))) {
-      await createDevHome(home);
+      const ms = parseDuration(o.govPeriod);
+      if (ms === undefined || ms <= 0) throw new UserError(`invalid --gov-period ${JSON.stringify(o.govPeriod)}: expected a positive duration such as 20s or 1m30s`);
+      await createDevHome(home, o.govPeriod);
       printLine(`created a development chain in ${home}`);
     }
     process.exitCode = await runNode(o, servers, (node) => {

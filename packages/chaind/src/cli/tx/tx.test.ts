@@ -1,15 +1,19 @@
-// `chaind tx …` over real processes: the upgrade story on a `chaind start` node with 4 s gov periods and
-// 200 ms blocks — bank send, software-upgrade proposal, vote, the plan queried, the node halting at the
-// upgrade height with exit code 10 and upgrade-info.json — and the user errors.
+// `chaind tx …` over real processes, the upgrade story of issue 5: `chaind dev` (release v1, 10 s gov
+// periods) → bank send → `tx upgrade software-upgrade v2` → `tx gov vote` by the validator → the plan over
+// the CLI, REST and gRPC → the node halting at the height with exit code 10 and upgrade-info.json → the
+// v2 binary continuing from there → `query upgrade applied v2` printing the block record of that height;
+// and the user errors on the way.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { Keyring } from '@chaind/sdk/keyring';
+import { credentials, Client, type ServiceError } from '@grpc/grpc-js';
+import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { RpcClient } from '../query/rpc.ts';
 import { watchNode, type WatchedNode } from '../testkit.ts';
 
@@ -42,7 +46,7 @@ const assertFails = (r: Run, message: RegExp): void => {
   assert.equal(r.stderr.trim().split('\n').length, 1, `one line, no stack trace: ${r.stderr}`);
 };
 
-describe('the upgrade story against a chaind start node', () => {
+describe('the upgrade story against a chaind dev node', () => {
   let home = '';
   let node: ChildProcess | undefined;
   let exited: Promise<number | null> = Promise.resolve(null);
@@ -51,55 +55,56 @@ describe('the upgrade story against a chaind start node', () => {
   let url = '';
   const keyFlags = (): string[] => ['--home', home, '--keyring-backend', 'test', '--node', url];
 
-  before(async () => {
-    home = mkdtempSync(join(tmpdir(), 'chaind-tx-'));
-    const run = (args: string[]): void => {
-      const r = spawnSync(process.execPath, [BIN, ...args, '--home', home], { encoding: 'utf8', timeout: 60_000 });
-      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
-    };
-    run(['init', 'n1', '--chain-id', 'tx-test-1']);
-    run(['keys', 'add', 'validator', '--keyring-backend', 'test']);
-    run(['keys', 'add', 'bob', '--keyring-backend', 'test']);
-    run(['genesis', 'add-account', 'validator', '1000000000stake', '--keyring-backend', 'test']);
-    run(['genesis', 'add-validator', 'validator', '10', '--keyring-backend', 'test']);
-    const gpath = join(home, 'config', 'genesis.json');
-    const g = JSON.parse(readFileSync(gpath, 'utf8')) as { app_state: { gov: { params: Record<string, unknown> } } };
-    g.app_state.gov.params = { ...g.app_state.gov.params, voting_period: '4s', max_deposit_period: '4s', min_deposit: [{ denom: 'stake', amount: '1000' }] };
-    writeFileSync(gpath, JSON.stringify(g, null, 2));
-    const cfg = join(home, 'config', 'config.toml');
-    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "200ms"'));
-    const child = spawn(process.execPath, [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+  /** Starts `chaind dev` on the home with every server on a free port; resolves its RPC, REST and gRPC addresses. */
+  const startDev = async (release: string): Promise<{ rest: string; grpc: string }> => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'dev', '--home', home, '--gov-period', '10s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CHAIND_RELEASE: release } },
+    );
     node = child;
     exited = new Promise((res) => child.once('exit', (code) => res(code)));
-    watched = watchNode(child, 'chaind start');
+    watched = watchNode(child, `chaind dev (${release})`);
     url = await watched.url;
+    for (let i = 0; i < 200; i++) {
+      const rest = /REST server listening url=(\S+)/.exec(log());
+      const grpc = /gRPC server listening address=(\S+)/.exec(log());
+      if (rest && grpc) return { rest: rest[1], grpc: grpc[1] };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`REST and gRPC did not start:\n${log()}`);
+  };
+
+  let servers = { rest: '', grpc: '' };
+  before(async () => {
+    home = join(mkdtempSync(join(tmpdir(), 'chaind-tx-')), 'home');
+    servers = await startDev('v1');
   });
   after(async () => {
     if (node !== undefined && node.exitCode === null) {
       node.kill('SIGTERM');
       await exited;
     }
-    rmSync(home, { recursive: true, force: true });
+    rmSync(join(home, '..'), { recursive: true, force: true });
   });
 
-  test('bank send, software-upgrade proposal, vote, plan, halt at the upgrade height', { timeout: 120_000 }, async () => {
+  test('bank send, software-upgrade proposal, vote, plan over CLI/REST/gRPC, halt at the height, v2 continues, applied prints the block', { timeout: 240_000 }, async () => {
     const rpc = new RpcClient(url);
     const bob = (await (await Keyring.open(home, 'test')).get('bob')).address;
     const balance = async (address: string): Promise<bigint> =>
       BigInt(QueryBalanceResponse.decode(await rpc.abciQuery('/cosmos.bank.v1beta1.Query/Balance', QueryBalanceRequest.encode({ address, denom: 'stake' }).finish())).balance?.amount ?? '0');
 
     // bank send: committed, the balance moves
+    const before = await balance(bob);
     const send = await chaind(['tx', 'bank', 'send', 'validator', bob, '1234stake', ...keyFlags(), '-y', '--broadcast-mode', 'commit', '--fees', '2000stake']);
     assert.equal(send.status, 0, send.stderr);
     const sent = JSON.parse(send.stdout) as { code: number; txhash: string; raw_log: string };
     assert.equal(sent.code, 0);
     assert.match(sent.txhash, /^[0-9A-F]{64}$/);
-    assert.equal(await balance(bob), 1234n);
+    assert.equal(await balance(bob), before + 1234n);
 
     // bad inputs: nothing is broadcast
-    const proposalFlags = ['--title', 'v2', '--summary', 'to v2', '--deposit', '1000stake', '--from', 'validator', ...keyFlags(), '-y'];
+    const proposalFlags = ['--title', 'v2', '--summary', 'to v2', '--deposit', '10000000stake', '--from', 'validator', ...keyFlags(), '-y'];
     assertFails(await chaind(['tx', 'upgrade', 'software-upgrade', '..', '--upgrade-height', '100', '--upgrade-info', INFO, ...proposalFlags]), /^Error: invalid upgrade name: .*"\.\." is not a valid folder name/);
     const noChecksum = '{"binaries":{"linux/amd64":"https://example.com/v2.tar.gz"}}';
     assertFails(await chaind(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', '100', '--upgrade-info', noChecksum, ...proposalFlags]), /^Error: .*no checksum=.*https:\/\/example\.com\/v2\.tar\.gz/);
@@ -115,9 +120,9 @@ describe('the upgrade story against a chaind start node', () => {
     assert.match(declined.stderr, /canceled transaction/);
     assert.equal(declined.stdout, '');
 
-    // the real proposal: far enough for the 4 s vote (20 blocks of 200 ms) to pass first
+    // the real proposal: far enough for the 10 s vote (1 s blocks) to pass first
     const now = Number((await rpc.call('status') as { sync_info: { latest_block_height: string } }).sync_info.latest_block_height);
-    const H = now + 60;
+    const H = now + 25;
     const submit = await chaind(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', String(H), '--upgrade-info', INFO, '--no-validate', ...proposalFlags, '--broadcast-mode', 'commit', '--gas', 'auto']);
     assert.equal(submit.status, 0, submit.stderr);
     assert.equal((JSON.parse(submit.stdout) as { code: number }).code, 0, submit.stdout);
@@ -131,7 +136,7 @@ describe('the upgrade story against a chaind start node', () => {
     assert.notEqual((JSON.parse(rejected.stdout) as { code: number }).code, 0);
     assert.match(rejected.stderr, /^Error: the chain rejected the tx \(code \d+/);
 
-    // the plan appears once the voting period ends
+    // the plan appears once the voting period ends: CLI, then REST and gRPC say the same
     let plan: { name: string; height: string; info: string } | undefined;
     for (let i = 0; i < 100 && plan === undefined; i++) {
       const q = await chaind(['query', 'upgrade', 'plan', '-o', 'json', '--node', url]);
@@ -139,6 +144,20 @@ describe('the upgrade story against a chaind start node', () => {
       else await new Promise((r) => setTimeout(r, 300));
     }
     assert.deepEqual(plan && { name: plan.name, height: plan.height, info: plan.info }, { name: 'v2', height: String(H), info: INFO });
+    const rest = (await (await fetch(`${servers.rest}/chain/upgrade/v1beta1/current_plan`)).json()) as { plan: { name: string; height: string; info: string; time: string } };
+    assert.deepEqual({ name: rest.plan.name, height: rest.plan.height, info: rest.plan.info, time: rest.plan.time }, { name: 'v2', height: String(H), info: INFO, time: '0001-01-01T00:00:00Z' });
+    const client = new Client(servers.grpc, credentials.createInsecure());
+    const grpcPlan = await new Promise<QueryCurrentPlanResponse>((res, rej) =>
+      client.makeUnaryRequest(
+        '/chain.upgrade.v1beta1.Query/CurrentPlan',
+        (m: QueryCurrentPlanRequest) => Buffer.from(QueryCurrentPlanRequest.encode(m).finish()),
+        (b: Buffer) => QueryCurrentPlanResponse.decode(b),
+        {},
+        (e: ServiceError | null, r?: QueryCurrentPlanResponse) => (e || r === undefined ? rej(e ?? new Error('no response')) : res(r)),
+      ),
+    );
+    client.close();
+    assert.deepEqual({ name: grpcPlan.plan?.name, height: grpcPlan.plan?.height, info: grpcPlan.plan?.info }, { name: 'v2', height: BigInt(H), info: INFO });
 
     // the node halts by itself at H with exit code 10 and leaves upgrade-info.json
     let timer: NodeJS.Timeout | undefined;
@@ -149,5 +168,27 @@ describe('the upgrade story against a chaind start node', () => {
     const info = JSON.parse(readFileSync(join(home, 'data', 'upgrade-info.json'), 'utf8')) as { name: string; height: string | number };
     assert.equal(info.name, 'v2');
     assert.equal(String(info.height), String(H));
+
+    // the binary with the v2 handler continues from the same home: it applies v2 at H and goes on
+    await startDev('v2');
+    assert.match(log(), new RegExp(`applying upgrade "v2" at height: ${H}`));
+    const applied = await chaind(['query', 'upgrade', 'applied', 'v2', '--node', url]);
+    assert.equal(applied.status, 0, applied.stderr);
+    const record = JSON.parse(applied.stdout) as { block_id: { hash: string }; block_size: string; header: { height: string; chain_id: string }; num_txs: string };
+    assert.equal(record.header.height, String(H));
+    assert.equal(record.header.chain_id, 'chain-dev-1');
+    assert.match(record.block_id.hash, /^[0-9A-F]{64}$/);
+    assert.match(record.block_size, /^[1-9]\d*$/);
+    assert.equal(record.num_txs, '0');
+    const versions = await chaind(['query', 'upgrade', 'module_versions', '-o', 'json', '--node', url]);
+    assert.equal(versions.status, 0, versions.stderr);
+    const mv = (JSON.parse(versions.stdout) as { module_versions: { name: string; version: string }[] }).module_versions;
+    assert.deepEqual(mv.filter((m) => m.name === 'chaininfo' || m.name === 'validators'), [
+      { name: 'chaininfo', version: '1' },
+      { name: 'validators', version: '2' },
+    ]);
+    const gone = await chaind(['query', 'upgrade', 'plan', '--node', url]);
+    assert.equal(gone.status, 1);
+    assert.match(gone.stderr, /no upgrade scheduled/);
   });
 });
