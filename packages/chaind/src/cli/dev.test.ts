@@ -1,7 +1,7 @@
 // `chaind dev` (npm start): the development chain a newcomer gets.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -39,4 +39,17 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
   assert.equal(reset.status, 0, reset.stderr);
   assert.match(reset.stdout, /created a development chain/);
   assert.match(reset.stderr, /committed block height=1\b/);
+});
+
+test('dev --gov-period sets the new chain\'s deposit and voting periods; a bad one is refused before anything is created', () => {
+  const home = join(mkdtempSync(join(tmpdir(), 'chaind-dev-')), 'home');
+  dirs.push(join(home, '..'));
+  const bad = chaind(['dev', '--home', home, '--gov-period', 'soon', '--halt-height', '1']);
+  assert.equal(bad.status, 1);
+  assert.equal(bad.stderr.trim(), 'Error: invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s');
+  assert.equal(existsSync(home), false);
+  const ok = chaind(['dev', '--home', home, '--gov-period', '7s', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  assert.equal(ok.status, 0, ok.stderr);
+  const params = (JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as { app_state: { gov: { params: { voting_period: string; max_deposit_period: string } } } }).app_state.gov.params;
+  assert.deepEqual([params.voting_period, params.max_deposit_period], ['7s', '7s']);
 });
