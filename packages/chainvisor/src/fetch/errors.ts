@@ -1,0 +1,30 @@
+/** Why a release could not be resolved, downloaded, verified or installed. */
+export type FetchErrorKind =
+  | 'bad-info' // plan info is not the expected JSON / URL, or a URL or checksum in it is malformed
+  | 'no-platform' // no binary for this platform and no "any" entry
+  | 'checksum-missing' // no checksum while one is required
+  | 'checksum-weak' // md5 or sha1 (always refused)
+  | 'checksum-mismatch'
+  | 'scheme' // URL scheme not allowed, or plain http to a non-loopback host without the opt-in
+  | 'redirect' // redirect to a refused URL, without Location, or too many
+  | 'network' // connection failed before any response
+  | 'http-status' // final response not 2xx
+  | 'too-large' // over maxBytes
+  | 'truncated' // body shorter than announced, or the connection dropped mid-body
+  | 'unsupported-archive' // zip, tar.bz2, tar.xz …: only tar.gz/tgz, tar and plain binaries are handled
+  | 'bad-archive' // a tar.gz that does not unpack (corrupt gzip or tar)
+  | 'unsafe-archive' // absolute path, `..`, link pointing outside, device/fifo entry
+  | 'no-binary' // bin/<daemon> (or <daemon> at the root) missing or not a regular file
+  | 'exists' // destDir already exists and replace was not asked for
+  | 'io'; // local file system failure while installing
+
+/** A refused or failed release fetch; `kind` says which rule or step, the message says what and where. */
+export class FetchError extends Error {
+  override readonly name = 'FetchError';
+  constructor(
+    readonly kind: FetchErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}

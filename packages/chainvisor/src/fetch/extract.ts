@@ -1,0 +1,149 @@
+// Safe tar(.gz) extraction: every entry is checked before tar writes it, and one bad entry fails the
+// whole install with the entry named (node-tar alone would strip or skip such entries with a warning).
+import { createReadStream } from 'node:fs';
+import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { dirname, join, posix, relative, resolve, sep } from 'node:path';
+import { Unpack, type ReadEntry } from 'tar';
+import { FetchError } from './errors.ts';
+
+const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
+const TYPE_NAMES: Record<string, string> = {
+  CharacterDevice: 'a character device',
+  BlockDevice: 'a block device',
+  FIFO: 'a FIFO',
+};
+
+const isAbs = (p: string): boolean => p.startsWith('/') || p.startsWith('\\') || /^[a-zA-Z]:/.test(p);
+const parts = (p: string): string[] => p.split(/[/\\]/).filter((s) => s !== '' && s !== '.');
+
+/**
+ * Walks `target` from the folder `from` (components relative to the archive root), as the kernel would.
+ * Returns why it escapes, or null. Going through a symlink seen earlier in the archive is refused: a
+ * symlink to `.` followed by `..` would escape while every path looks fine on its own.
+ */
+function escapes(from: string[], target: string, symlinks: ReadonlySet<string>): string | null {
+  const stack = [...from];
+  const comps = parts(target);
+  for (let i = 0; i < comps.length; i++) {
+    const c = comps[i];
+    if (c === '..') {
+      if (stack.length === 0) return 'points outside the release folder';
+      stack.pop();
+      continue;
+    }
+    stack.push(c);
+    if (i < comps.length - 1 && symlinks.has(stack.join('/'))) return `goes through the symbolic link ${stack.join('/')}`;
+  }
+  return null;
+}
+
+/** Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries. */
+function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
+  const path = entry.path;
+  if (!ALLOWED.has(entry.type)) return `is ${TYPE_NAMES[entry.type] ?? `of unsupported type ${entry.type}`}`;
+  if (isAbs(path)) return 'has an absolute path';
+  const comps = parts(path);
+  if (comps.includes('..')) return 'has a ".." path segment';
+  for (let i = 1; i < comps.length; i++) {
+    const prefix = comps.slice(0, i).join('/');
+    if (symlinks.has(prefix)) return `is inside the symbolic link ${prefix}`;
+  }
+  if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
+    const target = entry.linkpath ?? '';
+    const what = entry.type === 'SymbolicLink' ? 'symbolic link' : 'hard link';
+    if (target === '') return `is a ${what} without a target`;
+    if (isAbs(target)) return `is a ${what} to the absolute path ${target}`;
+    // a symlink's target is relative to its own folder, a hard link's to the archive root
+    const from = entry.type === 'SymbolicLink' ? comps.slice(0, -1) : [];
+    const why = escapes(from, target, symlinks);
+    if (why) return `is a ${what} to ${target}, which ${why}`;
+    if (entry.type === 'SymbolicLink') symlinks.add(comps.join('/'));
+  }
+  return null;
+}
+
+/**
+ * Extracts the tar or tar.gz `archive` into the existing, empty folder `dir`. Owners are not restored
+ * and setuid/setgid/sticky bits are dropped. Throws 'unsafe-archive' naming the first bad entry, or
+ * 'bad-archive' when the archive does not unpack.
+ */
+export async function extractTar(archive: string, dir: string, name: string): Promise<void> {
+  const symlinks = new Set<string>();
+  let bad: FetchError | null = null;
+  const warnings: string[] = [];
+  const u = new Unpack({
+    cwd: dir,
+    preserveOwner: false,
+    strict: true,
+    filter: (_p, e) => {
+      const entry = e as ReadEntry;
+      if (bad) return false; // the install fails anyway: skip the rest quickly
+      const why = refusal(entry, symlinks);
+      if (why) {
+        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(entry.path)} ${why}`);
+        return false;
+      }
+      if (typeof entry.mode === 'number') entry.mode &= 0o777;
+      return true;
+    },
+    onwarn: (_code, msg) => warnings.push(String(msg)),
+  });
+  await new Promise<void>((res, rej) => {
+    const rs = createReadStream(archive);
+    rs.on('error', rej);
+    u.on('error', (err: Error) => rej(err));
+    u.on('close', () => res());
+    rs.pipe(u);
+  }).catch((err: unknown) => {
+    if (bad) return; // reported below
+    throw new FetchError('bad-archive', `could not extract ${name}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  if (bad) throw bad;
+  if (warnings.length) throw new FetchError('bad-archive', `could not extract ${name}: ${warnings[0]}`);
+  await checkTree(dir, name);
+}
+
+/** Where `p` really leads, resolving symlinks in the part that exists (a dangling link's target may not). */
+async function realTarget(p: string): Promise<string> {
+  try {
+    return await realpath(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const parent = dirname(p);
+    if (parent === p) return p;
+    return join(await realTarget(parent), p.slice(parent.length + 1));
+  }
+}
+
+/**
+ * Final check on what tar actually wrote: every symlink must resolve inside `dir` (catches a folder
+ * replaced by a symlink after another link was made through it), and only files, folders and links exist.
+ */
+async function checkTree(dir: string, name: string): Promise<void> {
+  const root = await realpath(dir);
+  const inside = (p: string): boolean => p === root || p.startsWith(root + sep);
+  const walk = async (d: string): Promise<void> => {
+    for (const ent of await readdir(d, { withFileTypes: true })) {
+      const p = join(d, ent.name);
+      const rel = relative(dir, p).split(sep).join(posix.sep);
+      if (ent.isSymbolicLink()) {
+        const target = await readlink(p);
+        let real: string;
+        try {
+          real = await realTarget(resolve(d, target));
+        } catch (err) {
+          throw new FetchError('unsafe-archive', `unsafe archive ${name}: symbolic link ${JSON.stringify(rel)} to ${target} cannot be resolved (${(err as Error).message})`);
+        }
+        if (!inside(real)) {
+          throw new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(rel)} is a symbolic link to ${target}, which points outside the release folder`);
+        }
+      } else if (ent.isDirectory()) {
+        await walk(p);
+      } else if (!ent.isFile()) {
+        const st = await lstat(p);
+        throw new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
+      }
+    }
+  };
+  await walk(dir);
+}

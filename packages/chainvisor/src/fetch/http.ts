@@ -1,0 +1,169 @@
+// HTTP(S) GET through Node's global fetch, with redirects followed by hand so each hop is checked, and a
+// streamed download that hashes while it writes.
+import { createHash, type Hash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { FetchError } from './errors.ts';
+import { displayUrl, schemeRefusal } from './policy.ts';
+import type { Progress } from './progress.ts';
+
+export const MAX_REDIRECTS = 5;
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
+/** The innermost cause of a fetch failure (undici wraps socket errors in TypeError('fetch failed')). */
+function causeOf(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export interface Opened {
+  readonly res: Response;
+  readonly url: URL;
+}
+
+/**
+ * GETs `url`, following at most MAX_REDIRECTS redirects. Every hop must pass the same scheme policy as
+ * the first URL, and an https → http downgrade is refused unless insecure http is allowed. Non-2xx
+ * final answers are 'http-status' errors.
+ */
+export async function openUrl(url: URL, allowInsecureHttp: boolean, signal: AbortSignal): Promise<Opened> {
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    let res: Response;
+    try {
+      res = await fetch(current, { redirect: 'manual', signal, headers: { 'accept-encoding': 'identity' } });
+    } catch (err) {
+      throw new FetchError('network', `download of ${displayUrl(current)} failed: ${causeOf(err)}`);
+    }
+    if (REDIRECT.has(res.status)) {
+      await res.body?.cancel().catch(() => {});
+      const loc = res.headers.get('location');
+      if (!loc) throw new FetchError('redirect', `download of ${displayUrl(current)} failed: HTTP ${res.status} redirect without a Location header`);
+      if (hop >= MAX_REDIRECTS) {
+        throw new FetchError('redirect', `download of ${displayUrl(url)} failed: more than ${MAX_REDIRECTS} redirects`);
+      }
+      let next: URL;
+      try {
+        next = new URL(loc, current);
+      } catch {
+        throw new FetchError('redirect', `refusing redirect from ${displayUrl(current)} to ${JSON.stringify(loc)}: not a valid URL`);
+      }
+      let why = schemeRefusal(next, allowInsecureHttp);
+      if (!why && current.protocol === 'https:' && next.protocol === 'http:' && !allowInsecureHttp) {
+        why = 'downgrade from https to plain http is not allowed';
+      }
+      if (why) throw new FetchError('redirect', `refusing redirect from ${displayUrl(current)} to ${displayUrl(next)}: ${why}`);
+      current = next;
+      continue;
+    }
+    if (res.status < 200 || res.status > 299) {
+      await res.body?.cancel().catch(() => {});
+      throw new FetchError('http-status', `download of ${displayUrl(current)} failed: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`);
+    }
+    return { res, url: current };
+  }
+}
+
+/** The announced body length, or null when absent or not a plain decimal. */
+function contentLength(res: Response): number | null {
+  const v = res.headers.get('content-length');
+  return v !== null && /^\d+$/.test(v.trim()) ? Number(v.trim()) : null;
+}
+
+export interface Downloaded {
+  readonly bytes: number;
+  readonly sha256: string;
+  /** hex digest with the checksum's algorithm (= sha256 when that is the algorithm or there is none) */
+  readonly digest: string;
+  readonly downloadMs: number;
+  /** time spent hashing, inside downloadMs (the hash is computed while streaming) */
+  readonly hashMs: number;
+}
+
+const FLUSH_AT = 1 << 20; // write in ~1 MiB batches, overlapping the disk write with the next reads
+
+/**
+ * Streams the body of `url` to `file`, hashing as it goes. Aborts early with 'too-large' past maxBytes
+ * (before reading anything when Content-Length already says so); an early end or dropped connection is
+ * 'truncated'.
+ */
+export async function downloadTo(
+  url: URL,
+  file: string,
+  o: {
+    allowInsecureHttp: boolean;
+    maxBytes: number;
+    algo: 'sha256' | 'sha512';
+    progress: (total: number | null) => Progress;
+  },
+): Promise<Downloaded> {
+  const ac = new AbortController();
+  const t0 = performance.now();
+  const { res, url: finalUrl } = await openUrl(url, o.allowInsecureHttp, ac.signal);
+  const shown = displayUrl(finalUrl);
+  const total = contentLength(res);
+  if (total !== null && total > o.maxBytes) {
+    ac.abort();
+    throw new FetchError('too-large', `download of ${shown} refused: ${total} bytes announced, over the ${o.maxBytes}-byte limit`);
+  }
+  const body = res.body;
+  if (!body) throw new FetchError('truncated', `download of ${shown} returned no body`);
+
+  const sha256 = createHash('sha256');
+  const other: Hash | null = o.algo === 'sha256' ? null : createHash(o.algo);
+  const progress = o.progress(total);
+  const fh = await open(file, 'w');
+  let received = 0;
+  let hashMs = 0;
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  let pending: Promise<unknown> = Promise.resolve();
+  let ok = false;
+  const flush = async (): Promise<void> => {
+    await pending;
+    const chunks = batch;
+    batch = [];
+    batchBytes = 0;
+    pending = fh.writev(chunks).catch((err: unknown) => {
+      throw new FetchError('io', `writing ${file} failed: ${causeOf(err)}`);
+    });
+  };
+  try {
+    try {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        received += chunk.byteLength;
+        if (received > o.maxBytes) {
+          ac.abort();
+          throw new FetchError('too-large', `download of ${shown} aborted: more than the ${o.maxBytes}-byte limit received`);
+        }
+        const h0 = performance.now();
+        sha256.update(chunk);
+        other?.update(chunk);
+        hashMs += performance.now() - h0;
+        batch.push(chunk);
+        batchBytes += chunk.byteLength;
+        if (batchBytes >= FLUSH_AT) await flush();
+        progress.update(received);
+      }
+    } catch (err) {
+      if (err instanceof FetchError) throw err;
+      const of = total === null ? '' : ` of ${total}`;
+      throw new FetchError('truncated', `download of ${shown} was cut short: received ${received}${of} bytes (${causeOf(err)})`);
+    }
+    if (total !== null && received !== total) {
+      throw new FetchError('truncated', `download of ${shown} was cut short: received ${received} of ${total} bytes`);
+    }
+    await flush();
+    await pending;
+    ok = true;
+  } finally {
+    progress.done(ok);
+    await pending.catch(() => {});
+    await fh.close();
+  }
+  const h0 = performance.now();
+  const sha = sha256.digest('hex');
+  const digest = other ? other.digest('hex') : sha;
+  hashMs += performance.now() - h0;
+  return { bytes: received, sha256: sha, digest, downloadMs: performance.now() - t0, hashMs };
+}

@@ -1,0 +1,230 @@
+// installRelease: download to a temp folder beside destDir, verify, extract, check the binary, rename
+// into place. destDir only ever appears complete.
+import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { FetchError } from './errors.ts';
+import { extractTar } from './extract.ts';
+import { downloadTo } from './http.ts';
+import { archiveFormat, assertFetchable, checkChecksum, displayUrl, parseChecksum, splitMagicParams } from './policy.ts';
+import { makeProgress } from './progress.ts';
+import type { FetchPolicy, ReleaseSource } from './resolve.ts';
+
+export interface InstallOptions extends FetchPolicy {
+  /** <home>/cosmovisor/upgrades/<name>; the binary ends at destDir/bin/<daemonName> */
+  readonly destDir: string;
+  readonly daemonName: string;
+  /** replace an existing destDir (else 'exists') */
+  readonly replace?: boolean;
+}
+
+export interface InstallResult {
+  readonly binaryPath: string;
+  readonly bytes: number;
+  /** sha256 of the downloaded file (whatever the checksum's algorithm) */
+  readonly sha256: string;
+  /** request to last byte on disk, hashing included (the hash is computed while streaming) */
+  readonly downloadMs: number;
+  /** hashing time (inside downloadMs) plus the final comparison */
+  readonly verifyMs: number;
+  /** extraction, safety checks and the binary check */
+  readonly extractMs: number;
+}
+
+/** Temp folders this process is using right now; others with our pid are leftovers of an earlier run. */
+const active = new Set<string>();
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes `.<name>.partial-<pid>-*` folders left by a killed attempt (the owner is gone, or is us
+ * after a restart with the same pid). A live other process's folder is left alone; the unique names mean
+ * it never blocks us either way.
+ */
+async function removeLeftovers(parent: string, name: string): Promise<void> {
+  const prefix = `.${name}.partial-`;
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.startsWith(prefix)) continue;
+    const pid = Number(n.slice(prefix.length).split('-')[0]);
+    const p = join(parent, n);
+    if (active.has(p)) continue;
+    if (Number.isInteger(pid) && pid !== process.pid && pidAlive(pid)) continue;
+    await rm(p, { recursive: true, force: true });
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/** Puts the daemon binary at out/bin/<daemon> (moving a root-level one there) and checks it is a regular file. */
+async function placeBinary(out: string, daemon: string, name: string): Promise<string> {
+  const inBin = join(out, 'bin', daemon);
+  const atRoot = join(out, daemon);
+  const binDir = join(out, 'bin');
+  const kindOf = async (p: string): Promise<'file' | 'link' | 'dir' | 'other' | null> => {
+    try {
+      const st = await lstat(p);
+      return st.isFile() ? 'file' : st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : 'other';
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      throw err;
+    }
+  };
+  const describe = { link: 'a symbolic link', dir: 'a folder', other: 'not a regular file' } as const;
+  const binKind = await kindOf(binDir);
+  if (binKind !== null && binKind !== 'dir') {
+    throw new FetchError('no-binary', `release ${name}: bin is ${binKind === 'file' ? 'a file' : describe[binKind]}, not a folder holding the daemon binary ${daemon}`);
+  }
+  let k = binKind === 'dir' ? await kindOf(inBin) : null;
+  if (k === null) {
+    const rootKind = await kindOf(atRoot);
+    if (rootKind === null) {
+      throw new FetchError('no-binary', `release ${name} has no daemon binary: expected bin/${daemon} or ${daemon} at the archive root`);
+    }
+    if (rootKind !== 'file') {
+      throw new FetchError('no-binary', `release ${name}: ${daemon} is ${describe[rootKind]}; the daemon binary must be a regular file`);
+    }
+    if (binKind === null) await mkdir(binDir);
+    await rename(atRoot, inBin);
+    k = 'file';
+  }
+  if (k !== 'file') {
+    throw new FetchError('no-binary', `release ${name}: bin/${daemon} is ${describe[k]}; the daemon binary must be a regular file`);
+  }
+  const st = await stat(inBin);
+  await chmod(inBin, (st.mode & 0o777) | 0o755);
+  // flush the binary before the rename publishes it: a crash must not leave an empty binary in place
+  const fh = await open(inBin, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return inBin;
+}
+
+async function syncDir(d: string): Promise<void> {
+  try {
+    const fh = await open(d, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // not supported everywhere (e.g. some network file systems); the rename itself is what matters
+  }
+}
+
+/**
+ * Downloads the release to a temp folder beside destDir, verifies its checksum (hashed while
+ * streaming), extracts it safely, checks the daemon binary (bin/<daemon> or <daemon> at the root, a
+ * regular file, made executable), then renames the folder into place as destDir. On any failure the temp
+ * folder is removed and destDir is untouched.
+ */
+export async function installRelease(src: ReleaseSource, o: InstallOptions): Promise<InstallResult> {
+  // the policy is checked again here: a ReleaseSource may come from elsewhere than resolveRelease
+  const parsed = new URL(src.url);
+  assertFetchable(parsed, o.allowInsecureHttp);
+  const { url, checksum: inUrl, archive } = splitMagicParams(parsed);
+  const shown = displayUrl(url);
+  const checksum = src.checksum ?? (inUrl === null ? undefined : parseChecksum(inUrl, shown));
+  if (checksum) checkChecksum(checksum, shown);
+  else if (o.mustHaveChecksum) {
+    throw new FetchError('checksum-missing', `refusing to download ${shown}: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`);
+  }
+  const format = archiveFormat(url, src.archive ?? archive);
+  const destDir = o.destDir;
+  const name = basename(destDir);
+  const parent = dirname(destDir);
+  if (!o.replace && (await exists(destDir))) {
+    throw new FetchError('exists', `${destDir} already exists; remove it or ask for it to be replaced`);
+  }
+
+  await mkdir(parent, { recursive: true });
+  await removeLeftovers(parent, name);
+  const tmp = await mkdtemp(join(parent, `.${name}.partial-${process.pid}-`));
+  active.add(tmp);
+  try {
+    if (!checksum) o.log(`WARNING: downloading ${shown} without a checksum (checksums explicitly not required)`);
+    o.log(`downloading ${shown}`);
+    const file = join(tmp, 'download');
+    const fileName = basename(decodeURIComponent(url.pathname)) || name;
+    const dl = await downloadTo(url, file, {
+      allowInsecureHttp: o.allowInsecureHttp,
+      maxBytes: o.maxBytes,
+      algo: checksum?.algo ?? 'sha256',
+      progress: (total) => makeProgress(o.progress, fileName, total, o.log),
+    });
+    const v0 = performance.now();
+    if (checksum && dl.digest !== checksum.hex.toLowerCase()) {
+      throw new FetchError('checksum-mismatch', `checksum mismatch for ${shown}: expected ${checksum.algo} ${checksum.hex.toLowerCase()}, got ${dl.digest}`);
+    }
+    const verifyMs = dl.hashMs + (performance.now() - v0);
+    o.log(`downloaded ${dl.bytes} bytes in ${dl.downloadMs.toFixed(0)} ms, ${checksum ? `${checksum.algo} verified` : 'not verified'} (sha256 ${dl.sha256})`);
+
+    const e0 = performance.now();
+    const out = join(tmp, 'out');
+    await mkdir(out);
+    if (format === 'none') {
+      await mkdir(join(out, 'bin'));
+      await rename(file, join(out, 'bin', o.daemonName));
+    } else {
+      await extractTar(file, out, fileName);
+      await rm(file, { force: true });
+    }
+    await placeBinary(out, o.daemonName, fileName);
+    const extractMs = performance.now() - e0;
+
+    let old: string | null = null;
+    if (o.replace && (await exists(destDir))) {
+      // move the old one aside first: rename() cannot replace a non-empty folder
+      old = join(tmp, 'old');
+      await rename(destDir, old);
+    } else if (await exists(destDir)) {
+      throw new FetchError('exists', `${destDir} already exists; remove it or ask for it to be replaced`);
+    }
+    try {
+      await rename(out, destDir);
+    } catch (err) {
+      if (old) await rename(old, destDir).catch(() => {});
+      throw err;
+    }
+    await syncDir(parent);
+    o.log(`installed ${join(destDir, 'bin', o.daemonName)}`);
+    return {
+      binaryPath: join(destDir, 'bin', o.daemonName),
+      bytes: dl.bytes,
+      sha256: dl.sha256,
+      downloadMs: dl.downloadMs,
+      verifyMs,
+      extractMs,
+    };
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    const e = err as NodeJS.ErrnoException;
+    throw new FetchError('io', `installing ${shown} into ${destDir} failed: ${e.message ?? String(err)}`);
+  } finally {
+    await rm(tmp, { recursive: true, force: true }).catch(() => {});
+    active.delete(tmp);
+  }
+}

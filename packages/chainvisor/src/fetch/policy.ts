@@ -1,0 +1,122 @@
+// URL, scheme and checksum rules shared by resolveRelease and installRelease.
+import { isIP } from 'node:net';
+import { FetchError } from './errors.ts';
+
+export interface Checksum {
+  readonly algo: 'sha256' | 'sha512';
+  readonly hex: string;
+}
+
+const HEX_LEN = { sha256: 64, sha512: 128 } as const;
+
+/** 127.0.0.0/8, ::1 (and its IPv4-mapped forms) and `localhost`: the only hosts plain http may reach by default. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(h);
+  return false;
+}
+
+/** The URL without user:password, for messages and logs. */
+export function displayUrl(u: URL | string): string {
+  let url: URL;
+  try {
+    url = new URL(String(u));
+  } catch {
+    return String(u);
+  }
+  if (url.username || url.password) {
+    url.username = '';
+    url.password = '';
+  }
+  return url.href;
+}
+
+/**
+ * Why `url` may not be fetched under the policy, or null when it may. Only https, and http to a loopback
+ * host (or anywhere with allowInsecureHttp), are allowed: no file:, ftp:, s3:, git: … (cosmovisor's
+ * go-getter accepts them all).
+ */
+export function schemeRefusal(url: URL, allowInsecureHttp: boolean): string | null {
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:') {
+    if (allowInsecureHttp || isLoopbackHost(url.hostname)) return null;
+    return `plain http to ${url.hostname} is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)`;
+  }
+  return `scheme "${url.protocol}" is not allowed (only https, or http to a loopback address)`;
+}
+
+export function parseUrl(raw: string, what: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new FetchError('bad-info', `${what} is not a valid URL: ${JSON.stringify(raw)}`);
+  }
+}
+
+export function assertFetchable(url: URL, allowInsecureHttp: boolean): void {
+  const why = schemeRefusal(url, allowInsecureHttp);
+  if (why) throw new FetchError('scheme', `refusing to download ${displayUrl(url)}: ${why}`);
+}
+
+/** Parses go-getter's `checksum=<type>:<hex>` value; md5 and sha1 are refused whatever the policy. */
+export function parseChecksum(value: string, where: string): Checksum {
+  const i = value.indexOf(':');
+  const algo = (i < 0 ? '' : value.slice(0, i)).toLowerCase();
+  const hex = (i < 0 ? value : value.slice(i + 1)).toLowerCase();
+  if (algo === 'md5' || algo === 'sha1') {
+    throw new FetchError('checksum-weak', `refusing ${algo} checksum for ${where}: ${algo} is too weak, use sha256 or sha512`);
+  }
+  if (algo !== 'sha256' && algo !== 'sha512') {
+    throw new FetchError('bad-info', `unsupported checksum ${JSON.stringify(value)} for ${where}: expected sha256:<hex> or sha512:<hex>`);
+  }
+  if (hex.length !== HEX_LEN[algo] || !/^[0-9a-f]+$/.test(hex)) {
+    throw new FetchError('bad-info', `malformed ${algo} checksum for ${where}: expected ${HEX_LEN[algo]} hex digits, got ${JSON.stringify(hex)}`);
+  }
+  return { algo, hex };
+}
+
+export function checkChecksum(c: Checksum, where: string): void {
+  parseChecksum(`${c.algo}:${c.hex}`, where);
+}
+
+/**
+ * Splits go-getter's magic query parameters off a URL: `checksum` (and `archive`) describe the download,
+ * they are not sent to the server.
+ */
+export function splitMagicParams(url: URL): { url: URL; checksum: string | null; archive: string | null } {
+  const clean = new URL(url.href);
+  const checksum = clean.searchParams.get('checksum');
+  const archive = clean.searchParams.get('archive');
+  if (checksum !== null) clean.searchParams.delete('checksum');
+  if (archive !== null) clean.searchParams.delete('archive');
+  return { url: clean, checksum, archive };
+}
+
+export type ArchiveFormat = 'tar.gz' | 'tar' | 'none';
+
+const UNSUPPORTED_EXT = ['.zip', '.tar.bz2', '.tbz2', '.tbz', '.tar.xz', '.txz', '.tar.zst', '.tzst', '.gz', '.bz2', '.xz', '.zst', '.7z', '.rar'];
+
+/**
+ * The archive format: an explicit `archive=` parameter, else the URL path's extension; no known
+ * extension = a plain binary. zip and the bzip2/xz/zstd/plain-gzip variants are refused rather than
+ * half-supported.
+ */
+export function archiveFormat(url: URL, archiveParam: string | null | undefined): ArchiveFormat {
+  if (archiveParam !== null && archiveParam !== undefined) {
+    const a = archiveParam.toLowerCase();
+    if (a === 'tar.gz' || a === 'tgz') return 'tar.gz';
+    if (a === 'tar') return 'tar';
+    if (a === 'false' || a === 'none' || a === '') return 'none';
+    throw new FetchError('unsupported-archive', `unsupported archive type "${archiveParam}" for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
+  }
+  const p = decodeURIComponent(url.pathname).toLowerCase();
+  if (p.endsWith('.tar.gz') || p.endsWith('.tgz')) return 'tar.gz';
+  if (p.endsWith('.tar')) return 'tar';
+  const ext = UNSUPPORTED_EXT.find((e) => p.endsWith(e));
+  if (ext) {
+    throw new FetchError('unsupported-archive', `unsupported archive type "${ext.slice(1)}" for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
+  }
+  return 'none';
+}
