@@ -3,4 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/main.ts');
+const { main } = await import('../src/main.ts');
+// exit explicitly: a gRPC channel or timer left by a failure must not keep the process alive
+process.exit(await main(process.argv.slice(2)));

@@ -1,14 +1,210 @@
-import { Command } from 'commander';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { loadConfig, toToml, type Config } from './config.ts';
+import { ChainvisorError, EXIT } from './exit-codes.ts';
+import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
+import { createLogger, type Logger } from './log.ts';
+import { autoPrepare, prepareUpgrade } from './prepare.ts';
+import { releaseInstaller } from './release.ts';
+import { run } from './run.ts';
+import { readUpgradeInfo } from './upgrade-info.ts';
+import type { UpgradeContext } from './upgrade.ts';
 
-const VERSION = '0.1.0';
+export const VERSION = '0.1.0';
 
-const program = new Command('chainvisor')
-  .description('chainvisor: switches chaind binaries at an upgrade height (a cosmovisor-compatible sidecar)')
-  .version(VERSION, '--version', 'print the version');
+interface Env {
+  readonly cfg: Config;
+  readonly l: Layout;
+  readonly log: Logger;
+}
 
-program
-  .command('version')
-  .description('print the version')
-  .action(() => console.log(VERSION));
+function setup(configFile: string | undefined): Env {
+  const cfg = loadConfig({ env: process.env, ...(configFile !== undefined ? { configFile } : {}) });
+  const log = createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
+  failLog = log;
+  return { cfg, l: layout(cfg.home, cfg.daemonName), log };
+}
 
-await program.parseAsync(process.argv);
+/** Logger for failures: plain until the settings are known, then the configured one. */
+let failLog: Logger = createLogger({ disabled: false, color: false, timeFormat: 'none' });
+
+/** `run`'s arguments are the daemon's, verbatim; only --cosmovisor-config is taken out. */
+export function splitRunArgs(args: readonly string[]): { configFile?: string; daemonArgs: string[] } {
+  const out: string[] = [];
+  let configFile: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--cosmovisor-config') {
+      if (i + 1 >= args.length) throw new ChainvisorError(EXIT.CONFIG, '--cosmovisor-config needs a path');
+      configFile = args[++i];
+    } else if (a.startsWith('--cosmovisor-config=')) configFile = a.slice('--cosmovisor-config='.length);
+    else out.push(a);
+  }
+  return { ...(configFile !== undefined ? { configFile } : {}), daemonArgs: out };
+}
+
+/** Copies a file into place atomically (temp + rename), executable. */
+function installFile(src: string, dest: string): void {
+  const st = statSync(src, { throwIfNoEntry: false });
+  if (!st?.isFile()) throw new ChainvisorError(EXIT.CONFIG, `${src} is not a file`);
+  const tmp = `${dest}.tmp-${process.pid}`;
+  copyFileSync(src, tmp);
+  chmodSync(tmp, 0o755);
+  renameSync(tmp, dest);
+}
+
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+async function runCommand(args: readonly string[]): Promise<number> {
+  const { configFile, daemonArgs } = splitRunArgs(args);
+  const { cfg, l, log } = setup(configFile);
+  const install = releaseInstaller(cfg, log);
+  const ctx: UpgradeContext = { cfg, l, log, install };
+  return run(ctx, daemonArgs, cfg.prepareUpgrade ? { autoPrepare: (signal) => autoPrepare({ ...ctx, install }, signal) } : {});
+}
+
+function program(result: { code: number }): Command {
+  const p = new Command('chainvisor')
+    .description('chainvisor: switches chaind binaries at an upgrade height (a cosmovisor-compatible sidecar)')
+    .addOption(new Option('--cosmovisor-config <path>', 'config.toml to read (environment variables override it)'))
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  const env = (): Env => setup((p.opts() as { cosmovisorConfig?: string }).cosmovisorConfig);
+
+  p.command('init')
+    .argument('<path>', 'the genesis binary')
+    .description('create cosmovisor/{genesis/bin,upgrades}, copy the binary to genesis/bin, point current at genesis, write config.toml')
+    .action((path: string) => {
+      const { cfg, l, log } = env();
+      mkdirSync(binaryIn(l.genesisDir, ''), { recursive: true });
+      mkdirSync(l.upgradesDir, { recursive: true });
+      const dest = binaryIn(l.genesisDir, l.daemonName);
+      if (existsSync(dest)) log.info(`${dest} already exists: kept`);
+      else {
+        installFile(resolve(path), dest);
+        log.info(`copied ${path} to ${dest}`);
+      }
+      if (lstatSync(l.current, { throwIfNoEntry: false }) !== undefined) readCurrent(l);
+      else {
+        switchCurrent(l, l.genesisDir);
+        log.info(`current -> genesis`);
+      }
+      if (existsSync(l.configFile)) log.info(`${l.configFile} already exists: kept`);
+      else {
+        writeAtomic(l.configFile, toToml(cfg));
+        log.info(`wrote ${l.configFile}`);
+      }
+    });
+
+  p.command('run')
+    .description('run the current binary with the given arguments, upgrading it when the node halts for an upgrade')
+    .argument('[args...]', "the daemon's arguments");
+
+  p.command('version')
+    .description("print chainvisor's version, then the daemon's")
+    .option('--cosmovisor-only', "only chainvisor's version")
+    .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
+    .action((o: { cosmovisorOnly?: boolean; output: 'text' | 'json' }) => {
+      if (o.cosmovisorOnly) {
+        console.log(o.output === 'json' ? JSON.stringify({ cosmovisor_version: VERSION }) : `chainvisor version: ${VERSION}`);
+        return;
+      }
+      const { l } = env();
+      const bin = currentBinary(l);
+      if (o.output === 'json') {
+        const r = spawnSync(bin, ['version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+        if (r.status !== 0) throw new ChainvisorError(EXIT.DAEMON_FAILED, `${bin} version ${r.error ? `could not be run: ${r.error.message}` : `exited with code ${r.status}`}`);
+        console.log(JSON.stringify({ cosmovisor_version: VERSION, app_version: r.stdout.trim() }));
+        return;
+      }
+      console.log(`chainvisor version: ${VERSION}`);
+      const r = spawnSync(bin, ['version'], { stdio: 'inherit' });
+      if (r.status !== 0) throw new ChainvisorError(EXIT.DAEMON_FAILED, `${bin} version ${r.error ? `could not be run: ${r.error.message}` : `exited with code ${r.status}`}`);
+    });
+
+  p.command('config')
+    .description('print the resolved settings as config.toml')
+    .action(() => {
+      process.stdout.write(toToml(env().cfg));
+    });
+
+  p.command('add-upgrade')
+    .description('install a binary as upgrades/<name>/bin/$DAEMON_NAME')
+    .argument('<name>', 'upgrade name')
+    .argument('<path>', 'the binary')
+    .option('--force', 'overwrite an installed binary (and an existing data/upgrade-info.json)')
+    .option('--upgrade-height <height>', 'also write data/upgrade-info.json for a non-governance upgrade at this height')
+    .action((name: string, path: string, o: { force?: boolean; upgradeHeight?: string }) => {
+      const { cfg, l, log } = env();
+      const folder = upgradeFolderName(name, cfg.disableRecase);
+      if (o.upgradeHeight !== undefined && (!/^\d+$/.test(o.upgradeHeight) || BigInt(o.upgradeHeight) <= 0n))
+        throw new ChainvisorError(EXIT.CONFIG, `--upgrade-height: expected a positive integer, got ${JSON.stringify(o.upgradeHeight)}`);
+      const dir = upgradeDir(l, folder);
+      const dest = binaryIn(dir, l.daemonName);
+      if (existsSync(dest) && !o.force) throw new ChainvisorError(EXIT.CONFIG, `${dest} already exists: use --force to overwrite it`);
+      mkdirSync(binaryIn(dir, ''), { recursive: true });
+      installFile(resolve(path), dest);
+      log.info(`installed ${path} as ${dest}`);
+      if (o.upgradeHeight !== undefined) {
+        if (existsSync(l.upgradeInfoFile) && !o.force) throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
+        mkdirSync(l.dataDir, { recursive: true });
+        writeAtomic(l.upgradeInfoFile, JSON.stringify({ name, time: '0001-01-01T00:00:00Z', height: Number(o.upgradeHeight), info: '' }));
+        log.info(`wrote ${l.upgradeInfoFile}: upgrade ${name} at height ${o.upgradeHeight}`);
+      }
+    });
+
+  p.command('show-upgrade-info')
+    .description('print data/upgrade-info.json')
+    .action(() => {
+      const { l } = env();
+      const r = readUpgradeInfo(l.upgradeInfoFile);
+      if (r.state === 'absent') {
+        console.log(`no upgrade info: ${l.upgradeInfoFile} does not exist`);
+        return;
+      }
+      if (r.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${l.upgradeInfoFile} is invalid: ${r.why}`);
+      console.log(r.info.raw);
+    });
+
+  p.command('prepare-upgrade')
+    .description("download and verify the scheduled plan's release into upgrades/<name> ahead of the halt")
+    .action(async () => {
+      const { cfg, l, log } = env();
+      await prepareUpgrade({ cfg, l, log, install: releaseInstaller(cfg, log) });
+    });
+
+  p.hook('postAction', () => {
+    result.code = EXIT.OK;
+  });
+  return p;
+}
+
+/** The CLI; resolves with the exit code, having printed one clear line for any failure. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    // `run` is parsed by hand so the daemon's flags pass through untouched (commander would claim --help, --version…)
+    let i = 0;
+    while (i < argv.length && argv[i].startsWith('-')) i += argv[i] === '--cosmovisor-config' ? 2 : 1;
+    if (argv[i] === 'run') {
+      const before = argv.slice(0, i);
+      return await runCommand([...before, ...argv.slice(i + 1)]);
+    }
+    const result = { code: EXIT.OK as number };
+    await program(result).parseAsync([...argv], { from: 'user' });
+    return result.code;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.OK : EXIT.CONFIG;
+    if (e instanceof ChainvisorError) {
+      failLog.error(e.message);
+      return e.code;
+    }
+    failLog.error(`internal error: ${(e as Error).stack ?? String(e)}`);
+    return EXIT.INTERNAL;
+  }
+}

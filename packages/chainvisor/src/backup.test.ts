@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { backupData } from './backup.ts';
+import { makeHome, type Home } from './test-helpers.ts';
+
+describe('backup of data/', () => {
+  let h: Home;
+  beforeEach(() => (h = makeHome()));
+  afterEach(() => h.cleanup());
+
+  test('a full copy, never hard links: changing data.mdb in place afterwards leaves the backup intact', async () => {
+    mkdirSync(join(h.data, 'state'), { recursive: true });
+    writeFileSync(join(h.data, 'state', 'data.mdb'), 'before');
+    writeFileSync(join(h.data, 'upgrade-info.json'), '{}');
+    symlinkSync('state/data.mdb', join(h.data, 'link'));
+    const r = await backupData(h.data, h.home, 'v2', 20n);
+    assert.equal(r.dir, join(h.home, 'data-backup-v2-20'));
+    assert.equal(r.files, 2);
+    assert.equal(r.bytes, 8);
+    assert.equal(r.existed, false);
+    assert.notEqual(statSync(join(r.dir, 'state', 'data.mdb')).ino, statSync(join(h.data, 'state', 'data.mdb')).ino);
+    writeFileSync(join(h.data, 'state', 'data.mdb'), 'after!');
+    assert.equal(readFileSync(join(r.dir, 'state', 'data.mdb'), 'utf8'), 'before');
+    assert.equal(readFileSync(join(r.dir, 'link'), 'utf8'), 'before');
+    assert.deepEqual(readdirSync(h.home).filter((n) => n.includes('.tmp-')), []);
+  });
+
+  test('a complete backup of the same upgrade is kept, not overwritten', async () => {
+    writeFileSync(join(h.data, 'x'), '1');
+    await backupData(h.data, h.home, 'v2', 20n);
+    writeFileSync(join(h.data, 'x'), '2');
+    const r = await backupData(h.data, h.home, 'v2', 20n);
+    assert.equal(r.existed, true);
+    assert.equal(readFileSync(join(r.dir, 'x'), 'utf8'), '1');
+  });
+});

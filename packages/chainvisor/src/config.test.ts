@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, parseDuration } from './config.ts';
+import { EXIT } from './exit-codes.ts';
+
+const base = { DAEMON_HOME: '/srv/node', DAEMON_NAME: 'chaind' };
+
+describe('settings', () => {
+  test("cosmovisor's defaults, except checksums required by default", () => {
+    const c = loadConfig({ env: base });
+    assert.equal(c.home, '/srv/node');
+    assert.equal(c.daemonName, 'chaind');
+    assert.equal(c.allowDownloadBinaries, false);
+    assert.equal(c.downloadMustHaveChecksum, true);
+    assert.equal(c.allowInsecureHttp, false);
+    assert.equal(c.restartAfterUpgrade, true);
+    assert.equal(c.restartDelayMs, 0);
+    assert.equal(c.shutdownGraceMs, 0);
+    assert.equal(c.pollIntervalMs, 300);
+    assert.equal(c.unsafeSkipBackup, false);
+    assert.equal(c.dataBackupDir, '/srv/node');
+    assert.equal(c.preupgradeMaxRetries, 0);
+    assert.equal(c.grpcAddress, 'localhost:9090');
+    assert.equal(c.rpcAddress, 'http://127.0.0.1:26657');
+    assert.equal(c.prepareUpgrade, false);
+    assert.equal(c.colorLogs, true);
+    assert.equal(c.timeFormatLogs, 'kitchen');
+  });
+
+  test('the checksum requirement has an explicit opt-out; empty means the default', () => {
+    assert.equal(loadConfig({ env: { ...base, DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: 'false' } }).downloadMustHaveChecksum, false);
+    assert.equal(loadConfig({ env: { ...base, DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: '' } }).downloadMustHaveChecksum, true);
+  });
+
+  test('durations use Go syntax', () => {
+    assert.equal(parseDuration('300ms'), 300);
+    assert.equal(parseDuration('1m30s'), 90_000);
+    assert.equal(parseDuration('1.5s'), 1500);
+    assert.equal(parseDuration('0'), 0);
+    assert.equal(parseDuration('300'), undefined);
+    assert.equal(parseDuration('1 s'), undefined);
+    assert.equal(loadConfig({ env: { ...base, DAEMON_SHUTDOWN_GRACE: '1m30s' } }).shutdownGraceMs, 90_000);
+  });
+
+  test('every invalid setting is reported at once, each naming its variable', () => {
+    const env = {
+      DAEMON_HOME: 'relative/home',
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: 'yes',
+      DAEMON_RESTART_DELAY: '5',
+      DAEMON_POLL_INTERVAL: '0',
+      DAEMON_PREUPGRADE_MAX_RETRIES: '-1',
+      COSMOVISOR_TIMEFORMAT_LOGS: 'iso',
+      DAEMON_RPC_ADDRESS: '127.0.0.1:26657',
+    };
+    assert.throws(
+      () => loadConfig({ env }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.equal(e.code, EXIT.CONFIG);
+        assert.deepEqual(e.problems, [
+          'DAEMON_NAME is required',
+          'DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false or empty, got "yes"',
+          'DAEMON_RESTART_DELAY: expected a duration such as 300ms or 1m30s, got "5"',
+          'DAEMON_PREUPGRADE_MAX_RETRIES: expected a non-negative integer, got "-1"',
+          'DAEMON_HOME: must be an absolute path, got "relative/home"',
+          'DAEMON_POLL_INTERVAL: must be greater than 0',
+          'COSMOVISOR_TIMEFORMAT_LOGS: expected one of kitchen, rfc3339, rfc3339nano, datetime, timeonly, none, got "iso"',
+          'DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got "127.0.0.1:26657"',
+        ]);
+        assert.match(e.message, /^invalid configuration \(8 problems\):\n {2}DAEMON_NAME is required\n/);
+        return true;
+      },
+    );
+  });
+
+  test('a backup folder inside data/ is refused (it would copy itself)', () => {
+    assert.throws(() => loadConfig({ env: { ...base, DAEMON_DATA_BACKUP_DIR: '/srv/node/data/backups' } }), {
+      message: 'invalid configuration (1 problem):\n  DAEMON_DATA_BACKUP_DIR: must not be inside /srv/node/data',
+    });
+  });
+
+  test('config.toml: lower-case keys, the environment overrides it, unknown keys and bad values named with the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chainvisor-cfg-'));
+    try {
+      const f = join(dir, 'config.toml');
+      writeFileSync(f, 'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_poll_interval = 1000000000\ndaemon_restart_delay = "2s"\nunsafe_skip_backup = true\n');
+      const c = loadConfig({ env: { DAEMON_HOME: '/srv/b' }, configFile: f });
+      assert.equal(c.home, '/srv/b');
+      assert.equal(c.pollIntervalMs, 1000); // Go writes durations as nanoseconds
+      assert.equal(c.restartDelayMs, 2000);
+      assert.equal(c.unsafeSkipBackup, true);
+      writeFileSync(f, 'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_pol_interval = "1s"\nunsafe_skip_backup = "maybe"\n');
+      assert.throws(() => loadConfig({ env: {}, configFile: f }), {
+        message: `invalid configuration (2 problems):\n  daemon_pol_interval in ${f}: unknown setting\n  unsafe_skip_backup in ${f}: expected true, false or empty, got "maybe"`,
+      });
+      assert.throws(() => loadConfig({ env: {}, configFile: join(dir, 'missing.toml') }), /^ChainvisorError: cannot read config file .*missing\.toml: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,250 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { ChainvisorError, EXIT } from './exit-codes.ts';
+import { TIME_FORMATS } from './log.ts';
+import { checkFolderName } from './layout.ts';
+
+/** Every setting, resolved. Durations in milliseconds. */
+export interface Config {
+  readonly home: string;
+  readonly daemonName: string;
+  readonly allowDownloadBinaries: boolean;
+  readonly downloadMustHaveChecksum: boolean;
+  readonly allowInsecureHttp: boolean;
+  readonly downloadMaxBytes: number;
+  readonly restartAfterUpgrade: boolean;
+  readonly restartDelayMs: number;
+  readonly shutdownGraceMs: number;
+  readonly pollIntervalMs: number;
+  readonly unsafeSkipBackup: boolean;
+  readonly dataBackupDir: string;
+  readonly preupgradeMaxRetries: number;
+  readonly grpcAddress: string;
+  readonly rpcAddress: string;
+  readonly prepareUpgrade: boolean;
+  readonly disableLogs: boolean;
+  readonly colorLogs: boolean;
+  readonly timeFormatLogs: string;
+  readonly customPreupgrade: string;
+  readonly disableRecase: boolean;
+  /** the config file read, if any */
+  readonly configFile?: string;
+}
+
+type Kind = 'string' | 'bool' | 'duration' | 'uint' | 'path';
+
+interface Setting {
+  readonly env: string;
+  readonly kind: Kind;
+  /** the default as the user would write it; undefined = required */
+  readonly def?: string;
+  readonly doc: string;
+  /** how we differ from cosmovisor, if we do */
+  readonly differs?: string;
+}
+
+/** The settings table: env var (config.toml key = lower-case name), type, default. docs/chainvisor.md mirrors it. */
+export const SETTINGS: readonly Setting[] = [
+  { env: 'DAEMON_HOME', kind: 'path', doc: 'node home: holds cosmovisor/ and data/' },
+  { env: 'DAEMON_NAME', kind: 'string', doc: 'binary file name inside each bin/' },
+  { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing upgrade binary from the plan's info" },
+  { env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM', kind: 'bool', def: 'true', doc: 'refuse downloads without a sha256/sha512 checksum', differs: 'cosmovisor: false' },
+  { env: 'DAEMON_ALLOW_INSECURE_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http downloads from non-loopback hosts', differs: 'ours' },
+  { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', differs: 'ours' },
+  { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; false: exit 0' },
+  { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
+  { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
+  { env: 'DAEMON_POLL_INTERVAL', kind: 'duration', def: '300ms', doc: 'poll period of data/upgrade-info.json (file events also trigger a check)' },
+  { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of data/' },
+  { env: 'DAEMON_DATA_BACKUP_DIR', kind: 'path', def: '$DAEMON_HOME', doc: 'where data-backup-<name>-<height> goes' },
+  { env: 'DAEMON_PREUPGRADE_MAX_RETRIES', kind: 'uint', def: '0', doc: 'retries of `<daemon> pre-upgrade` after exit code 31' },
+  { env: 'DAEMON_GRPC_ADDRESS', kind: 'string', def: 'localhost:9090', doc: "node gRPC (host:port) for prepare-upgrade's CurrentPlan" },
+  { env: 'DAEMON_RPC_ADDRESS', kind: 'string', def: 'http://127.0.0.1:26657', doc: 'node CometBFT JSON-RPC: chain height and first block after an upgrade', differs: 'ours' },
+  { env: 'DAEMON_PREPARE_UPGRADE', kind: 'bool', def: 'false', doc: '`run` polls CurrentPlan and prepares the release ahead of the halt', differs: 'ours' },
+  { env: 'COSMOVISOR_DISABLE_LOGS', kind: 'bool', def: 'false', doc: "silence chainvisor's own info/warning lines (errors still print)" },
+  { env: 'COSMOVISOR_COLOR_LOGS', kind: 'bool', def: 'true', doc: 'colour the level (only on a terminal)' },
+  { env: 'COSMOVISOR_TIMEFORMAT_LOGS', kind: 'string', def: 'kitchen', doc: `timestamp layout: ${Object.keys(TIME_FORMATS).join(', ')}, or none` },
+  { env: 'COSMOVISOR_CUSTOM_PREUPGRADE', kind: 'string', def: '', doc: 'script run as `<script> <name> <height>` before the switch (relative to $DAEMON_HOME/cosmovisor)' },
+  { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: 'keep the upgrade name\'s case for its folder' },
+];
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. */
+export function parseDuration(s: string): number | undefined {
+  if (s === '0') return 0;
+  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return undefined;
+  let total = 0;
+  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
+  return total;
+}
+
+/** Where a raw value came from, for error messages. */
+interface Raw {
+  readonly value: string | number | boolean;
+  readonly from: string;
+}
+
+/** A config.toml value: strings as is, TOML booleans/integers accepted; integers for durations are nanoseconds (Go's encoding). */
+function fromFile(doc: Record<string, unknown>, key: string, file: string): Raw | undefined {
+  const v = doc[key];
+  if (v === undefined) return undefined;
+  const from = `${key} in ${file}`;
+  if (typeof v === 'string' || typeof v === 'boolean') return { value: v, from };
+  if (typeof v === 'bigint') return { value: Number(v), from };
+  if (typeof v === 'number') return { value: v, from };
+  return { value: JSON.stringify(v), from };
+}
+
+export interface LoadOptions {
+  readonly env: NodeJS.ProcessEnv;
+  /** --cosmovisor-config */
+  readonly configFile?: string;
+}
+
+/**
+ * Resolves every setting: the config file's lower-case keys, overridden by the environment.
+ * Collects every problem and throws them all at once (exit code CONFIG), each naming its variable.
+ */
+export function loadConfig(o: LoadOptions): Config {
+  const errors: string[] = [];
+  let file: Record<string, unknown> = {};
+  if (o.configFile !== undefined) {
+    try {
+      file = parseToml(readFileSync(o.configFile, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${(e as Error).message}`);
+    }
+    const known = new Set(SETTINGS.map((s) => s.env.toLowerCase()));
+    for (const k of Object.keys(file)) if (!known.has(k)) errors.push(`${k} in ${o.configFile}: unknown setting`);
+  }
+  const raw = (s: Setting): Raw | undefined => {
+    const e = o.env[s.env];
+    if (e !== undefined) return { value: e, from: s.env };
+    return o.configFile === undefined ? undefined : fromFile(file, s.env.toLowerCase(), o.configFile);
+  };
+  const values = new Map<string, string | number | boolean>();
+  for (const s of SETTINGS) {
+    const r = raw(s);
+    const where = r?.from ?? s.env;
+    // an empty value means "the default" (cosmovisor treats empty booleans as false, which is our default anyway)
+    const v = r === undefined || r.value === '' ? s.def : r.value;
+    if (v === undefined) {
+      errors.push(`${s.env} is required`);
+      continue;
+    }
+    switch (s.kind) {
+      case 'bool':
+        if (v === true || v === 'true') values.set(s.env, true);
+        else if (v === false || v === 'false') values.set(s.env, false);
+        else errors.push(`${where}: expected true, false or empty, got ${JSON.stringify(v)}`);
+        break;
+      case 'duration': {
+        const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
+        if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${JSON.stringify(v)}`);
+        else values.set(s.env, d);
+        break;
+      }
+      case 'uint': {
+        const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+        if (!Number.isSafeInteger(n) || n < 0) errors.push(`${where}: expected a non-negative integer, got ${JSON.stringify(v)}`);
+        else values.set(s.env, n);
+        break;
+      }
+      default:
+        if (typeof v !== 'string') errors.push(`${where}: expected a string, got ${JSON.stringify(v)}`);
+        else values.set(s.env, v);
+    }
+  }
+  const str = (k: string): string => values.get(k) as string;
+  const home = values.has('DAEMON_HOME') ? str('DAEMON_HOME') : undefined;
+  if (home !== undefined && !isAbsolute(home)) errors.push(`DAEMON_HOME: must be an absolute path, got ${JSON.stringify(home)}`);
+  if (values.has('DAEMON_NAME')) {
+    const why = checkFolderName(str('DAEMON_NAME'));
+    if (why) errors.push(`DAEMON_NAME: ${why}`);
+  }
+  let backup = values.get('DAEMON_DATA_BACKUP_DIR') as string | undefined;
+  const backupDefault = backup === '$DAEMON_HOME';
+  if (backupDefault) backup = home;
+  if (backup !== undefined && !backupDefault && !isAbsolute(backup)) errors.push(`DAEMON_DATA_BACKUP_DIR: must be an absolute path, got ${JSON.stringify(backup)}`);
+  else if (backup !== undefined && home !== undefined && isAbsolute(home)) {
+    const rel = relative(join(home, 'data'), backup);
+    // a backup inside data/ would copy itself
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) errors.push(`DAEMON_DATA_BACKUP_DIR: must not be inside ${join(home, 'data')}`);
+  }
+  if (values.get('DAEMON_POLL_INTERVAL') === 0) errors.push('DAEMON_POLL_INTERVAL: must be greater than 0');
+  if (values.has('COSMOVISOR_TIMEFORMAT_LOGS')) {
+    const tf = str('COSMOVISOR_TIMEFORMAT_LOGS');
+    if (tf !== 'none' && TIME_FORMATS[tf] === undefined) errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_FORMATS).join(', ')}, none, got ${JSON.stringify(tf)}`);
+  }
+  if (values.has('DAEMON_GRPC_ADDRESS') && !/^[^\s/]+:\d+$/.test(str('DAEMON_GRPC_ADDRESS').replace(/^(https?|dns|ipv4|ipv6):\/*/, '')))
+    errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${JSON.stringify(str('DAEMON_GRPC_ADDRESS'))}`);
+  if (values.has('DAEMON_RPC_ADDRESS') && !/^https?:\/\/[^\s/]+/.test(str('DAEMON_RPC_ADDRESS')))
+    errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${JSON.stringify(str('DAEMON_RPC_ADDRESS'))}`);
+  if (values.get('DAEMON_DOWNLOAD_MAX_BYTES') === 0) errors.push('DAEMON_DOWNLOAD_MAX_BYTES: must be greater than 0');
+
+  if (errors.length > 0) throw new ConfigError(errors);
+  const b = (k: string): boolean => values.get(k) as boolean;
+  const n = (k: string): number => values.get(k) as number;
+  return {
+    home: resolve(home as string),
+    daemonName: str('DAEMON_NAME'),
+    allowDownloadBinaries: b('DAEMON_ALLOW_DOWNLOAD_BINARIES'),
+    downloadMustHaveChecksum: b('DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM'),
+    allowInsecureHttp: b('DAEMON_ALLOW_INSECURE_HTTP'),
+    downloadMaxBytes: n('DAEMON_DOWNLOAD_MAX_BYTES'),
+    restartAfterUpgrade: b('DAEMON_RESTART_AFTER_UPGRADE'),
+    restartDelayMs: n('DAEMON_RESTART_DELAY'),
+    shutdownGraceMs: n('DAEMON_SHUTDOWN_GRACE'),
+    pollIntervalMs: n('DAEMON_POLL_INTERVAL'),
+    unsafeSkipBackup: b('UNSAFE_SKIP_BACKUP'),
+    dataBackupDir: resolve(backup as string),
+    preupgradeMaxRetries: n('DAEMON_PREUPGRADE_MAX_RETRIES'),
+    grpcAddress: str('DAEMON_GRPC_ADDRESS'),
+    rpcAddress: str('DAEMON_RPC_ADDRESS').replace(/\/+$/, ''),
+    prepareUpgrade: b('DAEMON_PREPARE_UPGRADE'),
+    disableLogs: b('COSMOVISOR_DISABLE_LOGS'),
+    colorLogs: b('COSMOVISOR_COLOR_LOGS'),
+    timeFormatLogs: str('COSMOVISOR_TIMEFORMAT_LOGS'),
+    customPreupgrade: str('COSMOVISOR_CUSTOM_PREUPGRADE'),
+    disableRecase: b('COSMOVISOR_DISABLE_RECASE'),
+    ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
+  };
+}
+
+/** All invalid settings at once; the message lists each on its own line. */
+export class ConfigError extends ChainvisorError {
+  constructor(readonly problems: readonly string[]) {
+    super(EXIT.CONFIG, `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** The settings as config.toml text (what `init` writes and `config` prints). */
+export function toToml(c: Config): string {
+  const dur = (msv: number): string => (msv === 0 ? '0s' : msv % 1000 === 0 ? `${msv / 1000}s` : `${msv}ms`);
+  const rows: [string, string | number | boolean][] = [
+    ['daemon_home', c.home],
+    ['daemon_name', c.daemonName],
+    ['daemon_allow_download_binaries', c.allowDownloadBinaries],
+    ['daemon_download_must_have_checksum', c.downloadMustHaveChecksum],
+    ['daemon_allow_insecure_http', c.allowInsecureHttp],
+    ['daemon_download_max_bytes', c.downloadMaxBytes],
+    ['daemon_restart_after_upgrade', c.restartAfterUpgrade],
+    ['daemon_restart_delay', dur(c.restartDelayMs)],
+    ['daemon_shutdown_grace', dur(c.shutdownGraceMs)],
+    ['daemon_poll_interval', dur(c.pollIntervalMs)],
+    ['unsafe_skip_backup', c.unsafeSkipBackup],
+    ['daemon_data_backup_dir', c.dataBackupDir],
+    ['daemon_preupgrade_max_retries', c.preupgradeMaxRetries],
+    ['daemon_grpc_address', c.grpcAddress],
+    ['daemon_rpc_address', c.rpcAddress],
+    ['daemon_prepare_upgrade', c.prepareUpgrade],
+    ['cosmovisor_disable_logs', c.disableLogs],
+    ['cosmovisor_color_logs', c.colorLogs],
+    ['cosmovisor_timeformat_logs', c.timeFormatLogs],
+    ['cosmovisor_custom_preupgrade', c.customPreupgrade],
+    ['cosmovisor_disable_recase', c.disableRecase],
+  ];
+  return rows.map(([k, v]) => `${k} = ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`).join('\n') + '\n';
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { EXIT } from './exit-codes.ts';
+import { checkFolderName, layout, readCurrent, switchCurrent, upgradeFolderName, type Layout } from './layout.ts';
+import { makeHome, type Home } from './test-helpers.ts';
+
+describe('upgrade folder names', () => {
+  test('lower-cased, as cosmovisor does', () => {
+    assert.equal(upgradeFolderName('V2-Upgrade'), 'v2-upgrade');
+    assert.equal(upgradeFolderName('V2', true), 'V2');
+  });
+
+  test('names that are not safe folder names are refused with a clear error', () => {
+    const cases: [string, string][] = [
+      ['..', 'unsafe upgrade name: ".." is not a folder name'],
+      ['.', 'unsafe upgrade name: "." is not a folder name'],
+      ['a/b', 'unsafe upgrade name: "a/b" contains a path separator'],
+      ['a\\b', 'unsafe upgrade name: "a\\\\b" contains a path separator'],
+      ['v2\n', 'unsafe upgrade name: "v2\\n" contains a control character'],
+      ['v\u00002', 'unsafe upgrade name: "v\\u00002" contains a control character'],
+      ['', 'unsafe upgrade name: must not be empty'],
+      ['x'.repeat(129), 'unsafe upgrade name: is 129 bytes long, the limit is 128'],
+    ];
+    for (const [name, message] of cases) assert.throws(() => upgradeFolderName(name), { code: EXIT.UPGRADE_INFO_INVALID, message }, JSON.stringify(name));
+    assert.equal(checkFolderName('x'.repeat(128)), undefined);
+  });
+});
+
+describe('current', () => {
+  let h: Home;
+  let l: Layout;
+  beforeEach(() => {
+    h = makeHome();
+    l = layout(h.home, 'chaind');
+  });
+  afterEach(() => h.cleanup());
+
+  test('switched atomically to a relative link, no temporary link left behind', () => {
+    mkdirSync(join(l.upgradesDir, 'v2', 'bin'), { recursive: true });
+    assert.deepEqual(readCurrent(l), { kind: 'genesis', dir: l.genesisDir });
+    switchCurrent(l, join(l.upgradesDir, 'v2'));
+    assert.equal(readlinkSync(l.current), 'upgrades/v2');
+    assert.deepEqual(readCurrent(l), { kind: 'upgrade', folder: 'v2', dir: join(l.upgradesDir, 'v2') });
+    assert.deepEqual(readdirSync(l.root).sort(), ['current', 'genesis', 'upgrades']);
+  });
+
+  test('a stale temporary link from a crash mid-switch does not block the next switch', () => {
+    mkdirSync(join(l.upgradesDir, 'v2'), { recursive: true });
+    symlinkSync('genesis', `${l.current}.tmp-${process.pid}`);
+    switchCurrent(l, join(l.upgradesDir, 'v2'));
+    assert.equal(readlinkSync(l.current), 'upgrades/v2');
+  });
+
+  test('a broken current is an error, never reset to genesis', () => {
+    unlinkSync(l.current);
+    symlinkSync('upgrades/gone', l.current);
+    assert.throws(() => readCurrent(l), { code: EXIT.LAYOUT_BROKEN, message: `${l.current} is broken: it points to upgrades/gone, which does not exist` });
+    assert.equal(readlinkSync(l.current), 'upgrades/gone');
+    unlinkSync(l.current);
+    symlinkSync('/etc', l.current);
+    assert.throws(() => readCurrent(l), { code: EXIT.LAYOUT_BROKEN, message: `${l.current} points to /etc, which is neither genesis nor a folder of upgrades/` });
+    unlinkSync(l.current);
+    assert.throws(() => readCurrent(l), { code: EXIT.LAYOUT_BROKEN, message: `${l.current} is missing: run \`chainvisor init <path-to-chaind>\` first` });
+    mkdirSync(l.current);
+    assert.throws(() => readCurrent(l), { code: EXIT.LAYOUT_BROKEN, message: `${l.current} is not a symlink` });
+    assert.ok(lstatSync(l.current).isDirectory());
+    rmSync(l.current, { recursive: true });
+  });
+});

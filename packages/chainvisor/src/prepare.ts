@@ -1,0 +1,132 @@
+import { lstatSync } from 'node:fs';
+import { credentials, Client, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { ChainvisorError, EXIT } from './exit-codes.ts';
+import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
+import type { Installer, UpgradeContext } from './upgrade.ts';
+import { parseUpgradeInfo } from './upgrade-info.ts';
+
+/** chain.upgrade.v1beta1.Plan, the fields chainvisor needs. */
+export interface Plan {
+  readonly name: string;
+  readonly info: string;
+  readonly height: bigint;
+}
+
+const CURRENT_PLAN = '/chain.upgrade.v1beta1.Query/CurrentPlan';
+
+/** Decodes QueryCurrentPlanResponse {plan = 1}; undefined when no plan is scheduled. */
+export function decodeCurrentPlan(bytes: Uint8Array): Plan | undefined {
+  const r = new BinaryReader(bytes);
+  let plan: Plan | undefined;
+  while (r.pos < r.len) {
+    const [field, wire] = r.tag();
+    if (field === 1 && wire === 2) plan = decodePlan(r.bytes());
+    else r.skip(wire);
+  }
+  return plan;
+}
+
+/** Plan {name=1, time=2, info=3, height=4 int64, upgraded_client_state=5}. */
+function decodePlan(bytes: Uint8Array): Plan {
+  const r = new BinaryReader(bytes);
+  let name = '';
+  let info = '';
+  let height = 0n;
+  while (r.pos < r.len) {
+    const [field, wire] = r.tag();
+    if (field === 1 && wire === 2) name = r.string();
+    else if (field === 3 && wire === 2) info = r.string();
+    else if (field === 4 && wire === 0) height = BigInt(r.int64());
+    else r.skip(wire);
+  }
+  return { name, info, height };
+}
+
+/** Asks the node's gRPC for the scheduled plan (a generic client: raw bytes in and out, no generated code). */
+export function queryCurrentPlan(address: string, timeoutMs = 5000): Promise<Plan | undefined> {
+  const target = address.replace(/^https?:\/\//, '');
+  const client = new Client(target, credentials.createInsecure());
+  return new Promise<Plan | undefined>((resolve, reject) => {
+    client.makeUnaryRequest(
+      CURRENT_PLAN,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      Buffer.alloc(0),
+      { deadline: Date.now() + timeoutMs },
+      (err: ServiceError | null, res?: Buffer) => {
+        client.close();
+        if (err) {
+          const code = err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED ? EXIT.NODE_UNREACHABLE : EXIT.UPGRADE_FAILED;
+          reject(new ChainvisorError(code, `CurrentPlan query to ${target} failed: ${err.details || err.message}`));
+        } else {
+          try {
+            const p = decodeCurrentPlan(res ?? Buffer.alloc(0));
+            resolve(p && p.name !== '' ? p : undefined);
+          } catch (e) {
+            reject(new ChainvisorError(EXIT.UPGRADE_FAILED, `CurrentPlan answer from ${target} is not a valid response: ${(e as Error).message}`));
+          }
+        }
+      },
+    );
+  });
+}
+
+export type PrepareResult = 'none' | 'present' | 'installed';
+
+/**
+ * `prepare-upgrade`: the scheduled plan's release fetched, verified and installed into upgrades/<name> ahead of the
+ * halt, so only the restart remains at the height. Skipped when that binary is already there.
+ */
+export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: Installer }): Promise<PrepareResult> {
+  const { cfg, l, log } = ctx;
+  const plan = await queryCurrentPlan(cfg.grpcAddress);
+  if (!plan) {
+    log.info('No active upgrade plan found');
+    return 'none';
+  }
+  const folder = upgradeFolderName(plan.name, cfg.disableRecase);
+  const dir = upgradeDir(l, folder);
+  const bin = binaryIn(dir, l.daemonName);
+  try {
+    if (lstatSync(bin).isFile()) {
+      log.info(`release ${plan.name} ready (already installed at ${bin})`);
+      return 'present';
+    }
+  } catch {
+    // not installed yet
+  }
+  if (plan.info === '') throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name} at height ${plan.height} has no info naming a release to download`);
+  const info = parseUpgradeInfo(JSON.stringify({ name: plan.name, height: plan.height.toString(), info: plan.info }));
+  if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.state === 'absent' ? 'absent' : info.why}`);
+  log.info(`preparing upgrade ${plan.name} (height ${plan.height})`);
+  await ctx.install(info.info, dir);
+  log.info(`release ${plan.name} ready`);
+  return 'installed';
+}
+
+/** DAEMON_PREPARE_UPGRADE: polls CurrentPlan while the node runs and prepares each newly scheduled release once. */
+export async function autoPrepare(ctx: UpgradeContext & { readonly install: Installer }, signal: AbortSignal, everyMs = 3000): Promise<void> {
+  let lastError = '';
+  while (!signal.aborted) {
+    try {
+      const r = await prepareUpgrade({ ...ctx, log: { ...ctx.log, info: (m) => (m === 'No active upgrade plan found' ? undefined : ctx.log.info(m)) } });
+      lastError = '';
+      if (r !== 'none') return;
+    } catch (e) {
+      const m = (e as Error).message;
+      if (!(e instanceof ChainvisorError && e.code === EXIT.NODE_UNREACHABLE)) {
+        // a bad release would fail the same way on every poll: say it once; the halt retries and fails clearly
+        ctx.log.warn(`prepare-upgrade failed, not retried before the halt: ${m}`);
+        return;
+      }
+      // the node is starting (gRPC not up yet) or briefly away: say it once, keep polling
+      if (m !== lastError) ctx.log.warn(`prepare-upgrade: ${m}`);
+      lastError = m;
+    }
+    await new Promise<void>((r) => {
+      const t = setTimeout(r, everyMs);
+      signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import type { Config } from './config.ts';
+import { installRelease, resolveRelease, type FetchPolicy } from './fetch/index.ts';
+import type { Logger } from './log.ts';
+import type { Installer } from './upgrade.ts';
+
+export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
+  return {
+    mustHaveChecksum: cfg.downloadMustHaveChecksum,
+    allowInsecureHttp: cfg.allowInsecureHttp,
+    maxBytes: cfg.downloadMaxBytes,
+    // a bar on a terminal, progress lines in a log file, nothing when our logs are off
+    progress: cfg.disableLogs ? 'none' : process.stderr.isTTY ? 'bar' : 'lines',
+    log: (m) => log.info(m),
+  };
+}
+
+/** The download path: plan info → this platform's URL + checksum → verified, extracted, renamed into destDir. */
+export function releaseInstaller(cfg: Config, log: Logger): Installer {
+  const policy = fetchPolicy(cfg, log);
+  return async (info, destDir) => {
+    const src = await resolveRelease(info.info, policy);
+    log.info(`downloading upgrade ${info.name} for ${src.platform}`);
+    // destDir holds no binary (else it would have been used): whatever is left there is a failed attempt
+    const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true });
+    log.info(`release ${info.name}: download ${r.downloadMs}ms, verify ${r.verifyMs}ms, extract ${r.extractMs}ms`);
+    return r;
+  };
+}

@@ -1,0 +1,161 @@
+import { mkdirSync } from 'node:fs';
+import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
+import { currentBinary } from './layout.ts';
+import { ms } from './log.ts';
+import { describeExit, launch, type Daemon } from './process.ts';
+import { latestHeight, waitForHeight } from './rpc.ts';
+import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
+import { readUpgradeInfo, type UpgradeInfo } from './upgrade-info.ts';
+import { watchFile } from './watch.ts';
+
+export interface RunOptions {
+  /** DAEMON_PREPARE_UPGRADE: runs while the daemon runs, stopped through the signal */
+  readonly autoPrepare?: (signal: AbortSignal) => Promise<void>;
+  /** signals to forward; tests use none and drive the process directly */
+  readonly signals?: readonly NodeJS.Signals[];
+}
+
+const sleep = (n: number): Promise<void> => new Promise((r) => setTimeout(r, n));
+
+/**
+ * data/upgrade-info.json when it names an upgrade `current` has not been switched to. A file that is not complete
+ * JSON is waited for (someone is writing it) for a bounded time; a complete but invalid file is an error.
+ */
+async function pendingUpgrade(ctx: UpgradeContext): Promise<UpgradeInfo | undefined> {
+  const waitMs = Math.max(2000, 10 * ctx.cfg.pollIntervalMs);
+  const deadline = performance.now() + waitMs;
+  for (let warned = false; ; ) {
+    const r = readUpgradeInfo(ctx.l.upgradeInfoFile);
+    if (r.state === 'absent') return undefined;
+    if (r.state === 'invalid') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: ${r.why}`);
+    if (r.state === 'ok') return isPending(ctx, r.info) ? r.info : undefined;
+    if (performance.now() > deadline) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: still ${r.why} after ${ms(waitMs)}`);
+    if (!warned) ctx.log.warn(`${ctx.l.upgradeInfoFile} is incomplete (${r.why}): waiting for it to be completed`);
+    warned = true;
+    await sleep(ctx.cfg.pollIntervalMs);
+  }
+}
+
+function breakdown(t: Timings): string {
+  return `stop ${ms(t.stop)}, delay ${ms(t.delay)}, backup ${ms(t.backup)}, pre-upgrade script ${ms(t.script)}, binary ${ms(t.binary)}, pre-upgrade ${ms(t.preUpgrade)}, switch ${ms(t.switch)}`;
+}
+
+/**
+ * `chainvisor run`: launches `current`'s binary with `args`, watches for an upgrade, performs it and relaunches.
+ * Resolves with the exit code; every failure has been logged as one error line.
+ */
+export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOptions = {}): Promise<ExitCode> {
+  const { cfg, l, log } = ctx;
+  let daemon: Daemon | undefined;
+  let stopping: NodeJS.Signals | undefined;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    stopping = sig;
+    log.info(`received ${sig}: forwarding it to ${l.daemonName}`);
+    daemon?.signal(sig);
+  };
+  const signals = o.signals ?? ['SIGINT', 'SIGTERM'];
+  for (const s of signals) process.on(s, onSignal);
+  try {
+    mkdirSync(l.dataDir, { recursive: true }); // watched from the first launch, before the node creates it
+    let next: UpgradeInfo | undefined;
+    let haltSeenAt: number | undefined;
+    let stopMs = 0;
+    for (;;) {
+      if (stopping) return EXIT.OK;
+      // before EVERY launch: never start the old binary past an upgrade height (cosmovisor #25861)
+      next ??= await pendingUpgrade(ctx);
+      let done: UpgradeDone | undefined;
+      let t0 = 0;
+      if (next) {
+        t0 = haltSeenAt ?? performance.now();
+        done = await performUpgrade(ctx, next, stopMs);
+        next = undefined;
+        if (!cfg.restartAfterUpgrade) {
+          log.info(`upgrade ${done.info.name} at height ${done.info.height} done, not restarted (DAEMON_RESTART_AFTER_UPGRADE=false): downtime so far ${ms(performance.now() - t0)} (${breakdown(done.timings)})`);
+          return EXIT.OK;
+        }
+        if (stopping) return EXIT.OK;
+      }
+      haltSeenAt = undefined;
+      stopMs = 0;
+
+      const bin = currentBinary(l);
+      log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}`);
+      const startAt = performance.now();
+      const d = launch(bin, args);
+      daemon = d;
+      const stopTasks = new AbortController();
+      if (done) void summarize(ctx, done, t0, startAt, stopTasks.signal);
+      if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${(e as Error).message}`));
+
+      let waitingLogged = '';
+      let invalidLogged = '';
+      let errorLogged = '';
+      const watcher = watchFile(
+        l.dataDir,
+        'upgrade-info.json',
+        cfg.pollIntervalMs,
+        async () => {
+          const r = readUpgradeInfo(l.upgradeInfoFile);
+          if (r.state === 'invalid' && invalidLogged !== r.why) {
+            invalidLogged = r.why;
+            log.warn(`${l.upgradeInfoFile} is invalid: ${r.why}`);
+          }
+          if (r.state !== 'ok' || !isPending(ctx, r.info)) return false;
+          // a plan written ahead of its height (add-upgrade --upgrade-height) waits for the chain; an unreachable node → act
+          const h = await latestHeight(cfg.rpcAddress, 1000);
+          if (h !== undefined && h < r.info.height - 1n) {
+            if (waitingLogged !== r.info.name) log.info(`upgrade ${r.info.name} is due at height ${r.info.height}, the node is at ${h}: waiting`);
+            waitingLogged = r.info.name;
+            return false;
+          }
+          return true;
+        },
+        (e) => {
+          const m = `checking ${l.upgradeInfoFile}: ${(e as Error).message}`;
+          if (m !== errorLogged) log.warn(m); // once, not every poll
+          errorLogged = m;
+        },
+      );
+      const first = await Promise.race([d.exited.then(() => 'exit' as const), watcher.detected.then(() => 'upgrade' as const)]);
+      watcher.close();
+      if (first === 'upgrade') {
+        haltSeenAt = performance.now();
+        log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
+        const s = await d.stop(cfg.shutdownGraceMs);
+        if (s.killed) log.warn(`${l.daemonName} did not stop within DAEMON_SHUTDOWN_GRACE (${ms(cfg.shutdownGraceMs)}): sent SIGKILL`);
+      }
+      const exit = await d.exited;
+      haltSeenAt ??= exit.at;
+      stopMs = exit.at - haltSeenAt;
+      stopTasks.abort();
+      daemon = undefined;
+      log.info(`${l.daemonName} ${describeExit(exit)}`);
+      if (stopping) {
+        const sigCode = exit.signal !== null || exit.code === 0 || exit.code === 130 || exit.code === 143;
+        if (sigCode) return EXIT.OK;
+        log.error(`${l.daemonName} ${describeExit(exit)} while stopping on ${stopping}`);
+        return EXIT.DAEMON_FAILED;
+      }
+      // the node halts by itself at the height (exit code 10) after writing the file: check it in every case
+      next = await pendingUpgrade(ctx);
+      if (next) continue;
+      if (exit.code === 0) return EXIT.OK;
+      log.error(`${l.daemonName} ${describeExit(exit)} and no upgrade is pending: not restarted; current and data/ left untouched`);
+      return EXIT.DAEMON_FAILED;
+    }
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
+}
+
+/** The summary line after an upgrade: downtime = halt seen → first block committed by the new binary. */
+async function summarize(ctx: UpgradeContext, done: UpgradeDone, t0: number, startAt: number, signal: AbortSignal): Promise<void> {
+  const at = await waitForHeight(ctx.cfg.rpcAddress, done.info.height, signal);
+  const head = `upgrade ${done.info.name} at height ${done.info.height} done`;
+  if (at === undefined) {
+    ctx.log.warn(`${head}: downtime unknown, the node did not report height ${done.info.height} at ${ctx.cfg.rpcAddress} before it stopped (${breakdown(done.timings)})`);
+    return;
+  }
+  ctx.log.info(`${head}: downtime ${ms(at - t0)} (${breakdown(done.timings)}, start→first block ${ms(at - startAt)})`);
+}
