@@ -55,6 +55,22 @@ function findPackage(name, fromDir) {
   }
 }
 
+/** Folders and files a package needs only for development: left out to keep archives small and quick to unpack. */
+const DEV_DIRS = new Set(['node_modules', 'test', 'tests', '__tests__', 'example', 'examples', 'benchmark', 'benchmarks', '.github', 'coverage']);
+const DEV_FILES = /(\.d\.[cm]?ts|\.map|\.md|\.markdown|\.tsbuildinfo)$/i;
+/** Prebuilt native binaries of other platforms (node-gyp-build's prebuilds/<platform>-<arch>). */
+const OTHER_PREBUILDS = new RegExp(`(^|[/\\\\])prebuilds[/\\\\](?!${process.platform}-${process.arch}([/\\\\]|$))[^/\\\\]+`);
+
+/** Whether a path inside a package (relative to its folder) goes into the release. */
+function shipped(rel) {
+  if (rel === '') return true;
+  const segs = rel.split(sep);
+  // nested node_modules are copied through the closure; .bin holds symlinks to tools we do not ship
+  if (segs.some((s) => DEV_DIRS.has(s))) return false;
+  if (OTHER_PREBUILDS.test(rel)) return false;
+  return !DEV_FILES.test(segs[segs.length - 1]) || /^LICEN[CS]E/i.test(segs[segs.length - 1]);
+}
+
 /**
  * Copies `name` (resolved from `fromDir`) and its dependencies, recursively, into stage/node_modules at
  * the same place relative to the workspace's node_modules, so Node resolves them the same way.
@@ -73,7 +89,7 @@ function copyClosure(name, fromDir, stage, copied, optional = false) {
   cpSync(dir, join(stage, 'node_modules', rel), {
     recursive: true,
     // nested node_modules are copied through the closure; .bin holds symlinks to tools we do not ship
-    filter: (src) => !relative(dir, src).split(sep).includes('node_modules'),
+    filter: (src) => shipped(relative(dir, src)),
   });
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   for (const dep of Object.keys(pkg.dependencies ?? {}).sort()) copyClosure(dep, dir, stage, copied);

@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
+import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
 import { Server as GrpcServer, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { EXIT } from './exit-codes.ts';
 import { decodeCurrentPlan } from './prepare.ts';
@@ -37,14 +38,9 @@ async function fileServer(files: Record<string, Buffer>): Promise<{ url: string;
 }
 
 /** QueryCurrentPlanResponse {plan: Plan{name=1, info=3, height=4}} as the node encodes it. */
+/** The bytes a node answers: Cosmos x/upgrade's QueryCurrentPlanResponse, encoded by cosmjs-types (the wire format chaind is compatible with). */
 function planResponse(plan?: { name: string; info: string; height: bigint }): Uint8Array {
-  const w = new BinaryWriter();
-  if (plan) {
-    w.tag(1, 2).fork();
-    w.tag(1, 2).string(plan.name).tag(3, 2).string(plan.info).tag(4, 0).int64(plan.height);
-    w.join();
-  }
-  return w.finish();
+  return QueryCurrentPlanResponse.encode({ plan: plan && Plan.fromPartial(plan) }).finish();
 }
 
 /** A real gRPC server answering /chain.upgrade.v1beta1.Query/CurrentPlan with raw bytes. */

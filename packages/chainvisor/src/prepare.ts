@@ -27,7 +27,7 @@ export function decodeCurrentPlan(bytes: Uint8Array): Plan | undefined {
   return plan;
 }
 
-/** Plan {name=1, time=2, info=3, height=4 int64, upgraded_client_state=5}. */
+/** Plan {name=1, time=2, height=3 int64, info=4, upgraded_client_state=5} (Cosmos x/upgrade's field numbers). */
 function decodePlan(bytes: Uint8Array): Plan {
   const r = new BinaryReader(bytes);
   let name = '';
@@ -36,8 +36,8 @@ function decodePlan(bytes: Uint8Array): Plan {
   while (r.pos < r.len) {
     const [field, wire] = r.tag();
     if (field === 1 && wire === 2) name = r.string();
-    else if (field === 3 && wire === 2) info = r.string();
-    else if (field === 4 && wire === 0) height = BigInt(r.int64());
+    else if (field === 3 && wire === 0) height = BigInt(r.int64());
+    else if (field === 4 && wire === 2) info = r.string();
     else r.skip(wire);
   }
   return { name, info, height };

@@ -22,7 +22,7 @@ export function releaseInstaller(cfg: Config, log: Logger): Installer {
     log.info(`downloading upgrade ${info.name} for ${src.platform}`);
     // destDir holds no binary (else it would have been used): whatever is left there is a failed attempt
     const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true });
-    log.info(`release ${info.name}: download ${r.downloadMs}ms, verify ${r.verifyMs}ms, extract ${r.extractMs}ms`);
+    log.info(`release ${info.name}: download ${Math.round(r.downloadMs)}ms, verify ${Math.round(r.verifyMs)}ms, extract ${Math.round(r.extractMs)}ms`);
     return r;
   };
 }
