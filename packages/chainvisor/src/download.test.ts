@@ -37,7 +37,6 @@ async function fileServer(files: Record<string, Buffer>): Promise<{ url: string;
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hits };
 }
 
-/** QueryCurrentPlanResponse {plan: Plan{name=1, info=3, height=4}} as the node encodes it. */
 /** The bytes a node answers: Cosmos x/upgrade's QueryCurrentPlanResponse, encoded by cosmjs-types (the wire format chaind is compatible with). */
 function planResponse(plan?: { name: string; info: string; height: bigint }): Uint8Array {
   return QueryCurrentPlanResponse.encode({ plan: plan && Plan.fromPartial(plan) }).finish();
