@@ -6,10 +6,11 @@
 //     fixed number of calls in flight, in this process; goal ≥ 0.8);
 //   - JSON-RPC abci_query of CurrentPlan (POST and the GET URI form), beside the same bare route;
 //   - cold start to the first committed block: `chaind start` on a home that has state, and on a home
-//     whose data/ is empty (InitChain + first block), from the sources through tsx (goal < 1 s).
+//     whose data/ is empty (InitChain + first block), from the sources through tsx, and from the packaged
+//     release (esbuild bundle) on the home with state (goal < 1 s).
 // The node and the baselines run in separate processes, alternately loaded; medians of the rounds.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,6 +177,21 @@ for (let i = 0; i < 3; i++) {
   fresh.push(s.ms);
   await stop(s.child);
 }
+// the same from the packaged release (esbuild bundle: no TypeScript compilation at start)
+const releases = join(dir, 'releases');
+spawnSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--release', 'v2', '--out', releases], { stdio: ['ignore', 'ignore', 'inherit'] });
+const bundleDir = join(dir, 'v2');
+mkdirSync(bundleDir);
+const archive = readdirSync(releases).find((f) => f.endsWith('.tar.gz'));
+if (archive === undefined) throw new Error('no release archive built');
+spawnSync('tar', ['-xzf', join(releases, archive), '-C', bundleDir]);
+const bundled = join(bundleDir, 'bin', 'chaind');
+const bundledRestarts: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const s = await spawnUntil(bundled, ['start', '--home', home, ...addr], 'stderr', firstBlock);
+  bundledRestarts.push(s.ms);
+  await stop(s.child);
+}
 const tsxOnly = [0, 1, 2].map(() => {
   const t = performance.now();
   spawnSync(process.execPath, [CHAIND, 'version']);
@@ -184,3 +200,4 @@ const tsxOnly = [0, 1, 2].map(() => {
 row('cold start, existing state → first block', ms(median(restarts)), `min ${ms(Math.min(...restarts))}`);
 row('cold start, empty data (InitChain) → first block', ms(median(fresh)), `min ${ms(Math.min(...fresh))}`);
 row('  of which: `chaind version` (process + tsx)', ms(median(tsxOnly)));
+row('cold start, packaged release, existing state', ms(median(bundledRestarts)), `min ${ms(Math.min(...bundledRestarts))}`);

@@ -23,5 +23,5 @@ export function lineLogger(level: LogLevel = 'info', write: (line: string) => vo
     const kv = fields === undefined ? '' : Object.entries(fields).map(([k, v]) => ` ${k}=${render(v)}`).join('');
     write(`${new Date().toISOString()} ${TAG[lvl]} ${msg}${kv}\n`);
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), debugEnabled: level === 'debug' };
 }

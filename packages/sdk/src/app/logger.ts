@@ -4,9 +4,11 @@ export interface Logger {
   info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** False when debug lines are dropped: callers may then skip the work of producing them (per-request logs). */
+  readonly debugEnabled?: boolean;
 }
 
-export const nopLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const nopLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, debugEnabled: false };
 
 /** A logger that keeps every line, for tests and tools that assert on exact log texts. */
 export class MemoryLogger implements Logger {

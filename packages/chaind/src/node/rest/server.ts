@@ -257,9 +257,12 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     return sendError(reply, grpcCodeOfHttp(http), http >= 500 ? `internal error: ${err.message}` : err.message, http);
   });
   f.setNotFoundHandler((req, reply) => sendError(reply, status.NOT_FOUND, `Not Found: no route for ${req.method} ${req.url.split('?')[0]}`, 404));
-  f.addHook('onResponse', async (req, reply) => {
-    logger.debug('REST request', { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
-  });
+  // a hook costs every request its time even when the line is dropped
+  if (logger.debugEnabled !== false) {
+    f.addHook('onResponse', async (req, reply) => {
+      logger.debug('REST request', { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+    });
+  }
 
   await f.register(swagger, {
     openapi: {
