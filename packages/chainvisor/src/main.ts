@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, toToml, type Config } from './config.ts';
@@ -7,6 +7,7 @@ import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { createLogger, type Logger } from './log.ts';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
+import { checkReleaseFolder, FetchError, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
 import { readUpgradeInfo } from './upgrade-info.ts';
@@ -47,12 +48,37 @@ export function splitRunArgs(args: readonly string[]): { configFile?: string; da
 
 /** Copies a file into place atomically (temp + rename), executable. */
 function installFile(src: string, dest: string): void {
-  const st = statSync(src, { throwIfNoEntry: false });
-  if (!st?.isFile()) throw new ChainvisorError(EXIT.CONFIG, `${src} is not a file`);
   const tmp = `${dest}.tmp-${process.pid}`;
   copyFileSync(src, tmp);
   chmodSync(tmp, 0o755);
   renameSync(tmp, dest);
+}
+
+/**
+ * Installs the release at `path` as `dir` (genesis/ or upgrades/<name>/): a binary is copied to bin/<daemon>
+ * (cosmovisor's form); a release folder or a .tar.gz/.tgz/.tar archive becomes the whole folder, checked and
+ * renamed into place (the plan a switch copied there is kept). No checksum for a file the operator names.
+ */
+async function installGiven(path: string, dir: string, daemonName: string, log: Logger): Promise<void> {
+  const src = resolve(path);
+  // a refused release is a bad argument (2); failing to write it is 3
+  const refused =
+    (suffix = '') =>
+    (e: unknown): never => {
+      if (!(e instanceof FetchError)) throw e;
+      throw new ChainvisorError(e.kind === 'io' ? EXIT.UPGRADE_FAILED : EXIT.CONFIG, e.message + suffix);
+    };
+  const form = await localForm(src).catch(refused());
+  if (form === 'binary') {
+    const dest = binaryIn(dir, daemonName);
+    mkdirSync(binaryIn(dir, ''), { recursive: true });
+    installFile(src, dest);
+    log.info(`copied ${path} to ${dest}`);
+    return;
+  }
+  if (form === 'folder') await checkReleaseFolder(src, daemonName).catch(refused());
+  await installLocalRelease(src, form, { destDir: dir, daemonName, keep: ['upgrade-info.json'] }).catch(refused('; nothing installed'));
+  log.info(`installed the release ${form} ${path} as ${dir}`);
 }
 
 function writeAtomic(path: string, text: string): void {
@@ -78,18 +104,14 @@ function program(result: { code: number }): Command {
   const env = (): Env => setup((p.opts() as { cosmovisorConfig?: string }).cosmovisorConfig);
 
   p.command('init')
-    .argument('<path>', 'the genesis binary')
-    .description('create cosmovisor/{genesis/bin,upgrades}, copy the binary to genesis/bin, point current at genesis, write config.toml')
-    .action((path: string) => {
+    .argument('<path>', 'the genesis release: the binary, a release folder holding bin/$DAEMON_NAME, or a .tar.gz/.tgz of one')
+    .description('create cosmovisor/{genesis,upgrades}, install the release as genesis, point current at genesis, write config.toml')
+    .action(async (path: string) => {
       const { cfg, l, log } = env();
-      mkdirSync(binaryIn(l.genesisDir, ''), { recursive: true });
-      mkdirSync(l.upgradesDir, { recursive: true });
       const dest = binaryIn(l.genesisDir, l.daemonName);
       if (existsSync(dest)) log.info(`${dest} already exists: kept`);
-      else {
-        installFile(resolve(path), dest);
-        log.info(`copied ${path} to ${dest}`);
-      }
+      else await installGiven(path, l.genesisDir, l.daemonName, log);
+      mkdirSync(l.upgradesDir, { recursive: true });
       if (lstatSync(l.current, { throwIfNoEntry: false }) !== undefined) readCurrent(l);
       else {
         switchCurrent(l, l.genesisDir);
@@ -135,12 +157,12 @@ function program(result: { code: number }): Command {
     });
 
   p.command('add-upgrade')
-    .description('install a binary as upgrades/<name>/bin/$DAEMON_NAME')
+    .description('install a release as upgrades/<name> (its binary at upgrades/<name>/bin/$DAEMON_NAME)')
     .argument('<name>', 'upgrade name')
-    .argument('<path>', 'the binary')
-    .option('--force', 'overwrite an installed binary (and an existing data/upgrade-info.json)')
+    .argument('<path>', 'the binary, a release folder holding bin/$DAEMON_NAME, or a .tar.gz/.tgz of one')
+    .option('--force', 'overwrite an installed release (and an existing data/upgrade-info.json)')
     .option('--upgrade-height <height>', 'also write data/upgrade-info.json for a non-governance upgrade at this height')
-    .action((name: string, path: string, o: { force?: boolean; upgradeHeight?: string }) => {
+    .action(async (name: string, path: string, o: { force?: boolean; upgradeHeight?: string }) => {
       const { cfg, l, log } = env();
       const folder = upgradeFolderName(name, cfg.disableRecase);
       if (o.upgradeHeight !== undefined && (!/^\d+$/.test(o.upgradeHeight) || BigInt(o.upgradeHeight) <= 0n))
@@ -148,11 +170,11 @@ function program(result: { code: number }): Command {
       const dir = upgradeDir(l, folder);
       const dest = binaryIn(dir, l.daemonName);
       if (existsSync(dest) && !o.force) throw new ChainvisorError(EXIT.CONFIG, `${dest} already exists: use --force to overwrite it`);
-      mkdirSync(binaryIn(dir, ''), { recursive: true });
-      installFile(resolve(path), dest);
-      log.info(`installed ${path} as ${dest}`);
+      // every refusal before anything is written
+      if (o.upgradeHeight !== undefined && existsSync(l.upgradeInfoFile) && !o.force)
+        throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
+      await installGiven(path, dir, l.daemonName, log);
       if (o.upgradeHeight !== undefined) {
-        if (existsSync(l.upgradeInfoFile) && !o.force) throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
         mkdirSync(l.dataDir, { recursive: true });
         writeAtomic(l.upgradeInfoFile, JSON.stringify({ name, time: '0001-01-01T00:00:00Z', height: Number(o.upgradeHeight), info: '' }));
         log.info(`wrote ${l.upgradeInfoFile}: upgrade ${name} at height ${o.upgradeHeight}`);

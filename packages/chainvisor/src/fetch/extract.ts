@@ -100,7 +100,7 @@ export async function extractTar(archive: string, dir: string, name: string): Pr
   });
   if (bad) throw bad;
   if (warnings.length) throw new FetchError('bad-archive', `could not extract ${name}: ${warnings[0]}`);
-  await checkTree(dir, name);
+  await checkTree(dir, `archive ${name}`);
 }
 
 /** Where `p` really leads, resolving symlinks in the part that exists (a dangling link's target may not). */
@@ -116,10 +116,11 @@ async function realTarget(p: string): Promise<string> {
 }
 
 /**
- * Final check on what tar actually wrote: every symlink must resolve inside `dir` (catches a folder
- * replaced by a symlink after another link was made through it), and only files, folders and links exist.
+ * Final check on what tar actually wrote (or a release folder copied as is): every symlink must resolve
+ * inside `dir` (catches a folder replaced by a symlink after another link was made through it), and only
+ * files, folders and links exist. `what` names the source in messages: `archive x.tar.gz`, `release folder /p`.
  */
-async function checkTree(dir: string, name: string): Promise<void> {
+export async function checkTree(dir: string, what: string): Promise<void> {
   const root = await realpath(dir);
   const inside = (p: string): boolean => p === root || p.startsWith(root + sep);
   const walk = async (d: string): Promise<void> => {
@@ -132,16 +133,16 @@ async function checkTree(dir: string, name: string): Promise<void> {
         try {
           real = await realTarget(resolve(d, target));
         } catch (err) {
-          throw new FetchError('unsafe-archive', `unsafe archive ${name}: symbolic link ${JSON.stringify(rel)} to ${target} cannot be resolved (${(err as Error).message})`);
+          throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${JSON.stringify(rel)} to ${target} cannot be resolved (${(err as Error).message})`);
         }
         if (!inside(real)) {
-          throw new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(rel)} is a symbolic link to ${target}, which points outside the release folder`);
+          throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(rel)} is a symbolic link to ${target}, which points outside the release folder`);
         }
       } else if (ent.isDirectory()) {
         await walk(p);
       } else if (!ent.isFile()) {
         const st = await lstat(p);
-        throw new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
+        throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
       }
     }
   };

@@ -47,7 +47,7 @@ function pidAlive(pid: number): boolean {
  * after a restart with the same pid). A live other process's folder is left alone; the unique names mean
  * it never blocks us either way.
  */
-async function removeLeftovers(parent: string, name: string): Promise<void> {
+export async function removeLeftovers(parent: string, name: string): Promise<void> {
   const prefix = `.${name}.partial-`;
   let names: string[];
   try {
@@ -76,7 +76,7 @@ async function exists(p: string): Promise<boolean> {
 }
 
 /** Puts the daemon binary at out/bin/<daemon> (moving a root-level one there) and checks it is a regular file. */
-async function placeBinary(out: string, daemon: string, name: string): Promise<string> {
+export async function placeBinary(out: string, daemon: string, name: string): Promise<string> {
   const inBin = join(out, 'bin', daemon);
   const atRoot = join(out, daemon);
   const binDir = join(out, 'bin');
@@ -135,6 +135,44 @@ async function syncDir(d: string): Promise<void> {
   }
 }
 
+/** A temp folder beside destDir for one install, named so a killed attempt's leftover is recognised and removed. */
+export async function tempBeside(destDir: string): Promise<string> {
+  const parent = dirname(destDir);
+  const name = basename(destDir);
+  await mkdir(parent, { recursive: true });
+  await removeLeftovers(parent, name);
+  const tmp = await mkdtemp(join(parent, `.${name}.partial-${process.pid}-`));
+  active.add(tmp);
+  return tmp;
+}
+
+/** Removes a temp folder made by tempBeside. */
+export async function dropTemp(tmp: string): Promise<void> {
+  await rm(tmp, { recursive: true, force: true }).catch(() => {});
+  active.delete(tmp);
+}
+
+/**
+ * Renames the complete release folder `out` (inside `tmp`) to destDir. An existing destDir is moved into
+ * `tmp` first when `replace` (rename() cannot replace a non-empty folder), else 'exists'.
+ */
+export async function moveIntoPlace(out: string, destDir: string, tmp: string, replace: boolean): Promise<void> {
+  let old: string | null = null;
+  if (replace && (await exists(destDir))) {
+    old = join(tmp, 'old');
+    await rename(destDir, old);
+  } else if (await exists(destDir)) {
+    throw new FetchError('exists', `${destDir} already exists; remove it or ask for it to be replaced`);
+  }
+  try {
+    await rename(out, destDir);
+  } catch (err) {
+    if (old) await rename(old, destDir).catch(() => {});
+    throw err;
+  }
+  await syncDir(dirname(destDir));
+}
+
 /**
  * Downloads the release to a temp folder beside destDir, verifies its checksum (hashed while
  * streaming), extracts it safely, checks the daemon binary (bin/<daemon> or <daemon> at the root, a
@@ -155,15 +193,11 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
   const format = archiveFormat(url, src.archive ?? archive);
   const destDir = o.destDir;
   const name = basename(destDir);
-  const parent = dirname(destDir);
   if (!o.replace && (await exists(destDir))) {
     throw new FetchError('exists', `${destDir} already exists; remove it or ask for it to be replaced`);
   }
 
-  await mkdir(parent, { recursive: true });
-  await removeLeftovers(parent, name);
-  const tmp = await mkdtemp(join(parent, `.${name}.partial-${process.pid}-`));
-  active.add(tmp);
+  const tmp = await tempBeside(destDir);
   try {
     if (!checksum) o.log(`WARNING: downloading ${shown} without a checksum (checksums explicitly not required)`);
     o.log(`downloading ${shown}`);
@@ -195,21 +229,7 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     await placeBinary(out, o.daemonName, fileName);
     const extractMs = performance.now() - e0;
 
-    let old: string | null = null;
-    if (o.replace && (await exists(destDir))) {
-      // move the old one aside first: rename() cannot replace a non-empty folder
-      old = join(tmp, 'old');
-      await rename(destDir, old);
-    } else if (await exists(destDir)) {
-      throw new FetchError('exists', `${destDir} already exists; remove it or ask for it to be replaced`);
-    }
-    try {
-      await rename(out, destDir);
-    } catch (err) {
-      if (old) await rename(old, destDir).catch(() => {});
-      throw err;
-    }
-    await syncDir(parent);
+    await moveIntoPlace(out, destDir, tmp, o.replace === true);
     o.log(`installed ${join(destDir, 'bin', o.daemonName)}`);
     return {
       binaryPath: join(destDir, 'bin', o.daemonName),
@@ -224,7 +244,6 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     const e = err as NodeJS.ErrnoException;
     throw new FetchError('io', `installing ${shown} into ${destDir} failed: ${e.message ?? String(err)}`);
   } finally {
-    await rm(tmp, { recursive: true, force: true }).catch(() => {});
-    active.delete(tmp);
+    await dropTemp(tmp);
   }
 }
