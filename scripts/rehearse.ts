@@ -124,12 +124,9 @@ async function main(): Promise<void> {
   const mirror = await serve(releases);
   say(`serving ${releases} at ${mirror} (${v2Archive} sha256 ${v2Sum.slice(0, 16)}…)`);
 
-  // 2. chainvisor's home: v1 as the genesis release, a dev chain created by it
+  // 2. chainvisor's home: `chainvisor init <v1 archive>` installs v1 as the genesis release; v1 creates a dev chain
   const home = join(work, 'node');
-  const genesisDir = join(home, 'cosmovisor', 'genesis');
-  mkdirSync(genesisDir, { recursive: true });
-  execFileSync('tar', ['-xzf', join(releases, v1Archive), '-C', genesisDir]);
-  const v1 = join(genesisDir, 'bin', 'chaind');
+  mkdirSync(home, { recursive: true });
   const env = {
     ...process.env,
     DAEMON_HOME: home,
@@ -146,10 +143,12 @@ async function main(): Promise<void> {
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   Object.assign(env, { DAEMON_RPC_ADDRESS: rpcUrl, DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpcPort}` });
   const addr = ['--rpc.laddr', `tcp://127.0.0.1:${rpcPort}`, '--api.address', `tcp://127.0.0.1:${restPort}`, '--grpc.address', `127.0.0.1:${grpcPort}`];
+  const init = spawnSync(process.execPath, [CHAINVISOR, 'init', join(releases, v1Archive)], { env, encoding: 'utf8' });
+  if (init.status !== 0) fail(`chainvisor init ${v1Archive}: ${init.stderr}`);
+  say(`chainvisor init ${v1Archive}: installed as the genesis release`);
+  const v1 = join(home, 'cosmovisor', 'genesis', 'bin', 'chaind');
   say(`v1: ${(await cli(v1, ['version'])).trim()}; creating a dev chain in ${home}`);
   await cli(v1, ['dev', '--home', home, '--gov-period', '10s', '--halt-height', '1', ...addr]);
-  const init = spawnSync(process.execPath, [CHAINVISOR, 'init', v1], { env, encoding: 'utf8' });
-  if (init.status !== 0) fail(`chainvisor init: ${init.stderr}`);
 
   // 3. the chain under chainvisor
   say('starting: chainvisor run dev --home … (downloads allowed, DAEMON_PREPARE_UPGRADE=true)');
