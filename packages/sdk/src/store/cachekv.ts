@@ -16,14 +16,28 @@ function isWritable(s: ReadKVStore): s is KVStore {
  * `write()` pushes them into the parent or the object is dropped. Used for a block's write set
  * (over committed state) and for each transaction's branch (over the block's write set).
  *
- * Pending changes are kept as latin1 key string → value (null for a delete): the string is the Map
- * key and sorts in byte order, and key bytes are rebuilt from it only when iterated or committed —
- * no per-write key copy or change object, which dominated large write sets.
+ * Pending changes are kept as latin1 key strings (one char per byte: they sort in byte order) with
+ * their values in parallel arrays, found through a Map of slots; key bytes are rebuilt only when
+ * iterated. No per-write key copy or change object (which dominated large write sets), and a write set
+ * filled in key order — a migration — is never sorted and is hashed and committed without a lookup.
  */
 export class CacheKVStore implements KVStore {
-  private readonly pending = new Map<string, Uint8Array | null>();
-  /** Pending keys in byte order; rebuilt lazily when a new key arrives. Never mutated once built. */
-  private sorted: string[] | null = null;
+  /**
+   * latin1 key string → its slot in `keys`/`vals`; built only once a key arrives out of order. While
+   * keys arrive ascending, `keys` is sorted and a binary search finds a slot: a 1M-entry Map costs
+   * about as much as the rest of a migration's writes.
+   */
+  private index: Map<string, number> | null = null;
+  /** Pending keys in arrival order, and their values (null for a delete) in the same slots. */
+  private keys: string[] = [];
+  private vals: (Uint8Array | null)[] = [];
+  /**
+   * Whether every new key arrived above the last (a migration iterating its store in order and
+   * rewriting it): then arrival order is byte order and nothing needs sorting.
+   */
+  private ascending = true;
+  /** Otherwise: the slots in byte order of key; rebuilt lazily when a new key arrives. */
+  private order: number[] | null = null;
   private changeList: Change[] | null = null;
   /** Bumped on every write, so callers can cache what they derive from the write set. */
   writes = 0;
@@ -31,15 +45,22 @@ export class CacheKVStore implements KVStore {
   constructor(readonly parent: ReadKVStore) {}
 
   get(key: Uint8Array): Uint8Array | undefined {
-    const v = this.pending.get(bytesToKey(key));
-    if (v !== undefined) return v ?? undefined;
+    const i = this.slotOf(bytesToKey(key));
+    if (i !== undefined) return this.vals[i] ?? undefined;
     return this.parent.get(key);
   }
 
   has(key: Uint8Array): boolean {
-    const v = this.pending.get(bytesToKey(key));
-    if (v !== undefined) return v !== null;
+    const i = this.slotOf(bytesToKey(key));
+    if (i !== undefined) return this.vals[i] !== null;
     return this.parent.has(key);
+  }
+
+  private slotOf(k: string): number | undefined {
+    if (this.index !== null) return this.index.get(k);
+    const keys = this.keys;
+    const i = lowerBound((j) => keys[j], keys.length, k);
+    return i < keys.length && keys[i] === k ? i : undefined;
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
@@ -56,9 +77,22 @@ export class CacheKVStore implements KVStore {
 
   /** Values stored here are private copies and never mutated, so layers may share them. */
   private put(k: string, value: Uint8Array | null): void {
-    const before = this.pending.size;
-    this.pending.set(k, value);
-    if (this.pending.size !== before) this.sorted = null;
+    const keys = this.keys;
+    const n = keys.length;
+    // latin1 strings compare as their bytes do: above the last key, it is new and the run stays sorted
+    const i = this.ascending && (n === 0 || k > keys[n - 1]) ? undefined : this.slotOf(k);
+    if (i === undefined) {
+      if (this.ascending && n > 0 && !(k > keys[n - 1])) {
+        this.ascending = false;
+        this.index = new Map(keys.map((key, slot) => [key, slot]));
+      }
+      this.index?.set(k, n);
+      keys.push(k);
+      this.vals.push(value);
+      this.order = null;
+    } else {
+      this.vals[i] = value;
+    }
     this.changeList = null;
     this.writes++;
   }
@@ -71,19 +105,41 @@ export class CacheKVStore implements KVStore {
     return merge(this.parent.reverseIterator(start, end), this.range(start, end).reverse(), -1);
   }
 
+  /** The slots in byte order of key, or null when arrival order already is byte order. */
+  private sortedSlots(): number[] | null {
+    if (this.ascending) return null;
+    if (this.order === null) {
+      const keys = this.keys;
+      this.order = Array.from(keys, (_, i) => i).sort((x, y) => (keys[x] < keys[y] ? -1 : 1));
+    }
+    return this.order;
+  }
+
   /** Pending changes in [start, end), ascending. */
   private range(start?: Uint8Array, end?: Uint8Array): Change[] {
-    const keys = this.sortedKeys();
-    const lo = start === undefined ? 0 : lowerBound(keys, bytesToKey(start));
-    const hi = end === undefined ? keys.length : lowerBound(keys, bytesToKey(end));
+    const slots = this.sortedSlots();
+    const keys = this.keys;
+    const keyAt = slots === null ? (j: number): string => keys[j] : (j: number): string => keys[slots[j]];
+    const n = keys.length;
+    const lo = start === undefined ? 0 : lowerBound(keyAt, n, bytesToKey(start));
+    const hi = end === undefined ? n : lowerBound(keyAt, n, bytesToKey(end));
     const out: Change[] = new Array(hi - lo);
-    for (let i = lo; i < hi; i++) out[i - lo] = { key: keyToBytes(keys[i]), value: this.pending.get(keys[i]) as Uint8Array | null };
+    for (let j = lo; j < hi; j++) {
+      const slot = slots === null ? j : slots[j];
+      out[j - lo] = { key: keyToBytes(keys[slot]), value: this.vals[slot] };
+    }
     return out;
   }
 
-  private sortedKeys(): string[] {
-    if (this.sorted === null) this.sorted = [...this.pending.keys()].sort();
-    return this.sorted;
+  /**
+   * Calls `fn` for every pending change in byte order of key, the key as its latin1 string (one char
+   * per byte): hashing and commit write keys straight from it, with no per-key buffer or object.
+   */
+  forEachChange(fn: (key: string, value: Uint8Array | null) => void): void {
+    const slots = this.sortedSlots();
+    const { keys, vals } = this;
+    if (slots === null) for (let i = 0; i < keys.length; i++) fn(keys[i], vals[i]);
+    else for (const i of slots) fn(keys[i], vals[i]);
   }
 
   /** Every pending change in byte order of key (cached until the next write). */
@@ -93,15 +149,16 @@ export class CacheKVStore implements KVStore {
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.keys.length;
   }
 
   /** Pushes every pending change into the parent store and empties this write set. */
   write(): void {
     const parent = this.parent;
     if (parent instanceof CacheKVStore) {
-      // layer to layer: no key conversion, no copies
-      for (const [k, v] of this.pending) parent.put(k, v);
+      // layer to layer: no key conversion, no copies; arrival order kept (an ascending run stays one)
+      const { keys, vals } = this;
+      for (let i = 0; i < keys.length; i++) parent.put(keys[i], vals[i]);
     } else {
       if (!isWritable(parent)) throw new StoreError('cannot write a branch into a read-only parent');
       for (const c of this.changes()) {
@@ -114,19 +171,22 @@ export class CacheKVStore implements KVStore {
 
   /** Drops every pending change. */
   reset(): void {
-    this.pending.clear();
-    this.sorted = null;
+    this.index = null;
+    this.keys = [];
+    this.vals = [];
+    this.ascending = true;
+    this.order = null;
     this.changeList = null;
     this.writes++;
   }
 }
 
-function lowerBound(keys: string[], k: string): number {
+function lowerBound(keyAt: (j: number) => string, n: number, k: string): number {
   let lo = 0;
-  let hi = keys.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (keys[mid] < k) lo = mid + 1;
+    if (keyAt(mid) < k) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
 import { prefixEnd, readU64be, u64be } from './bytes.ts';
-import { CacheKVStore, type Change } from './cachekv.ts';
+import { CacheKVStore } from './cachekv.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
 import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
@@ -192,7 +192,7 @@ export class CommitMultiStore implements MultiStore {
     for (const [name, info] of this.working.registry) {
       const ws = this.writeSets.get(info.id);
       if (ws && ws.size > 0) changed = true;
-      hashes.set(name, ws && ws.size > 0 ? { id: info.id, hash: nextStoreHash(info.hash, ws.changes()) } : info);
+      hashes.set(name, ws && ws.size > 0 ? { id: info.id, hash: nextStoreHash(info.hash, ws) } : info);
     }
     // an empty block over an unchanged layout keeps the last app hash: no rehash of every store
     const appHash = changed || this.last.height === 0n ? appHashOf(hashes) : this.last.appHash;
@@ -218,12 +218,12 @@ export class CommitMultiStore implements MultiStore {
         // LMDB copies the key during the call, so one scratch buffer serves every key.
         const kb = Buffer.allocUnsafe(2 + MAX_KEY_BYTES);
         kb.writeUInt16BE(id, 0);
-        for (const c of ws.changes()) {
-          kb.set(c.key, 2);
-          const key = kb.subarray(0, 2 + c.key.byteLength);
-          if (c.value === null) this.data.removeSync(key);
-          else this.data.putSync(key, c.value as Buffer);
-        }
+        ws.forEachChange((k, value) => {
+          kb.write(k, 2, 'latin1');
+          const key = kb.subarray(0, 2 + k.length);
+          if (value === null) this.data.removeSync(key);
+          else this.data.putSync(key, value as Buffer);
+        });
       }
       for (const id of working.deletedIds) {
         const prefix = idPrefix(id);
@@ -324,28 +324,33 @@ export class BranchStore implements MultiStore {
  * store hash at H = sha256(hash at H-1 ‖ sha256(canonical encoding of the sorted changes at H)), where a
  * change encodes as u32(len key) ‖ key ‖ 0x00 for a delete, or ‖ 0x01 ‖ u32(len value) ‖ value for a set.
  */
-export function nextStoreHash(prev: Uint8Array, changes: readonly Change[]): Uint8Array {
+export function nextStoreHash(prev: Uint8Array, changes: ChangeSource): Uint8Array {
   // One buffer, one update: per-field updates cost more than the hashing itself.
   let size = 0;
-  for (const c of changes) size += 5 + c.key.byteLength + (c.value === null ? 0 : 4 + c.value.byteLength);
-  const buf = new Uint8Array(size);
-  const dv = new DataView(buf.buffer);
+  changes.forEachChange((k, v) => {
+    size += 5 + k.length + (v === null ? 0 : 4 + v.byteLength);
+  });
+  const buf = Buffer.allocUnsafe(size);
   let o = 0;
-  for (const c of changes) {
-    dv.setUint32(o, c.key.byteLength);
-    buf.set(c.key, o + 4);
-    o += 4 + c.key.byteLength;
-    if (c.value === null) {
+  changes.forEachChange((k, v) => {
+    buf.writeUInt32BE(k.length, o);
+    o += 4 + buf.write(k, o + 4, 'latin1');
+    if (v === null) {
       buf[o++] = 0;
     } else {
       buf[o] = 1;
-      dv.setUint32(o + 1, c.value.byteLength);
-      buf.set(c.value, o + 5);
-      o += 5 + c.value.byteLength;
+      buf.writeUInt32BE(v.byteLength, o + 1);
+      buf.set(v, o + 5);
+      o += 5 + v.byteLength;
     }
-  }
+  });
   const inner = createHash('sha256').update(buf).digest();
   return createHash('sha256').update(prev).update(inner).digest();
+}
+
+/** Pending changes in byte order of key, keys as latin1 strings (a CacheKVStore is one). */
+export interface ChangeSource {
+  forEachChange(fn: (key: string, value: Uint8Array | null) => void): void;
 }
 
 /** app hash = sha256 over the (name, store hash) pairs in byte order of name */
