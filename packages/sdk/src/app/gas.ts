@@ -33,15 +33,38 @@ export class BasicGasMeter implements GasMeter {
 export class InfiniteGasMeter implements GasMeter {
   readonly limit = null;
   private used = 0n;
+  /**
+   * Gas not yet folded into `used`, as a Number while it stays an exact integer (below 2^53): an
+   * upgrade handler charges millions of small amounts, and a bigint sum allocates on every one.
+   */
+  private pending = 0;
   consumed(): bigint {
-    return this.used;
+    return this.used + BigInt(this.pending);
   }
   consume(amount: bigint, _descriptor: string): void {
-    this.used += amount;
+    const next = this.pending + Number(amount);
+    if (next <= Number.MAX_SAFE_INTEGER && amount <= MAX_SAFE) this.pending = next;
+    else {
+      this.used += BigInt(this.pending) + amount;
+      this.pending = 0;
+    }
   }
   refund(amount: bigint): void {
-    this.used = amount > this.used ? 0n : this.used - amount;
+    const used = this.consumed();
+    this.used = amount > used ? 0n : used - amount;
+    this.pending = 0;
   }
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** cost × n for the small n of key and value lengths, computed once per (cost, n): no bigint work per access. */
+const perByteTables = new Map<bigint, bigint[]>();
+function perByte(cost: bigint, n: number): bigint {
+  let t = perByteTables.get(cost);
+  if (t === undefined) perByteTables.set(cost, (t = []));
+  if (n >= 4096) return cost * BigInt(n);
+  return (t[n] ??= cost * BigInt(n));
 }
 
 /** The Cosmos SDK's default KV gas costs (store/types/gas.go KVGasConfig). */
@@ -75,9 +98,9 @@ export class GasKVStore implements KVStore {
 
   get(key: Uint8Array): Uint8Array | undefined {
     this.meter.consume(this.cfg.readCostFlat, 'ReadFlat');
-    this.meter.consume(this.cfg.readCostPerByte * BigInt(key.byteLength), 'ReadPerByte');
+    this.meter.consume(perByte(this.cfg.readCostPerByte, key.byteLength), 'ReadPerByte');
     const v = this.parent.get(key);
-    if (v !== undefined) this.meter.consume(this.cfg.readCostPerByte * BigInt(v.byteLength), 'ReadPerByte');
+    if (v !== undefined) this.meter.consume(perByte(this.cfg.readCostPerByte, v.byteLength), 'ReadPerByte');
     return v;
   }
 
@@ -88,8 +111,8 @@ export class GasKVStore implements KVStore {
 
   set(key: Uint8Array, value: Uint8Array): void {
     this.meter.consume(this.cfg.writeCostFlat, 'WriteFlat');
-    this.meter.consume(this.cfg.writeCostPerByte * BigInt(key.byteLength), 'WritePerByte');
-    this.meter.consume(this.cfg.writeCostPerByte * BigInt(value.byteLength), 'WritePerByte');
+    this.meter.consume(perByte(this.cfg.writeCostPerByte, key.byteLength), 'WritePerByte');
+    this.meter.consume(perByte(this.cfg.writeCostPerByte, value.byteLength), 'WritePerByte');
     this.parent.set(key, value);
   }
 
@@ -110,7 +133,7 @@ export class GasKVStore implements KVStore {
     try {
       for (const e of it) {
         this.meter.consume(this.cfg.iterNextCostFlat, 'IterNextFlat');
-        this.meter.consume(this.cfg.readCostPerByte * BigInt(e.key.byteLength + e.value.byteLength), 'ValuePerByte');
+        this.meter.consume(perByte(this.cfg.readCostPerByte, e.key.byteLength + e.value.byteLength), 'ValuePerByte');
         yield e;
       }
     } finally {

@@ -18,7 +18,8 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
 
 /** Latin-1 strings compare in the same order as the bytes they encode, so they serve as Map keys and sort keys. */
 export function bytesToKey(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  // most keys already are Buffers (LMDB's, the callers'): no view to make first
+  return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('latin1');
 }
 
 export function keyToBytes(s: string): Uint8Array {

@@ -97,12 +97,18 @@ export class CacheKVStore implements KVStore {
     this.writes++;
   }
 
+  // Pending changes are taken when the iterator is made; with none in range the parent's iterator is
+  // the answer as it is (a migration iterating a store it has not written yet pays no merge).
   iterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
-    return merge(this.parent.iterator(start, end), this.range(start, end), 1);
+    const own = this.keys.length === 0 ? [] : this.range(start, end);
+    const parent = this.parent.iterator(start, end);
+    return own.length === 0 ? parent : merge(parent, own, 1);
   }
 
   reverseIterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
-    return merge(this.parent.reverseIterator(start, end), this.range(start, end).reverse(), -1);
+    const own = this.keys.length === 0 ? [] : this.range(start, end).reverse();
+    const parent = this.parent.reverseIterator(start, end);
+    return own.length === 0 ? parent : merge(parent, own, -1);
   }
 
   /** The slots in byte order of key, or null when arrival order already is byte order. */

@@ -218,9 +218,11 @@ export class CommitMultiStore implements MultiStore {
         // LMDB copies the key during the call, so one scratch buffer serves every key.
         const kb = Buffer.allocUnsafe(2 + MAX_KEY_BYTES);
         kb.writeUInt16BE(id, 0);
+        // one view of the scratch buffer per key length, made once: not one Buffer object per key
+        const views: Buffer[] = [];
         ws.forEachChange((k, value) => {
           kb.write(k, 2, 'latin1');
-          const key = kb.subarray(0, 2 + k.length);
+          const key = (views[k.length] ??= kb.subarray(0, 2 + k.length));
           if (value === null) this.data.removeSync(key);
           else this.data.putSync(key, value as Buffer);
         });

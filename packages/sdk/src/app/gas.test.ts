@@ -1,0 +1,37 @@
+// Gas meters and the gas-metered store: the exact amounts the Cosmos SDK charges, whatever the sums' size.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CacheKVStore } from '../store/index.ts';
+import { BasicGasMeter, GasKVStore, InfiniteGasMeter } from './gas.ts';
+
+const empty = { get: () => undefined, has: () => false, iterator: () => [][Symbol.iterator](), reverseIterator: () => [][Symbol.iterator]() };
+
+test('the unlimited meter sums exactly across 2^53 and refunds exactly', () => {
+  const m = new InfiniteGasMeter();
+  const big = 2n ** 53n - 5n;
+  m.consume(big, 'a');
+  for (let i = 0; i < 10; i++) m.consume(3n, 'b'); // crosses 2^53: a Number sum would round
+  assert.equal(m.consumed(), big + 30n);
+  m.consume(2n ** 64n, 'huge');
+  assert.equal(m.consumed(), big + 30n + 2n ** 64n);
+  m.refund(2n ** 64n);
+  assert.equal(m.consumed(), big + 30n);
+  m.refund(2n ** 70n);
+  assert.equal(m.consumed(), 0n);
+});
+
+test("the gas-metered store charges the SDK's KV costs per access", () => {
+  const m = new InfiniteGasMeter();
+  const s = new GasKVStore(new CacheKVStore(empty), m);
+  const key = new Uint8Array(20);
+  const value = new Uint8Array(32);
+  s.set(key, value);
+  assert.equal(m.consumed(), 2000n + 30n * 20n + 30n * 32n, 'WriteFlat + WritePerByte × (key + value)');
+  s.get(key);
+  assert.equal(m.consumed(), 3560n + 1000n + 3n * 20n + 3n * 32n, 'ReadFlat + ReadPerByte × (key + value)');
+  for (const e of s.iterator()) assert.equal(e.key.length, 20);
+  assert.equal(m.consumed(), 4716n + 30n + 3n * 52n, 'IterNextFlat + ReadPerByte × entry');
+  // a limited meter names where it ran out, as the SDK does
+  const tight = new GasKVStore(new CacheKVStore(empty), new BasicGasMeter(2100n));
+  assert.throws(() => tight.set(key, value), /out of gas in location: WritePerByte; gasWanted: 2100, gasUsed: 2600/);
+});
