@@ -60,11 +60,11 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** cost × n for the small n of key and value lengths, computed once per (cost, n): no bigint work per access. */
 const perByteTables = new Map<bigint, bigint[]>();
-function perByte(cost: bigint, n: number): bigint {
+function perByteTable(cost: bigint): (n: number) => bigint {
   let t = perByteTables.get(cost);
   if (t === undefined) perByteTables.set(cost, (t = []));
-  if (n >= 4096) return cost * BigInt(n);
-  return (t[n] ??= cost * BigInt(n));
+  const table = t;
+  return (n) => (n < 4096 ? (table[n] ??= cost * BigInt(n)) : cost * BigInt(n));
 }
 
 /** The Cosmos SDK's default KV gas costs (store/types/gas.go KVGasConfig). */
@@ -90,17 +90,23 @@ export const defaultKVGasConfig: KVGasConfig = {
 
 /** Charges gas for every access to the wrapped store, as the SDK's gaskv store does. */
 export class GasKVStore implements KVStore {
+  private readonly readPerByte: (n: number) => bigint;
+  private readonly writePerByte: (n: number) => bigint;
+
   constructor(
     private readonly parent: KVStore,
     private readonly meter: GasMeter,
     private readonly cfg: KVGasConfig = defaultKVGasConfig,
-  ) {}
+  ) {
+    this.readPerByte = perByteTable(cfg.readCostPerByte);
+    this.writePerByte = perByteTable(cfg.writeCostPerByte);
+  }
 
   get(key: Uint8Array): Uint8Array | undefined {
     this.meter.consume(this.cfg.readCostFlat, 'ReadFlat');
-    this.meter.consume(perByte(this.cfg.readCostPerByte, key.byteLength), 'ReadPerByte');
+    this.meter.consume(this.readPerByte(key.byteLength), 'ReadPerByte');
     const v = this.parent.get(key);
-    if (v !== undefined) this.meter.consume(perByte(this.cfg.readCostPerByte, v.byteLength), 'ReadPerByte');
+    if (v !== undefined) this.meter.consume(this.readPerByte(v.byteLength), 'ReadPerByte');
     return v;
   }
 
@@ -111,8 +117,8 @@ export class GasKVStore implements KVStore {
 
   set(key: Uint8Array, value: Uint8Array): void {
     this.meter.consume(this.cfg.writeCostFlat, 'WriteFlat');
-    this.meter.consume(perByte(this.cfg.writeCostPerByte, key.byteLength), 'WritePerByte');
-    this.meter.consume(perByte(this.cfg.writeCostPerByte, value.byteLength), 'WritePerByte');
+    this.meter.consume(this.writePerByte(key.byteLength), 'WritePerByte');
+    this.meter.consume(this.writePerByte(value.byteLength), 'WritePerByte');
     this.parent.set(key, value);
   }
 
@@ -133,7 +139,7 @@ export class GasKVStore implements KVStore {
     try {
       for (const e of it) {
         this.meter.consume(this.cfg.iterNextCostFlat, 'IterNextFlat');
-        this.meter.consume(perByte(this.cfg.readCostPerByte, e.key.byteLength + e.value.byteLength), 'ValuePerByte');
+        this.meter.consume(this.readPerByte(e.key.byteLength + e.value.byteLength), 'ValuePerByte');
         yield e;
       }
     } finally {
