@@ -35,3 +35,27 @@ test("the gas-metered store charges the SDK's KV costs per access", () => {
   const tight = new GasKVStore(new CacheKVStore(empty), new BasicGasMeter(2100n));
   assert.throws(() => tight.set(key, value), /out of gas in location: WritePerByte; gasWanted: 2100, gasUsed: 2600/);
 });
+
+test('a metered iterator stops with out-of-gas at the entry that exceeds the limit and closes its source', () => {
+  let closed = 0;
+  const entries = [1, 2, 3].map((i) => ({ key: Uint8Array.of(i), value: new Uint8Array(9) }));
+  const source = {
+    ...empty,
+    iterator: () => {
+      const it = entries[Symbol.iterator]();
+      return { next: () => it.next(), return: (): IteratorResult<never> => (closed++, { done: true, value: undefined }), [Symbol.iterator]() { return this; } };
+    },
+  };
+  // each entry: IterNextFlat 30 + ValuePerByte 3 × 10 = 60 gas
+  const s = new GasKVStore(new CacheKVStore(source), new BasicGasMeter(150n));
+  const seen: number[] = [];
+  assert.throws(() => {
+    for (const e of s.iterator()) seen.push(e.key[0]);
+  }, /out of gas in location: IterNextFlat; gasWanted: 150, gasUsed: 150|out of gas in location: ValuePerByte; gasWanted: 150, gasUsed: 180/);
+  assert.deepEqual(seen, [1, 2]);
+  assert.equal(closed, 1, 'the source is closed');
+  // a consumer that stops early closes it too
+  const ok = new GasKVStore(new CacheKVStore(source), new InfiniteGasMeter());
+  for (const e of ok.iterator()) if (e.key[0] === 1) break;
+  assert.equal(closed, 2);
+});

@@ -135,15 +135,35 @@ export class GasKVStore implements KVStore {
     return this.charge(this.parent.reverseIterator(start, end));
   }
 
-  private *charge(it: IterableIterator<Entry>): IterableIterator<Entry> {
-    try {
-      for (const e of it) {
-        this.meter.consume(this.cfg.iterNextCostFlat, 'IterNextFlat');
-        this.meter.consume(this.readPerByte(e.key.byteLength + e.value.byteLength), 'ValuePerByte');
-        yield e;
-      }
-    } finally {
-      it.return?.();
-    }
+  /** A plain iterator rather than a generator: a migration pulls a million entries through it. */
+  private charge(it: IterableIterator<Entry>): IterableIterator<Entry> {
+    const meter = this.meter;
+    const flat = this.cfg.iterNextCostFlat;
+    const perByte = this.readPerByte;
+    const charged: IterableIterator<Entry> = {
+      next(): IteratorResult<Entry> {
+        const r = it.next();
+        if (r.done !== true) {
+          try {
+            meter.consume(flat, 'IterNextFlat');
+            meter.consume(perByte(r.value.key.byteLength + r.value.value.byteLength), 'ValuePerByte');
+          } catch (e) {
+            // out of gas: a throwing next() is not followed by return(), so close the source here
+            it.return?.();
+            throw e;
+          }
+        }
+        return r;
+      },
+      return(value?: unknown): IteratorResult<Entry> {
+        it.return?.();
+        return { done: true, value: value as undefined };
+      },
+      [Symbol.iterator]() {
+        return charged;
+      },
+    };
+    return charged;
   }
+
 }

@@ -59,10 +59,27 @@ export class LmdbStoreView implements ReadKVStore {
     );
   }
 
-  private *strip(range: Iterable<{ key: Buffer; value: Buffer }>): IterableIterator<Entry> {
+  private strip(range: Iterable<{ key: Buffer; value: Buffer }>): IterableIterator<Entry> {
     const n = this.prefix.length;
-    // a copying slice: lmdb-js keys are Buffers whose backing memory V8 must first move to make a
-    // view (subarray), which costs more than copying a few bytes
-    for (const { key, value } of range) yield { key: Uint8Array.prototype.slice.call(key, n), value };
+    const it = range[Symbol.iterator]();
+    // a plain iterator rather than a generator: a migration pulls a million entries through it
+    const stripped: IterableIterator<Entry> = {
+      next(): IteratorResult<Entry> {
+        const r = it.next();
+        if (r.done === true) return { done: true, value: undefined };
+        // a copying slice: lmdb-js keys are Buffers whose backing memory V8 must first move to make a
+        // view (subarray), which costs more than copying a few bytes
+        return { done: false, value: { key: Uint8Array.prototype.slice.call(r.value.key, n), value: r.value.value } };
+      },
+      return(): IteratorResult<Entry> {
+        it.return?.();
+        return { done: true, value: undefined };
+      },
+      [Symbol.iterator]() {
+        return stripped;
+      },
+    };
+    return stripped;
   }
+
 }
