@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildTarget } from '../packages/chaind/src/cli/version.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CHAINVISOR = join(ROOT, 'packages/chainvisor/bin/chainvisor.js');
@@ -35,13 +36,6 @@ const fail = (msg: string): never => {
 const work = mkdtempSync(join(tmpdir(), 'chaind-rehearse-'));
 const children: ChildProcess[] = [];
 let server: Server | undefined;
-
-/** Go's platform names, as release archives and plan info keys use them. */
-function goPlatform(): string {
-  const os = process.platform === 'win32' ? 'windows' : process.platform;
-  const arch = process.arch === 'x64' ? 'amd64' : process.arch === 'ia32' ? '386' : process.arch;
-  return `${os}-${arch}`;
-}
 
 async function freePort(): Promise<number> {
   const s = netServer();
@@ -104,7 +98,9 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 
 async function main(): Promise<void> {
   // 1. the releases
-  const platform = goPlatform();
+  // Go's names, as plan info keys (linux/amd64) and release archives (linux-amd64) use them
+  const target = buildTarget();
+  const platform = target.replace('/', '-');
   let releases = opts.releases === undefined ? join(work, 'releases') : resolve(opts.releases);
   if (opts.releases === undefined) {
     say('building the v1 and v2 releases (npm run release)');
@@ -168,7 +164,7 @@ async function main(): Promise<void> {
 
   // 4. the proposal and the vote
   const H = (await height()) + 25;
-  const info = JSON.stringify({ binaries: { [platform.replace('-', '/')]: `${mirror}/${v2Archive}?checksum=sha256:${v2Sum}` } });
+  const info = JSON.stringify({ binaries: { [target]: `${mirror}/${v2Archive}?checksum=sha256:${v2Sum}` } });
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpcUrl, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
   say(`proposing upgrade v2 at height ${H}; --upgrade-info ${info}`);
   const submitted = JSON.parse(await cli(v1, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 'chaininfo, valset, validators v2', '--deposit', '10000000stake', '--upgrade-height', String(H), '--upgrade-info', info, '--from', 'alice', ...flags])) as { code: number; txhash: string };

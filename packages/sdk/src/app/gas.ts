@@ -60,11 +60,11 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** cost × n for the small n of key and value lengths, computed once per (cost, n): no bigint work per access. */
 const perByteTables = new Map<bigint, bigint[]>();
-function perByteTable(cost: bigint): (n: number) => bigint {
+function perByte(cost: bigint, n: number): bigint {
+  if (n >= 4096) return cost * BigInt(n);
   let t = perByteTables.get(cost);
   if (t === undefined) perByteTables.set(cost, (t = []));
-  const table = t;
-  return (n) => (n < 4096 ? (table[n] ??= cost * BigInt(n)) : cost * BigInt(n));
+  return (t[n] ??= cost * BigInt(n));
 }
 
 /** The Cosmos SDK's default KV gas costs (store/types/gas.go KVGasConfig). */
@@ -90,16 +90,19 @@ export const defaultKVGasConfig: KVGasConfig = {
 
 /** Charges gas for every access to the wrapped store, as the SDK's gaskv store does. */
 export class GasKVStore implements KVStore {
-  private readonly readPerByte: (n: number) => bigint;
-  private readonly writePerByte: (n: number) => bigint;
-
+  // made for every ctx.kvStore() call: construction must cost nothing
   constructor(
     private readonly parent: KVStore,
     private readonly meter: GasMeter,
     private readonly cfg: KVGasConfig = defaultKVGasConfig,
-  ) {
-    this.readPerByte = perByteTable(cfg.readCostPerByte);
-    this.writePerByte = perByteTable(cfg.writeCostPerByte);
+  ) {}
+
+  private readPerByte(n: number): bigint {
+    return perByte(this.cfg.readCostPerByte, n);
+  }
+
+  private writePerByte(n: number): bigint {
+    return perByte(this.cfg.writeCostPerByte, n);
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
@@ -139,14 +142,14 @@ export class GasKVStore implements KVStore {
   private charge(it: IterableIterator<Entry>): IterableIterator<Entry> {
     const meter = this.meter;
     const flat = this.cfg.iterNextCostFlat;
-    const perByte = this.readPerByte;
+    const readCost = this.cfg.readCostPerByte;
     const charged: IterableIterator<Entry> = {
       next(): IteratorResult<Entry> {
         const r = it.next();
         if (r.done !== true) {
           try {
             meter.consume(flat, 'IterNextFlat');
-            meter.consume(perByte(r.value.key.byteLength + r.value.value.byteLength), 'ValuePerByte');
+            meter.consume(perByte(readCost, r.value.key.byteLength + r.value.value.byteLength), 'ValuePerByte');
           } catch (e) {
             // out of gas: a throwing next() is not followed by return(), so close the source here
             it.return?.();
