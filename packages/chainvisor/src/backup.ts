@@ -53,8 +53,11 @@ async function copyTree(src: string, dst: string, counts: { files: number; bytes
       else if (e.isSymbolicLink()) await symlink(await readlink(s), d);
       else if (e.isFile()) {
         await copyFile(s, d, constants.COPYFILE_FICLONE);
+        // read the size before touching counts: `counts.bytes += await …` would read the sum before the await and
+        // lose the other copies' additions made meanwhile
+        const { size } = await lstat(s);
         counts.files += 1;
-        counts.bytes += (await lstat(s)).size;
+        counts.bytes += size;
       }
       // sockets, fifos, devices: not state, skipped
     }),
