@@ -9,7 +9,7 @@ import { upgradeModule } from '../packages/sdk/src/x/upgrade/index.ts';
 import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
 
 const N = 1_000_000;
-const ROUNDS = 5; // migrations per variant (each a new upgrade on the same store), alternating
+const ROUNDS = Number(process.env.ROUNDS ?? 5); // migrations per variant (each a new upgrade on the same store), alternating
 const SEED_BATCH = 250_000; // keys per seeding block
 const CHAIN_ID = 'bench-1';
 const STORE = 'data';

@@ -12,6 +12,17 @@ export function copyBytes(b: Uint8Array): Uint8Array {
   return c;
 }
 
+/**
+ * Copies src[start, end) into dst at `at`; returns the length. Short ranges by a loop: Buffer#copy makes
+ * a view per call, which costs more than copying a key.
+ */
+export function copyRange(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): number {
+  const n = end - start;
+  if (n > 64) dst.set(src.subarray(start, end), at);
+  else for (let i = 0; i < n; i++) dst[at + i] = src[start + i];
+  return n;
+}
+
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return Buffer.concat(parts);
 }

@@ -1,4 +1,5 @@
-import { bytesToKey, compareBytes, copyBytes, keyToBytes } from './bytes.ts';
+import { Buffer } from 'node:buffer';
+import { bytesToKey, compareBytes } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -11,30 +12,38 @@ function isWritable(s: ReadKVStore): s is KVStore {
   return typeof (s as Partial<KVStore>).set === 'function';
 }
 
+/** What `forEachChange` reports: the key is `keys[kStart, kEnd)`, the value `values[vStart, vEnd)`, or a delete when vStart < 0. */
+export type ChangeVisitor = (keys: Buffer, kStart: number, kEnd: number, values: Buffer, vStart: number, vEnd: number) => void;
+
+const EMPTY = Buffer.alloc(0);
+
 /**
  * A write set over a parent store: reads fall through to the parent, writes stay here until
  * `write()` pushes them into the parent or the object is dropped. Used for a block's write set
  * (over committed state) and for each transaction's branch (over the block's write set).
  *
- * Pending changes are kept as latin1 key strings (one char per byte: they sort in byte order) with
- * their values in parallel arrays, found through a Map of slots; key bytes are rebuilt only when
- * iterated. No per-write key copy or change object (which dominated large write sets), and a write set
- * filled in key order — a migration — is never sorted and is hashed and committed without a lookup.
+ * Pending keys and values are bytes appended to two arenas, found through offsets in number arrays:
+ * no object per write, so a million-key write set (a migration) leaves the garbage collector nothing
+ * to trace or move. A write set filled in key order is never sorted and needs no lookup table; once a
+ * key arrives out of order, latin1 strings of the keys (one char per byte: they sort in byte order)
+ * index the slots.
  */
 export class CacheKVStore implements KVStore {
+  private kb: Buffer = EMPTY;
+  private kn = 0;
+  private vb: Buffer = EMPTY;
+  private vn = 0;
+  /** Per slot, in arrival order: key start and end in `kb`; value start (-1: a delete) and end in `vb`. */
+  private ks: number[] = [];
+  private ke: number[] = [];
+  private vs: number[] = [];
+  private ve: number[] = [];
   /**
-   * latin1 key string → its slot in `keys`/`vals`; built only once a key arrives out of order. While
-   * keys arrive ascending, `keys` is sorted and a binary search finds a slot: a 1M-entry Map costs
-   * about as much as the rest of a migration's writes.
+   * latin1 key string → slot, with the strings per slot; built only once a key arrives out of order.
+   * While keys arrive ascending, the slots are in key order and a binary search finds one.
    */
   private index: Map<string, number> | null = null;
-  /** Pending keys in arrival order, and their values (null for a delete) in the same slots. */
-  private keys: string[] = [];
-  private vals: (Uint8Array | null)[] = [];
-  /**
-   * Whether every new key arrived above the last (a migration iterating its store in order and
-   * rewriting it): then arrival order is byte order and nothing needs sorting.
-   */
+  private strs: string[] | null = null;
   private ascending = true;
   /** Otherwise: the slots in byte order of key; rebuilt lazily when a new key arrives. */
   private order: number[] | null = null;
@@ -45,68 +54,116 @@ export class CacheKVStore implements KVStore {
   constructor(readonly parent: ReadKVStore) {}
 
   get(key: Uint8Array): Uint8Array | undefined {
-    const i = this.slotOf(bytesToKey(key));
-    if (i !== undefined) return this.vals[i] ?? undefined;
+    const i = this.slotOf(key);
+    if (i !== undefined) return this.vs[i] < 0 ? undefined : this.vb.subarray(this.vs[i], this.ve[i]);
     return this.parent.get(key);
   }
 
   has(key: Uint8Array): boolean {
-    const i = this.slotOf(bytesToKey(key));
-    if (i !== undefined) return this.vals[i] !== null;
+    const i = this.slotOf(key);
+    if (i !== undefined) return this.vs[i] >= 0;
     return this.parent.has(key);
   }
 
-  private slotOf(k: string): number | undefined {
-    if (this.index !== null) return this.index.get(k);
-    const keys = this.keys;
-    const i = lowerBound((j) => keys[j], keys.length, k);
-    return i < keys.length && keys[i] === k ? i : undefined;
+  /** key vs the key of slot j, in byte order (<0, 0, >0). */
+  private cmp(key: Uint8Array, j: number): number {
+    // a loop, not Buffer#compare: keys are short and mostly differ early, and the native call costs more
+    const kb = this.kb;
+    const s = this.ks[j];
+    const len = this.ke[j] - s;
+    const n = key.length < len ? key.length : len;
+    for (let i = 0; i < n; i++) {
+      const d = key[i] - kb[s + i];
+      if (d !== 0) return d;
+    }
+    return key.length - len;
+  }
+
+  private slotOf(key: Uint8Array): number | undefined {
+    if (this.index !== null) return this.index.get(bytesToKey(key));
+    const n = this.ks.length;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cmp(key, mid) > 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < n && this.cmp(key, lo) === 0 ? lo : undefined;
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
     assertValidKey(key);
     assertValidValue(value);
-    // copied: callers may reuse their buffers (Buffer#slice would alias them)
-    this.put(bytesToKey(key), copyBytes(value));
+    this.put(key, value);
   }
 
   delete(key: Uint8Array): void {
     assertValidKey(key);
-    this.put(bytesToKey(key), null);
+    this.put(key, null);
   }
 
-  /** Values stored here are private copies and never mutated, so layers may share them. */
-  private put(k: string, value: Uint8Array | null): void {
-    const keys = this.keys;
-    const n = keys.length;
-    // latin1 strings compare as their bytes do: above the last key, it is new and the run stays sorted
-    const i = this.ascending && (n === 0 || k > keys[n - 1]) ? undefined : this.slotOf(k);
+  /** Copies `value` (null: a delete) into the arena: callers may reuse their buffers. */
+  private put(key: Uint8Array, value: Uint8Array | null): void {
+    const n = this.ks.length;
+    // above the last key (the common case of an ascending run): new, and the run stays sorted
+    const i = this.ascending && (n === 0 || this.cmp(key, n - 1) > 0) ? undefined : this.slotOf(key);
+    const vStart = value === null ? -1 : this.append(value);
     if (i === undefined) {
-      if (this.ascending && n > 0 && !(k > keys[n - 1])) {
-        this.ascending = false;
-        this.index = new Map(keys.map((key, slot) => [key, slot]));
+      const kStart = this.appendKey(key);
+      if (this.ascending && n > 0 && this.cmp(key, n - 1) <= 0) this.buildIndex();
+      this.ks.push(kStart);
+      this.ke.push(kStart + key.byteLength);
+      this.vs.push(vStart);
+      this.ve.push(value === null ? -1 : vStart + value.byteLength);
+      if (this.index !== null) {
+        const k = this.kb.toString('latin1', kStart, kStart + key.byteLength);
+        (this.strs as string[]).push(k);
+        this.index.set(k, n);
       }
-      this.index?.set(k, n);
-      keys.push(k);
-      this.vals.push(value);
       this.order = null;
     } else {
-      this.vals[i] = value;
+      this.vs[i] = vStart;
+      this.ve[i] = value === null ? -1 : vStart + value.byteLength;
     }
     this.changeList = null;
     this.writes++;
   }
 
+  /** Leaves the ascending layout: strings of every key so far, and the index over them. */
+  private buildIndex(): void {
+    this.ascending = false;
+    const strs = this.ks.map((s, j) => this.kb.toString('latin1', s, this.ke[j]));
+    this.strs = strs;
+    this.index = new Map(strs.map((k, slot) => [k, slot]));
+  }
+
+  private appendKey(key: Uint8Array): number {
+    const at = this.kn;
+    if (at + key.byteLength > this.kb.length) this.kb = grow(this.kb, at, at + key.byteLength);
+    this.kb.set(key, at);
+    this.kn = at + key.byteLength;
+    return at;
+  }
+
+  private append(value: Uint8Array): number {
+    const at = this.vn;
+    if (at + value.byteLength > this.vb.length) this.vb = grow(this.vb, at, at + value.byteLength);
+    this.vb.set(value, at);
+    this.vn = at + value.byteLength;
+    return at;
+  }
+
   // Pending changes are taken when the iterator is made; with none in range the parent's iterator is
   // the answer as it is (a migration iterating a store it has not written yet pays no merge).
   iterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
-    const own = this.keys.length === 0 ? [] : this.range(start, end);
+    const own = this.ks.length === 0 ? [] : this.range(start, end);
     const parent = this.parent.iterator(start, end);
     return own.length === 0 ? parent : merge(parent, own, 1);
   }
 
   reverseIterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
-    const own = this.keys.length === 0 ? [] : this.range(start, end).reverse();
+    const own = this.ks.length === 0 ? [] : this.range(start, end).reverse();
     const parent = this.parent.reverseIterator(start, end);
     return own.length === 0 ? parent : merge(parent, own, -1);
   }
@@ -115,37 +172,53 @@ export class CacheKVStore implements KVStore {
   private sortedSlots(): number[] | null {
     if (this.ascending) return null;
     if (this.order === null) {
-      const keys = this.keys;
-      this.order = Array.from(keys, (_, i) => i).sort((x, y) => (keys[x] < keys[y] ? -1 : 1));
+      const strs = this.strs as string[];
+      this.order = Array.from(strs, (_, i) => i).sort((x, y) => (strs[x] < strs[y] ? -1 : 1));
     }
     return this.order;
   }
 
-  /** Pending changes in [start, end), ascending. */
+  /** Pending changes in [start, end), ascending; keys are copies, values views of the arena (never changed). */
   private range(start?: Uint8Array, end?: Uint8Array): Change[] {
     const slots = this.sortedSlots();
-    const keys = this.keys;
-    const keyAt = slots === null ? (j: number): string => keys[j] : (j: number): string => keys[slots[j]];
-    const n = keys.length;
-    const lo = start === undefined ? 0 : lowerBound(keyAt, n, bytesToKey(start));
-    const hi = end === undefined ? n : lowerBound(keyAt, n, bytesToKey(end));
+    const n = this.ks.length;
+    const slotAt = slots === null ? (j: number): number => j : (j: number): number => slots[j];
+    const bound = (b: Uint8Array): number => {
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.cmp(b, slotAt(mid)) > 0) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const lo = start === undefined ? 0 : bound(start);
+    const hi = end === undefined ? n : bound(end);
     const out: Change[] = new Array(hi - lo);
     for (let j = lo; j < hi; j++) {
-      const slot = slots === null ? j : slots[j];
-      out[j - lo] = { key: keyToBytes(keys[slot]), value: this.vals[slot] };
+      const slot = slotAt(j);
+      const vs = this.vs[slot];
+      out[j - lo] = {
+        key: Uint8Array.prototype.slice.call(this.kb, this.ks[slot], this.ke[slot]),
+        value: vs < 0 ? null : this.vb.subarray(vs, this.ve[slot]),
+      };
     }
     return out;
   }
 
   /**
-   * Calls `fn` for every pending change in byte order of key, the key as its latin1 string (one char
-   * per byte): hashing and commit write keys straight from it, with no per-key buffer or object.
+   * Calls `fn` for every pending change in byte order of key, as arena offsets: hashing and commit copy
+   * the bytes straight from the arenas, with no per-key buffer or object.
    */
-  forEachChange(fn: (key: string, value: Uint8Array | null) => void): void {
+  forEachChange(fn: ChangeVisitor): void {
     const slots = this.sortedSlots();
-    const { keys, vals } = this;
-    if (slots === null) for (let i = 0; i < keys.length; i++) fn(keys[i], vals[i]);
-    else for (const i of slots) fn(keys[i], vals[i]);
+    const { kb, vb, ks, ke, vs, ve } = this;
+    const n = ks.length;
+    for (let j = 0; j < n; j++) {
+      const i = slots === null ? j : slots[j];
+      fn(kb, ks[i], ke[i], vb, vs[i], ve[i]);
+    }
   }
 
   /** Every pending change in byte order of key (cached until the next write). */
@@ -155,16 +228,16 @@ export class CacheKVStore implements KVStore {
   }
 
   get size(): number {
-    return this.keys.length;
+    return this.ks.length;
   }
 
   /** Pushes every pending change into the parent store and empties this write set. */
   write(): void {
     const parent = this.parent;
     if (parent instanceof CacheKVStore) {
-      // layer to layer: no key conversion, no copies; arrival order kept (an ascending run stays one)
-      const { keys, vals } = this;
-      for (let i = 0; i < keys.length; i++) parent.put(keys[i], vals[i]);
+      // layer to layer in arrival order (an ascending run stays one): bytes copied arena to arena
+      const { kb, vb, ks, ke, vs, ve } = this;
+      for (let i = 0; i < ks.length; i++) parent.put(kb.subarray(ks[i], ke[i]), vs[i] < 0 ? null : vb.subarray(vs[i], ve[i]));
     } else {
       if (!isWritable(parent)) throw new StoreError('cannot write a branch into a read-only parent');
       for (const c of this.changes()) {
@@ -177,9 +250,16 @@ export class CacheKVStore implements KVStore {
 
   /** Drops every pending change. */
   reset(): void {
+    this.kb = EMPTY;
+    this.kn = 0;
+    this.vb = EMPTY;
+    this.vn = 0;
+    this.ks = [];
+    this.ke = [];
+    this.vs = [];
+    this.ve = [];
     this.index = null;
-    this.keys = [];
-    this.vals = [];
+    this.strs = null;
     this.ascending = true;
     this.order = null;
     this.changeList = null;
@@ -187,15 +267,14 @@ export class CacheKVStore implements KVStore {
   }
 }
 
-function lowerBound(keyAt: (j: number) => string, n: number, k: string): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keyAt(mid) < k) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/**
+ * A larger arena holding the first `used` bytes of `b`. Bytes handed out as views stay where they are
+ * (the old arena is only dropped by its last view), so a view never changes.
+ */
+function grow(b: Buffer, used: number, need: number): Buffer {
+  const next = Buffer.allocUnsafe(Math.max(need, b.length * 2, 256));
+  b.copy(next, 0, 0, used);
+  return next;
 }
 
 /** Merges the parent's entries with pending changes (both in iteration order); pending wins, deletes hide. */

@@ -1,8 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
-import { prefixEnd, readU64be, u64be } from './bytes.ts';
-import { CacheKVStore } from './cachekv.ts';
+import { copyRange, prefixEnd, readU64be, u64be } from './bytes.ts';
+import { CacheKVStore, type ChangeVisitor } from './cachekv.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
 import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
@@ -63,6 +63,9 @@ interface Layout {
 function cloneLayout(l: Layout): Layout {
   return { registry: new Map(l.registry), nextId: l.nextId, deletedIds: [...l.deletedIds] };
 }
+
+/** Values up to this size are committed through a scratch buffer (larger ones as views of the write set). */
+const SCRATCH_VALUE_BYTES = 256;
 
 /**
  * The application state: named stores over one LMDB environment. Writes of the block being executed
@@ -215,16 +218,22 @@ export class CommitMultiStore implements MultiStore {
     this.env.transactionSync(() => {
       for (const [id, ws] of this.writeSets) {
         if (ws.size === 0) continue;
-        // LMDB copies the key during the call, so one scratch buffer serves every key.
+        // LMDB copies key and value during the call, so one scratch buffer serves every key, another
+        // every small value, each through one view per length made once: no Buffer object per change
         const kb = Buffer.allocUnsafe(2 + MAX_KEY_BYTES);
         kb.writeUInt16BE(id, 0);
-        // one view of the scratch buffer per key length, made once: not one Buffer object per key
-        const views: Buffer[] = [];
-        ws.forEachChange((k, value) => {
-          kb.write(k, 2, 'latin1');
-          const key = (views[k.length] ??= kb.subarray(0, 2 + k.length));
-          if (value === null) this.data.removeSync(key);
-          else this.data.putSync(key, value as Buffer);
+        const keyViews: Buffer[] = [];
+        const vb = Buffer.allocUnsafe(SCRATCH_VALUE_BYTES);
+        const valueViews: Buffer[] = [];
+        ws.forEachChange((keys, ks, ke, values, vs, ve) => {
+          copyRange(keys, ks, ke, kb, 2);
+          const key = (keyViews[ke - ks] ??= kb.subarray(0, 2 + ke - ks));
+          if (vs < 0) this.data.removeSync(key);
+          else if (ve - vs > SCRATCH_VALUE_BYTES) this.data.putSync(key, values.subarray(vs, ve));
+          else {
+            copyRange(values, vs, ve, vb, 0);
+            this.data.putSync(key, (valueViews[ve - vs] ??= vb.subarray(0, ve - vs)));
+          }
         });
       }
       for (const id of working.deletedIds) {
@@ -329,30 +338,29 @@ export class BranchStore implements MultiStore {
 export function nextStoreHash(prev: Uint8Array, changes: ChangeSource): Uint8Array {
   // One buffer, one update: per-field updates cost more than the hashing itself.
   let size = 0;
-  changes.forEachChange((k, v) => {
-    size += 5 + k.length + (v === null ? 0 : 4 + v.byteLength);
+  changes.forEachChange((_k, ks, ke, _v, vs, ve) => {
+    size += 5 + ke - ks + (vs < 0 ? 0 : 4 + ve - vs);
   });
   const buf = Buffer.allocUnsafe(size);
   let o = 0;
-  changes.forEachChange((k, v) => {
-    buf.writeUInt32BE(k.length, o);
-    o += 4 + buf.write(k, o + 4, 'latin1');
-    if (v === null) {
+  changes.forEachChange((keys, ks, ke, values, vs, ve) => {
+    buf.writeUInt32BE(ke - ks, o);
+    o += 4 + copyRange(keys, ks, ke, buf, o + 4);
+    if (vs < 0) {
       buf[o++] = 0;
     } else {
       buf[o] = 1;
-      buf.writeUInt32BE(v.byteLength, o + 1);
-      buf.set(v, o + 5);
-      o += 5 + v.byteLength;
+      buf.writeUInt32BE(ve - vs, o + 1);
+      o += 5 + copyRange(values, vs, ve, buf, o + 5);
     }
   });
   const inner = createHash('sha256').update(buf).digest();
   return createHash('sha256').update(prev).update(inner).digest();
 }
 
-/** Pending changes in byte order of key, keys as latin1 strings (a CacheKVStore is one). */
+/** Pending changes in byte order of key, as arena offsets (a CacheKVStore is one). */
 export interface ChangeSource {
-  forEachChange(fn: (key: string, value: Uint8Array | null) => void): void;
+  forEachChange(fn: ChangeVisitor): void;
 }
 
 /** app hash = sha256 over the (name, store hash) pairs in byte order of name */
