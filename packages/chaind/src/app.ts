@@ -1,9 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
-import { moduleAddress } from '@chaind/sdk/crypto';
+import { moduleAddress, SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
 import { CommitMultiStore } from '@chaind/sdk/store';
 import { decodeTx, type DecodedTx } from '@chaind/sdk/tx';
 import { fromProtoCoins } from '@chaind/sdk/types';
-import { AccountKeeper, authModule, newAnteHandler } from '@chaind/sdk/x/auth';
+import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
 import { chooseStoreLoader, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
@@ -29,10 +30,17 @@ export interface ChainAppOptions {
   readonly upgrades?: readonly Upgrade[];
   /** The node's minimum gas prices, e.g. [{denom: 'stake', amount: '0.025'}]. */
   readonly minGasPrices?: readonly { denom: string; amount: string }[];
+  /** Worker threads verifying signatures ahead of CheckTx (`preverify`); default one per core beyond the first, at most 4; 0: none. */
+  readonly verifyThreads?: number;
 }
 
 export interface ChainApp {
   readonly app: BaseApp<DecodedTx>;
+  /**
+   * Verifies the signatures of a tx about to be checked on worker threads (started on first use), so the
+   * ante handler finds them verified; resolves when done. Never fails and never decides admission.
+   */
+  preverify(tx: Uint8Array): Promise<void>;
   readonly upgrade: UpgradeKeeper;
   readonly accounts: AccountKeeper;
   readonly bank: BankKeeper;
@@ -92,6 +100,10 @@ export function moduleOptions(upgrades: readonly Upgrade[]): ChainModuleOptions 
 export function createChainApp(o: ChainAppOptions): ChainApp {
   const logger = o.logger ?? nopLogger;
   const upgrades = o.upgrades ?? UPGRADES;
+  const verified = new VerifiedSignatures();
+  const verifyThreads = o.verifyThreads ?? Math.min(4, availableParallelism() - 1);
+  let pool: SignatureVerifyPool | undefined;
+  let closed = false;
   const { modules, upgrade, accounts, bank, validators, gov } = chainModules({
     upgradeInfoPath: o.upgradeInfoPath,
     skipUpgradeHeights: o.skipUpgradeHeights,
@@ -102,12 +114,14 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       app.appVersion = v;
     },
   });
+  // a tx pre-verified is decoded once: CheckTx and the block get the same bytes object (a decoded tx is never changed)
+  const decoded = new WeakMap<Uint8Array, DecodedTx>();
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,
     store: CommitMultiStore.open(o.dbPath),
     modules,
-    txDecoder: decodeTx,
+    txDecoder: (bytes) => decoded.get(bytes) ?? decodeTx(bytes),
     chainId: o.chainId,
     logger,
   });
@@ -117,6 +131,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       msgRouter: modules.msgRouter,
       deductFee: (ctx, payer, fee) => bank.keeper.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR, fromProtoCoins(fee)),
       minGasPrices: o.minGasPrices,
+      verifiedSignatures: verified,
     }),
   );
   for (const u of upgrades) upgrade.keeper.setUpgradeHandler(u.name, u.handler({ modules }));
@@ -137,7 +152,30 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     bank: bank.keeper,
     validators: validators.keeper,
     gov: gov.keeper,
-    close: () => app.store.close(),
+    preverify(tx: Uint8Array): Promise<void> {
+      if (verifyThreads < 1 || closed) return Promise.resolve();
+      let triples: SignatureTriple[];
+      try {
+        const d = decodeTx(tx);
+        decoded.set(tx, d);
+        triples = app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, d));
+      } catch {
+        return Promise.resolve(); // not a tx: CheckTx gives the error
+      }
+      if (triples.length === 0) return Promise.resolve();
+      pool ??= new SignatureVerifyPool({
+        cache: verified,
+        threads: verifyThreads,
+        onWorkerError: (e) => logger.error('signature verification worker failed; the ante handler verifies inline', { err: e.message }),
+      });
+      return pool.verify(triples).then(() => undefined);
+    },
+    close: async () => {
+      closed = true;
+      await pool?.close();
+      app.releaseQuerySnapshot();
+      await app.store.close();
+    },
   };
 }
 

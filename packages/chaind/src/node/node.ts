@@ -100,7 +100,13 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await chain.close();
   };
   let driver: SoloDriver;
-  const mempool = new Mempool({ app: chain.app, maxTxs: config.node.mempool.size, maxTxsBytes: config.node.mempool.maxTxsBytes, maxTxBytes: config.node.mempool.maxTxBytes });
+  const mempool = new Mempool({
+    app: chain.app,
+    maxTxs: config.node.mempool.size,
+    maxTxsBytes: config.node.mempool.maxTxsBytes,
+    maxTxBytes: config.node.mempool.maxTxBytes,
+    preverify: (tx) => chain.preverify(tx),
+  });
   try {
     validateGenesis(genesis, chain.app.modules);
     const haltHeight = o.haltHeight ?? (config.app.haltHeight > 0n ? config.app.haltHeight : undefined);

@@ -32,7 +32,7 @@ export interface TxNode {
   readonly driver: Pick<SoloDriver, 'height'>;
   readonly blockStore: Pick<BlockStore, 'txByHash' | 'blockMeta'>;
   readonly app: Pick<BaseApp<Tx>, 'simulate'>;
-  readonly mempool: Pick<Mempool, 'add' | 'has' | 'size' | 'bytes' | 'maxTxs' | 'maxTxsBytes' | 'maxTxBytes'>;
+  readonly mempool: Pick<Mempool, 'add' | 'inArrivalOrder' | 'has' | 'size' | 'bytes' | 'maxTxs' | 'maxTxsBytes' | 'maxTxBytes'>;
   readonly logger: Logger;
 }
 
@@ -65,20 +65,30 @@ function refuseEarly(m: TxNode['mempool'], tx: Uint8Array, hash: Uint8Array): vo
   if (m.has(hash)) throw new MempoolRefusal(errors.txInMempoolCache, 'tx already exists in cache');
 }
 
-/**
- * `CListMempool.CheckTx`: the mempool's own refusals (thrown as MempoolRefusal, with CometBFT's texts),
- * then the mempool's add, which runs the app's CheckTx; its failures are results.
- */
-export function checkTx(node: TxNode, tx: Uint8Array): ResponseCheckTx {
-  const m = node.mempool;
+function refuse(m: TxNode['mempool'], tx: Uint8Array, hash: Uint8Array): void {
   if (m.size() >= m.maxTxs || m.bytes() + tx.length > m.maxTxsBytes) {
     throw new MempoolRefusal(
       errors.mempoolIsFull,
       `mempool is full: number of txs ${m.size()} (max: ${m.maxTxs}), total txs bytes ${m.bytes()} (max: ${m.maxTxsBytes})`,
     );
   }
-  refuseEarly(m, tx, txHash(tx));
-  return m.add(tx);
+  refuseEarly(m, tx, hash);
+}
+
+/**
+ * `CListMempool.CheckTx`: the mempool's own refusals (rejected as MempoolRefusal, with CometBFT's texts),
+ * then the mempool's add, which runs the app's CheckTx; its failures are results. Admissions run in
+ * arrival order while the signatures of the txs behind are verified on worker threads.
+ */
+export async function checkTx(node: TxNode, tx: Uint8Array): Promise<ResponseCheckTx> {
+  const m = node.mempool;
+  const hash = txHash(tx);
+  // refused at once when it already must be; checked again in turn, when txs ahead may have filled the pool
+  refuse(m, tx, hash);
+  return m.inArrivalOrder(tx, () => {
+    refuse(m, tx, hash);
+    return m.add(tx);
+  });
 }
 
 /**
@@ -88,14 +98,14 @@ export function checkTx(node: TxNode, tx: Uint8Array): ResponseCheckTx {
 export function checkTxLater(node: TxNode, tx: Uint8Array): void {
   const hash = txHash(tx);
   refuseEarly(node.mempool, tx, hash);
-  setImmediate(() => {
-    try {
-      const r = checkTx(node, tx);
+  checkTx(node, tx).then(
+    (r) => {
       if (r.code !== 0) node.logger.debug('async broadcast: CheckTx refused the tx', { hash: hexUpper(hash), code: r.code, log: r.log });
-    } catch (e) {
+    },
+    (e: unknown) => {
       node.logger.debug('async broadcast: the mempool refused the tx', { hash: hexUpper(hash), error: e instanceof Error ? e.message : String(e) });
-    }
-  });
+    },
+  );
 }
 
 /** The indexed tx with this hash, if its block is committed (the store may be one block ahead). */
@@ -135,7 +145,7 @@ const SUPPORTED_MODES = 'BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC';
  * mempool's refusals are answers, not errors (the SDK's CheckCometError): codes 19, 20, 21 of the
  * sdk codespace, with CometBFT's text as raw_log.
  */
-export function broadcastTx(node: TxNode, req: BroadcastTxRequest): BroadcastTxResponse {
+export async function broadcastTx(node: TxNode, req: BroadcastTxRequest): Promise<BroadcastTxResponse> {
   if (req.txBytes.length === 0) throw new TxServiceError(status.INVALID_ARGUMENT, 'invalid empty tx');
   if (req.mode !== BroadcastMode.BROADCAST_MODE_SYNC && req.mode !== BroadcastMode.BROADCAST_MODE_ASYNC) {
     // BLOCK left the SDK in v0.47; UNSPECIFIED (an absent mode) is refused there too
@@ -148,7 +158,7 @@ export function broadcastTx(node: TxNode, req: BroadcastTxRequest): BroadcastTxR
       checkTxLater(node, req.txBytes);
       return { txResponse: TxResponse.fromPartial({ txhash }) };
     }
-    const r = checkTx(node, req.txBytes);
+    const r = await checkTx(node, req.txBytes);
     return { txResponse: TxResponse.fromPartial({ txhash, code: r.code, codespace: r.codespace, data: hexUpper(r.data), rawLog: r.log }) };
   } catch (e) {
     if (!(e instanceof MempoolRefusal)) throw e;
@@ -198,23 +208,23 @@ export function getTx(node: TxNode, req: GetTxRequest): GetTxResponse {
 
 export const TX_SERVICE = 'cosmos.tx.v1beta1.Service';
 
-/** One method of the service, bytes to bytes; throws TxServiceError. */
-export type TxMethod = (node: TxNode, request: Uint8Array) => Uint8Array;
+/** One method of the service, bytes to bytes; rejects with TxServiceError. */
+export type TxMethod = (node: TxNode, request: Uint8Array) => Promise<Uint8Array>;
 
 interface Codec<T> {
   decode(b: Uint8Array): T;
   encode(m: T): { finish(): Uint8Array };
 }
 
-function bytesMethod<Req, Res>(path: string, req: Codec<Req>, res: Codec<Res>, call: (node: TxNode, r: Req) => Res): TxMethod {
-  return (node, request) => {
+function bytesMethod<Req, Res>(path: string, req: Codec<Req>, res: Codec<Res>, call: (node: TxNode, r: Req) => Res | Promise<Res>): TxMethod {
+  return async (node, request) => {
     let decoded: Req;
     try {
       decoded = req.decode(request);
     } catch (e) {
       throw new TxServiceError(status.INVALID_ARGUMENT, `cannot decode request for ${path}: ${(e as Error).message}`);
     }
-    return res.encode(call(node, decoded)).finish();
+    return res.encode(await call(node, decoded)).finish();
   };
 }
 

@@ -72,6 +72,14 @@ export interface BaseAppOptions<T extends Tx> {
 
 const ZERO_TIME: Timestamp = { seconds: 0n, nanos: 0 };
 
+/** The empty data of a result without message responses (shared: a zero-length array cannot change). */
+const NO_DATA = new Uint8Array(0);
+
+/** The result of a tx that failed: its error's code, codespace and log, the gas it used and the events it kept. */
+function failedTx(e: unknown, gasWanted: bigint, gasUsed: bigint, events: Event[]): TxRunResult {
+  return { ...abciError(e), data: NO_DATA, info: '', gasWanted, gasUsed, events, msgResponses: [] };
+}
+
 export class AppError extends Error {
   override readonly name = 'AppError';
 }
@@ -98,6 +106,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private initialHeight = 1n;
   private genesisPending = false;
   private pendingHeight: bigint | null = null;
+  /** The committed state `withQueryContext` reads, taken on first use after each commit. */
+  private committedSnap: Snapshot | null = null;
   private lastHeader: BlockHeader | null = null;
   private checkSnapshot: Snapshot | null = null;
   private checkState: ScratchMultiStore | null = null;
@@ -229,6 +239,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     this.assertLoaded();
     if (this.pendingHeight === null) throw new AppError('Commit without a finalized block');
     this.store.commit(this.pendingHeight);
+    this.releaseQuerySnapshot();
     this.pendingHeight = null;
     this.genesisPending = false;
     this.resetCheckState();
@@ -307,33 +318,22 @@ export class BaseApp<T extends Tx = Tx> implements Application {
    * second branch written only if all succeed. Failures are results, never exceptions.
    */
   runTx(mode: ExecMode, bytes: Uint8Array, store: MultiStore, header: BlockHeader): TxRunResult {
-    let meter: GasMeter = new InfiniteGasMeter();
-    const base = new Context({ store, header, mode, logger: this.logger, gasMeter: meter });
-    const fail = (e: unknown, gasWanted: bigint): TxRunResult => ({
-      ...abciError(e),
-      data: new Uint8Array(0),
-      info: '',
-      gasWanted,
-      gasUsed: meter.consumed(),
-      events: [],
-      msgResponses: [],
-    });
     let tx: T;
     try {
       tx = this.txDecoder(bytes);
     } catch (e) {
       // a decoder that already chose a registered error keeps it; anything else is a parse error
-      return fail(e instanceof CodedError ? e : errors.txDecode.wrap(e instanceof Error ? e.message : String(e)), 0n);
+      return failedTx(e instanceof CodedError ? e : errors.txDecode.wrap(e instanceof Error ? e.message : String(e)), 0n, 0n, []);
     }
-    if (tx.msgs.length === 0) return fail(errors.invalidRequest.wrap('must contain at least one message'), tx.gasLimit);
-    if (mode !== 'simulate') meter = new BasicGasMeter(tx.gasLimit);
-    const ctx = base.with({ gasMeter: meter });
+    if (tx.msgs.length === 0) return failedTx(errors.invalidRequest.wrap('must contain at least one message'), tx.gasLimit, 0n, []);
+    const meter: GasMeter = mode === 'simulate' ? new InfiniteGasMeter() : new BasicGasMeter(tx.gasLimit);
+    const ctx = new Context({ store, header, mode, logger: this.logger, gasMeter: meter });
     try {
       const ante = ctx.branch();
       this.anteHandler?.(ante.ctx, tx, mode === 'simulate');
       ante.write();
       if (mode === 'check' || mode === 'recheck') {
-        return { code: 0, codespace: '', log: '', data: new Uint8Array(0), info: '', gasWanted: tx.gasLimit, gasUsed: meter.consumed(), events: ctx.events.events(), msgResponses: [] };
+        return { code: 0, codespace: '', log: '', data: NO_DATA, info: '', gasWanted: tx.gasLimit, gasUsed: meter.consumed(), events: ctx.events.events(), msgResponses: [] };
       }
       const run = ctx.branch();
       const router = this.modules.msgRouter;
@@ -354,7 +354,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
         msgResponses,
       };
     } catch (e) {
-      return { ...fail(e, tx.gasLimit), events: ctx.events.events() };
+      return failedTx(e, tx.gasLimit, meter.consumed(), ctx.events.events());
     }
   }
 
@@ -365,12 +365,16 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   /** Runs `fn` over a read-only view of the latest committed state (writes are discarded). */
   withQueryContext<R>(fn: (ctx: Context) => R): R {
     this.assertLoaded();
-    const snap = this.store.snapshot();
-    try {
-      return fn(this.queryContext(snap));
-    } finally {
-      snap.release();
-    }
+    // one snapshot per committed height, not per call: taking one reads and decodes the store registry,
+    // which cost more than the reads of the node's per-tx uses (signatures to pre-verify, queries)
+    this.committedSnap ??= this.store.snapshot();
+    return fn(this.queryContext(this.committedSnap));
+  }
+
+  /** Drops the snapshot `withQueryContext` reads (at each commit, and before the store closes). */
+  releaseQuerySnapshot(): void {
+    this.committedSnap?.release();
+    this.committedSnap = null;
   }
 
   /** ABCI Query: gRPC method paths through the query router, and `/store/<name>/key` raw reads. Latest height only. */

@@ -1,5 +1,5 @@
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import type { KVStore, MultiStore } from '../store/index.ts';
+import type { BranchStore, KVStore, MultiStore } from '../store/index.ts';
 import { EventManager } from './events.ts';
 import { GasKVStore, InfiniteGasMeter, defaultKVGasConfig, type GasMeter, type KVGasConfig } from './gas.ts';
 import { nopLogger, type Logger } from './logger.ts';
@@ -77,16 +77,32 @@ export class Context {
    * A child context over a branch of this store with its own events. `write()` makes the branch's
    * writes and events part of this context; dropping the child discards both.
    */
-  branch(): { ctx: Context; write: () => void } {
-    const store = this.store.branch();
-    const events = new EventManager();
-    const ctx = this.with({ store, events });
-    return {
-      ctx,
-      write: () => {
-        store.write();
-        this.events.emitEvents(events.events());
-      },
-    };
+  branch(): ContextBranch {
+    return new ContextBranch(this);
+  }
+}
+
+/** A branch of a context (see `Context.branch`); a class, not a closure: every tx makes two. */
+export class ContextBranch {
+  readonly ctx: Context;
+  private readonly store: BranchStore;
+
+  constructor(private readonly parent: Context) {
+    this.store = parent.store.branch();
+    this.ctx = new Context({
+      store: this.store,
+      header: parent.header,
+      mode: parent.mode,
+      gasMeter: parent.gasMeter,
+      events: new EventManager(),
+      logger: parent.logger,
+      kvGasConfig: parent.kvGasConfig,
+    });
+  }
+
+  /** Writes the branch's store into the parent's and appends its events to the parent's. */
+  write(): void {
+    this.store.write();
+    this.parent.events.appendFrom(this.ctx.events);
   }
 }

@@ -1,4 +1,5 @@
 // Bech32 account addresses, as the Cosmos SDK's: bech32(prefix, ripemd160(sha256(compressed pubkey))).
+import { Buffer } from 'node:buffer';
 import { bech32 } from '@scure/base';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -10,19 +11,34 @@ export const DEFAULT_PREFIX = 'chain';
 /** The Cosmos SDK's bech32 length limit (BIP173 says 90, too short for 32-byte module/contract addresses). */
 const BECH32_MAX_LENGTH = 1023;
 
+/**
+ * Encoded addresses, keyed by prefix and address bytes (latin1): events and responses encode the same
+ * few addresses many times per tx. Bounded like the decode cache below; a pure function of its input.
+ */
+const encodedCache = new Map<string, string>();
+
 export function toBech32(prefix: string, data: Uint8Array): string {
   if (prefix.length === 0) throw errors.invalidAddress.wrap('empty bech32 prefix');
+  // the prefix's length first: no two (prefix, data) pairs share a key
+  const key = `${prefix.length}:${prefix}${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1')}`;
+  const hit = encodedCache.get(key);
+  if (hit !== undefined) return hit;
+  let s: string;
   try {
-    return bech32.encode(prefix, bech32.toWords(data), BECH32_MAX_LENGTH);
+    s = bech32.encode(prefix, bech32.toWords(data), BECH32_MAX_LENGTH);
   } catch (e) {
     throw errors.invalidAddress.wrap(`cannot encode bech32 with prefix "${prefix}": ${(e as Error).message}`);
   }
+  if (encodedCache.size >= DECODED_CACHE_MAX) encodedCache.clear();
+  encodedCache.set(key, s);
+  // an address just encoded is usually decoded next (a signer derived from its key, then read by a keeper)
+  if (prefix === prefix.toLowerCase()) {
+    if (decodedCache.size >= DECODED_CACHE_MAX) decodedCache.clear();
+    decodedCache.set(s, { prefix, data: Uint8Array.prototype.slice.call(data) });
+  }
+  return s;
 }
 
-/**
- * Decodes a bech32 string; with `expectedPrefix`, a different prefix is an error (an address of
- * another chain must never be accepted as one of ours).
- */
 /**
  * Decoded addresses, since every tx decodes the same few addresses several times (signers, fee
  * payer, keepers). Bounded: cleared when full. A pure function of its input, so safe to cache.
@@ -30,6 +46,10 @@ export function toBech32(prefix: string, data: Uint8Array): string {
 const decodedCache = new Map<string, { prefix: string; data: Uint8Array }>();
 const DECODED_CACHE_MAX = 20_000;
 
+/**
+ * Decodes a bech32 string; with `expectedPrefix`, a different prefix is an error (an address of
+ * another chain must never be accepted as one of ours).
+ */
 export function fromBech32(address: string, expectedPrefix?: string): { prefix: string; data: Uint8Array } {
   const hit = decodedCache.get(address);
   if (hit !== undefined) {
@@ -67,7 +87,7 @@ export function rawAddressFromPublicKey(pubkey: Uint8Array): Uint8Array {
   if (pubkey.length !== PUBLIC_KEY_LENGTH || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
     throw errors.invalidPubKey.wrap(`expected a ${PUBLIC_KEY_LENGTH}-byte compressed secp256k1 public key, got ${pubkey.length} bytes`);
   }
-  const k = Buffer.from(pubkey).toString('latin1');
+  const k = Buffer.from(pubkey.buffer, pubkey.byteOffset, pubkey.byteLength).toString('latin1');
   const hit = addressCache.get(k);
   if (hit !== undefined) return hit.slice();
   const addr = ripemd160(sha256(pubkey));

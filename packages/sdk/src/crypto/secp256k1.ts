@@ -30,9 +30,10 @@ const { api: secp, impl } = loadSecp256k1();
 /** Which secp256k1 implementation is in use: the native libsecp256k1 addon, or the package's JS fallback. */
 export const secp256k1Implementation: 'native' | 'elliptic' = impl;
 
-/** Group order n and n/2: signatures with s > n/2 are malleable and rejected, as in the Cosmos SDK. */
-const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-const HALF_N = CURVE_N >> 1n;
+/** Group order n and n/2 (big-endian): signatures with s > n/2 are malleable and rejected, as in the Cosmos SDK. */
+const CURVE_N = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex');
+const HALF_N = Buffer.from('7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0', 'hex');
+const ZERO_32 = Buffer.alloc(32);
 
 export const PRIVATE_KEY_LENGTH = 32;
 export const PUBLIC_KEY_LENGTH = 33;
@@ -59,25 +60,32 @@ export function signDirect(privateKey: Uint8Array, signDocBytes: Uint8Array): Ui
 }
 
 /**
+ * The checks of `verifySignature` that need no curve arithmetic: a 33-byte key, a 64-byte r‖s with r in
+ * [1, n-1] and s in [1, n/2] (high-S is malleable and refused, as in the Cosmos SDK). Checked here as well
+ * as by the backend so the rule never depends on which implementation loaded, or on which thread verifies.
+ */
+export function isWellFormedSignature(pubkey: Uint8Array, signature: Uint8Array): boolean {
+  if (!(pubkey instanceof Uint8Array) || pubkey.length !== PUBLIC_KEY_LENGTH) return false;
+  if (!(signature instanceof Uint8Array) || signature.length !== SIGNATURE_LENGTH) return false;
+  const sig = Buffer.from(signature.buffer, signature.byteOffset, SIGNATURE_LENGTH);
+  const r = sig.subarray(0, 32);
+  const s = sig.subarray(32, 64);
+  return !r.equals(ZERO_32) && Buffer.compare(r, CURVE_N) < 0 && !s.equals(ZERO_32) && Buffer.compare(s, HALF_N) <= 0;
+}
+
+/**
  * Verifies a 64-byte r‖s signature over sha256(signDocBytes) with a compressed public key, as the
  * Cosmos SDK's secp256k1 PubKey.VerifySignature: high-S is rejected. Returns false, never throws,
  * on malformed input (wrong lengths, r or s out of range, a public key not on the curve).
  */
 export function verifySignature(pubkey: Uint8Array, signDocBytes: Uint8Array, signature: Uint8Array): boolean {
   try {
-    if (!(pubkey instanceof Uint8Array) || pubkey.length !== PUBLIC_KEY_LENGTH) return false;
-    if (!(signature instanceof Uint8Array) || signature.length !== SIGNATURE_LENGTH) return false;
-    if (!(signDocBytes instanceof Uint8Array)) return false;
-    const r = bytesToBigInt(signature.subarray(0, 32));
-    const s = bytesToBigInt(signature.subarray(32, 64));
-    // Checked here as well as by the backend so the rule never depends on which implementation loaded.
-    if (r === 0n || r >= CURVE_N || s === 0n || s > HALF_N) return false;
+    if (!isWellFormedSignature(pubkey, signature) || !(signDocBytes instanceof Uint8Array)) return false;
     return secp.ecdsaVerify(signature, sha256(signDocBytes), pubkey);
   } catch {
     return false;
   }
 }
 
-function bytesToBigInt(b: Uint8Array): bigint {
-  return BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'));
-}
+/** The module a worker thread loads to verify exactly as this thread does (the native addon or the JS fallback). */
+export const secp256k1ModulePath: string = require.resolve(impl === 'native' ? 'secp256k1/bindings' : 'secp256k1/elliptic');

@@ -45,6 +45,36 @@ function ok(res: ResponseCheckTx): void {
 const hashHex = (b: Uint8Array): string => toHex(txHash(b)).toUpperCase();
 
 describe('admission', () => {
+  test('pre-verification finishing in any order: CheckTx still runs in arrival order, so sequences 0..4 are all accepted', async () => {
+    const txs = [0n, 1n, 2n, 3n, 4n].map((seq) => tx(alice, seq));
+    const seen: number[] = [];
+    // the first tx's pre-verification finishes last, the last tx's first
+    const preverify = (b: Uint8Array): Promise<void> => {
+      const i = txs.indexOf(b);
+      return new Promise((resolve) => setTimeout(() => (seen.push(i), resolve()), 5 * (txs.length - i)));
+    };
+    const { pool } = setup({ preverify });
+    const results = await Promise.all(txs.map((b) => pool.inArrivalOrder(b, () => pool.add(b))));
+    for (const r of results) ok(r);
+    assert.deepEqual(seen, [4, 3, 2, 1, 0]);
+    assert.deepEqual(pool.reap(-1), txs);
+  });
+
+  test('a failing pre-verification only delays CheckTx; a throwing admission does not stop the ones behind it', async () => {
+    const { pool } = setup({ preverify: () => Promise.reject(new Error('worker gone')) });
+    const a0 = tx(alice, 0n);
+    const a1 = tx(alice, 1n);
+    const first = pool.inArrivalOrder(a0, () => pool.add(a0));
+    const refused = pool.inArrivalOrder(a1, () => {
+      throw new Error('mempool is full');
+    });
+    const again = pool.inArrivalOrder(a1, () => pool.add(a1));
+    ok(await first);
+    await assert.rejects(refused, /mempool is full/);
+    ok(await again);
+    assert.equal(pool.size(), 2);
+  });
+
   test('a valid tx is checked and kept', async () => {
     const { t, pool } = setup();
     const a0 = tx(alice, 0n);

@@ -20,6 +20,11 @@ export interface MempoolOptions {
   readonly maxTxsBytes?: number;
   /** Largest single tx; default 1 MiB (mempool.max_tx_bytes). */
   readonly maxTxBytes?: number;
+  /**
+   * Starts verifying a tx's signatures off the main thread (the app's `preverify`); CheckTx then finds
+   * them verified. Its outcome never decides admission, CheckTx does.
+   */
+  readonly preverify?: (tx: Uint8Array) => Promise<void>;
 }
 
 export const DEFAULT_MAX_TXS = 5000;
@@ -60,6 +65,9 @@ export class Mempool {
   readonly maxTxsBytes: number;
   readonly maxTxBytes: number;
   private readonly app: MempoolApp;
+  private readonly preverify: ((tx: Uint8Array) => Promise<void>) | undefined;
+  /** The last admission queued: each waits for the one before, so CheckTx state builds in arrival order. */
+  private admissions: Promise<unknown> = Promise.resolve();
   private readonly byHash = new Map<string, Entry>();
   /** Sender → its entries sorted by (sequence, arrival). */
   private readonly bySender = new Map<string, Entry[]>();
@@ -69,9 +77,23 @@ export class Mempool {
 
   constructor(o: MempoolOptions) {
     this.app = o.app;
+    this.preverify = o.preverify;
     this.maxTxs = o.maxTxs ?? DEFAULT_MAX_TXS;
     this.maxTxsBytes = o.maxTxsBytes ?? DEFAULT_MAX_TXS_BYTES;
     this.maxTxBytes = o.maxTxBytes ?? DEFAULT_MAX_TX_BYTES;
+  }
+
+  /**
+   * Runs `admit` (the node's refusals, then `add`) for `tx` after every earlier call's, once the tx's
+   * signatures are pre-verified: the workers verify later txs while CheckTx runs on earlier ones, and a
+   * sender's sequence n is still checked before its n+1 that arrived after it.
+   */
+  inArrivalOrder<T>(tx: Uint8Array, admit: () => T): Promise<T> {
+    // a failed pre-verification only means CheckTx verifies inline
+    const verified = this.preverify?.(tx).catch(() => undefined);
+    const run = this.admissions.then(() => verified).then(admit);
+    this.admissions = run.catch(() => undefined);
+    return run;
   }
 
   /** Number of txs in the pool. */

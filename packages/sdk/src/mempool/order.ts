@@ -1,5 +1,5 @@
 // What the mempool orders a tx by: its sender (the first signer) and that signer's sequence.
-import { sha256 } from '@noble/hashes/sha2.js';
+import { createHash } from 'node:crypto';
 import type { MsgRouter } from '../app/router.ts';
 import { decodeTx } from '../tx/decode.ts';
 
@@ -12,7 +12,8 @@ export interface TxOrderKey {
 
 /** A tx's hash as CometBFT computes it: sha256 of the tx bytes. */
 export function txHash(tx: Uint8Array): Uint8Array {
-  return sha256(tx);
+  // OpenSSL's: several times the pure-JS one's speed on a tx's few hundred bytes, on the admission path
+  return createHash('sha256').update(tx).digest();
 }
 
 /** Sender and sequence of a tx; undefined when they cannot be read (the caller then orders it alone). */

@@ -1,7 +1,8 @@
 // The Cosmos SDK's transaction wire format: TxRaw{body_bytes, auth_info_bytes, signatures}.
-import { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import type { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Tx } from '../app/application.ts';
 import { errors } from '../app/errors.ts';
+import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage } from './codec.ts';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {
@@ -16,9 +17,9 @@ export interface DecodedTx extends Tx {
   readonly size: number;
 }
 
-function part<T>(what: string, decode: () => T): T {
+function part<T>(what: string, decode: (bytes: Uint8Array) => T, bytes: Uint8Array): T {
   try {
-    return decode();
+    return decode(bytes);
   } catch (e) {
     throw errors.txDecode.wrap(`cannot decode ${what}: ${(e as Error).message}`);
   }
@@ -29,9 +30,9 @@ function part<T>(what: string, decode: () => T): T {
  * do not decode is rejected); meaning (signers, keys, fee) is the ante handler's.
  */
 export function decodeTx(bytes: Uint8Array): DecodedTx {
-  const raw = part('TxRaw', () => TxRaw.decode(bytes));
-  const body = part('TxBody', () => TxBody.decode(raw.bodyBytes));
-  const authInfo = part('AuthInfo', () => AuthInfo.decode(raw.authInfoBytes));
+  const raw: TxRaw = part('TxRaw', decodeTxRawMessage, bytes);
+  const body: TxBody = part('TxBody', decodeTxBodyMessage, raw.bodyBytes);
+  const authInfo: AuthInfo = part('AuthInfo', decodeAuthInfoMessage, raw.authInfoBytes);
   const fee: Fee = authInfo.fee ?? { amount: [], gasLimit: 0n, payer: '', granter: '' };
   return {
     msgs: body.messages,

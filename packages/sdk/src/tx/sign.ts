@@ -1,14 +1,15 @@
 // SIGN_MODE_DIRECT: sign bytes are SignDoc{body_bytes, auth_info_bytes, chain_id, account_number}.
 import type { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
-import { AuthInfo, SignDoc, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { publicKeyFromPrivate, signDirect } from '../crypto/index.ts';
+import { encodeSignDocMessage } from './codec.ts';
 import { encodeSecp256k1PubKey } from './pubkey.ts';
 
 /** The bytes a SIGN_MODE_DIRECT signer signs (sha256 is applied by the signature scheme). */
 export function signDocBytes(tx: { readonly bodyBytes: Uint8Array; readonly authInfoBytes: Uint8Array }, chainId: string, accountNumber: bigint): Uint8Array {
-  return SignDoc.encode({ bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes, chainId, accountNumber }).finish();
+  return encodeSignDocMessage(tx.bodyBytes, tx.authInfoBytes, chainId, accountNumber);
 }
 
 export interface UnsignedTx {

@@ -79,14 +79,14 @@ function txHandler(node: TxNode, path: string, logger: Logger) {
   const call = TX_METHODS.get(path);
   if (call === undefined) throw new Error(`no tx service method ${path}`);
   return (c: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
-    try {
-      const out = call(node, c.request);
-      callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
-    } catch (e) {
-      if (e instanceof TxServiceError) return callback({ code: e.code, details: e.message });
-      logger.error('gRPC tx service call failed', { path, err: String(e) });
-      callback({ code: status.INTERNAL, details: e instanceof Error ? e.message : String(e) });
-    }
+    call(node, c.request).then(
+      (out) => callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength)),
+      (e: unknown) => {
+        if (e instanceof TxServiceError) return callback({ code: e.code, details: e.message });
+        logger.error('gRPC tx service call failed', { path, err: String(e) });
+        callback({ code: status.INTERNAL, details: e instanceof Error ? e.message : String(e) });
+      },
+    );
   };
 }
 

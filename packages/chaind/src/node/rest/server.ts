@@ -208,7 +208,7 @@ function registerTxRoute(f: FastifyInstance, route: TxRoute, node: TxNode, regis
       }
       let out: Uint8Array;
       try {
-        out = call(node, data);
+        out = await call(node, data);
       } catch (e) {
         if (e instanceof TxServiceError) return sendError(reply, e.code, e.message);
         throw e;

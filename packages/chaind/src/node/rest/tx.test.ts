@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ALICE, BOB, DENOM, removeHomes } from '../../testing/harness.ts';
 import { sha256 } from '../hash.ts';
-import { TestNode } from '../rpc/testnode.ts';
+import { TestNode, until } from '../rpc/testnode.ts';
 import type { TxNode } from '../tx-service.ts';
 import { startRestServer, type RestServer } from './server.ts';
 
@@ -112,8 +112,7 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     const r = await post('/cosmos/tx/v1beta1/txs', { tx_bytes: b64(tx), mode: 'BROADCAST_MODE_ASYNC' });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, broadcastAnswer(HEX(sha256(tx))));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.ok(node.mempool.has(sha256(tx)));
+    await until(() => node.mempool.has(sha256(tx)), 'CheckTx admitted the async tx');
     const dup = await post('/cosmos/tx/v1beta1/txs', { tx_bytes: b64(tx), mode: 'BROADCAST_MODE_SYNC' });
     assert.equal(dup.status, 200);
     assert.deepEqual(dup.body, broadcastAnswer(HEX(sha256(tx)), 19, 'sdk', 'tx already exists in cache'));

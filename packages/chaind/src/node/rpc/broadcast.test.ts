@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ALICE, BOB, removeHomes } from '../../testing/harness.ts';
 import { sha256 } from '../hash.ts';
 import { startRpcServer, type RpcServer } from './server.ts';
-import { TestNode } from './testnode.ts';
+import { TestNode, until } from './testnode.ts';
 
 let node: TestNode;
 const extra: RpcServer[] = [];
@@ -36,15 +36,6 @@ async function call(method: string, params: unknown = {}, url = node.url): Promi
 
 const b64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 const HEX = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase();
-
-/** Until `cond` holds (checked every 5 ms, for at most 5 s). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5_000;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** Another server over the same node, e.g. with another commit timeout. */
 async function server(broadcastTxCommitTimeoutMs: number): Promise<RpcServer> {

@@ -59,7 +59,7 @@ export class TestNode {
     const logger = new MemoryLogger();
     // the test binary knows no upgrades (as TestChain), so tests may schedule plans of any name
     const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: [] });
-    const mempool = new Mempool({ app: chain.app });
+    const mempool = new Mempool({ app: chain.app, preverify: (tx) => chain.preverify(tx) });
     const blockStore = BlockStore.open(join(home, 'data', 'blockstore.db'));
     const driverOptions = { app: chain.app, mempool, blockStore, genesis, validatorKey: VALIDATOR_KEY, blockIntervalMs: o.blockIntervalMs ?? 150, logger };
     const driver = o.manual === true ? SoloDriver.open(driverOptions) : await SoloDriver.start(driverOptions);
@@ -124,5 +124,14 @@ export class TestNode {
     await this.driver.stop();
     await this.chain.close();
     await this.blockStore.close();
+  }
+}
+
+/** Until `cond` holds (checked every 5 ms, for at most 5 s): CheckTx of an async broadcast waits for its signatures' worker. */
+export async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
   }
 }

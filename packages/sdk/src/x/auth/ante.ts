@@ -8,8 +8,7 @@ import type { AnteHandler } from '../../app/application.ts';
 import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
-import { rawAddressFromPublicKey, verifySignature } from '../../crypto/index.ts';
-import { toHex } from '../../store/index.ts';
+import { rawAddressFromPublicKey, verifySignature, type VerifiedSignatures } from '../../crypto/index.ts';
 import type { DecodedTx } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../../tx/pubkey.ts';
 import { signDocBytes } from '../../tx/sign.ts';
@@ -34,6 +33,11 @@ export interface AnteHandlerOptions {
   readonly deductFee: DeductFee;
   /** The node's minimum gas prices (decimal amounts, e.g. "0.025"), enforced in CheckTx only. */
   readonly minGasPrices?: readonly { readonly denom: string; readonly amount: string }[];
+  /**
+   * Signatures the node verified ahead (its worker threads): a triple found here exactly is not verified
+   * again. Only saves time: the answer is the same either way.
+   */
+  readonly verifiedSignatures?: VerifiedSignatures;
 }
 
 interface Signer {
@@ -41,22 +45,27 @@ interface Signer {
   readonly bytes: Uint8Array;
 }
 
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Adds a signer unless its address bytes are already there (a tx has a handful of signers at most). */
+function addSigner(out: Signer[], address: string, bytes: Uint8Array): void {
+  for (const s of out) if (equalBytes(s.bytes, bytes)) return;
+  out.push({ address, bytes });
+}
+
 /** Signers of the messages in order of first appearance, then the fee payer if it is not one (as the SDK's GetSigners). */
 function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): Signer[] {
   const out: Signer[] = [];
-  const seen = new Set<string>();
-  const add = (address: string, bytes: Uint8Array): void => {
-    const key = toHex(bytes);
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ address, bytes });
-  };
   for (const any of tx.msgs) {
     const { route, msg } = router.decode(any);
     // stateless message checks come before the ante chain in the SDK (baseapp's validateBasicTxMsgs)
     route.validateBasic?.(msg);
     if (route.signers === undefined) throw errors.invalidRequest.wrap(`message ${any.typeUrl} cannot be signed: its route declares no signers`);
-    for (const s of route.signers(msg)) add(s, ak.addressBytes(s));
+    for (const s of route.signers(msg)) addSigner(out, s, ak.addressBytes(s));
   }
   const payer = tx.fee.payer;
   if (payer !== '') {
@@ -66,7 +75,7 @@ function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): S
     } catch (e) {
       throw errors.invalidAddress.wrap(`invalid fee payer address "${payer}": ${(e as Error).message}`);
     }
-    add(payer, bytes);
+    addSigner(out, payer, bytes);
   }
   return out;
 }
@@ -152,7 +161,7 @@ function setPubKeys(ctx: Context, tx: DecodedTx, signers: readonly Signer[], sim
   const accounts = tx.authInfo.signerInfos.map((si, i) => {
     const signer = signers[i];
     const key = si.publicKey === undefined ? undefined : decodeSecp256k1PubKey(si.publicKey);
-    if (key !== undefined && !simulate && toHex(rawAddressFromPublicKey(key)) !== toHex(signer.bytes)) {
+    if (key !== undefined && !simulate && !equalBytes(rawAddressFromPublicKey(key), signer.bytes)) {
       throw errors.invalidPubKey.wrap(`pubKey does not match signer address ${signer.address} with signer index: ${i}`);
     }
     let acc = ak.getAccount(ctx, signer.address);
@@ -163,7 +172,7 @@ function setPubKeys(ctx: Context, tx: DecodedTx, signers: readonly Signer[], sim
   });
   // indexable as tx.acc_seq='<addr>/<seq>' and tx.signature='<base64>', as in the SDK
   tx.authInfo.signerInfos.forEach((si, i) => ctx.events.emit('tx', [['acc_seq', `${signers[i].address}/${si.sequence}`]]));
-  tx.signatures.forEach((sig) => ctx.events.emit('tx', [['signature', Buffer.from(sig).toString('base64')]]));
+  tx.signatures.forEach((sig) => ctx.events.emit('tx', [['signature', Buffer.from(sig.buffer, sig.byteOffset, sig.byteLength).toString('base64')]]));
   return accounts;
 }
 
@@ -179,7 +188,7 @@ function consumeSigGas(ctx: Context, accounts: readonly Account[], simulate: boo
  * SigVerificationDecorator: the signer info's sequence must be the account's, and (unless simulating)
  * the SIGN_MODE_DIRECT signature must verify over SignDoc{body, auth info, chain id, account number}.
  */
-function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Account[], simulate: boolean): void {
+function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Account[], simulate: boolean, verified: VerifiedSignatures | undefined): void {
   tx.authInfo.signerInfos.forEach((si, i) => {
     const acc = accounts[i];
     if (si.sequence !== acc.sequence) throw errors.wrongSequence.wrap(`account sequence mismatch, expected ${acc.sequence}, got ${si.sequence}`);
@@ -188,7 +197,9 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
     const mode = si.modeInfo?.single?.mode ?? SignMode.SIGN_MODE_UNSPECIFIED;
     if (mode !== SignMode.SIGN_MODE_DIRECT) throw errors.notSupported.wrap(`sign mode ${signModeToJSON(mode)} is not supported; only SIGN_MODE_DIRECT is`);
     const key = decodeSecp256k1PubKey(acc.pubKey as NonNullable<Account['pubKey']>);
-    if (!verifySignature(key, signDocBytes(tx, ctx.chainId, acc.accountNumber), tx.signatures[i])) {
+    const signDoc = signDocBytes(tx, ctx.chainId, acc.accountNumber);
+    const signature = tx.signatures[i];
+    if (!verified?.has({ pubkey: key, signDoc, signature }) && !verifySignature(key, signDoc, signature)) {
       throw errors.unauthorized.wrap(
         `signature verification failed; please verify account number (${acc.accountNumber}), sequence (${acc.sequence}) and chain-id (${ctx.chainId})`,
       );
@@ -217,7 +228,7 @@ export function newAnteHandler(o: AnteHandlerOptions): AnteHandler<DecodedTx> {
     deductFees(ctx, tx, fee, signers, simulate, feeStep);
     const accounts = setPubKeys(ctx, tx, signers, simulate, ak);
     consumeSigGas(ctx, accounts, simulate, params);
-    verifySignatures(ctx, tx, accounts, simulate);
+    verifySignatures(ctx, tx, accounts, simulate, o.verifiedSignatures);
     incrementSequences(ctx, accounts, ak);
   };
 }

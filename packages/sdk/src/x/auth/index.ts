@@ -8,4 +8,5 @@ export * from './keys.ts';
 export * from './module.ts';
 export * from './pagination.ts';
 export * from './params.ts';
+export * from './preverify.ts';
 export * from './query.ts';

@@ -5,7 +5,7 @@ import { DEFAULT_PREFIX, fromBech32, moduleAddress, toBech32 } from '../../crypt
 import { prefixEnd, readU64be, u64be, type KVStore } from '../../store/index.ts';
 import { decodeAccount, encodeAccount, type Account } from './account.ts';
 import { ACCOUNT_PREFIX, GLOBAL_ACCOUNT_NUMBER_KEY, PARAMS_KEY, STORE_KEY, accountKey, accountNumberKey } from './keys.ts';
-import { defaultParams } from './params.ts';
+import { decodeParams, defaultParams } from './params.ts';
 
 export interface AccountKeeperOptions {
   /** Bech32 prefix of account addresses; default "chain". */
@@ -40,7 +40,7 @@ export class AccountKeeper {
 
   getParams(ctx: Context): Params {
     const v = this.store(ctx).get(PARAMS_KEY);
-    return v === undefined ? defaultParams() : Params.decode(v);
+    return v === undefined ? defaultParams() : decodeParams(v);
   }
 
   setParams(ctx: Context, params: Params): void {

@@ -3,7 +3,7 @@ import { Params } from 'cosmjs-types/cosmos/bank/v1beta1/bank';
 import type { Context } from '../../app/context.ts';
 import { errors } from '../../app/errors.ts';
 import { DEFAULT_PREFIX, fromBech32, moduleAddress, toBech32 } from '../../crypto/index.ts';
-import { bytesToKey, concatBytes, copyBytes, prefixEnd, utf8 } from '../../store/index.ts';
+import { bytesToKey, concatBytes, copyBytes, prefixEnd, utf8, type KVStore } from '../../store/index.ts';
 import { coinsToString, coinToString, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import { bankErrors } from './errors.ts';
 
@@ -35,8 +35,15 @@ export function balancesPrefix(address: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(BALANCES_PREFIX, address.length), address);
 }
 
+/** 0x02 ‖ len(addr) ‖ addr ‖ denom, built in one buffer (every balance access makes one). */
 export function balanceKey(address: Uint8Array, denom: string): Uint8Array {
-  return concatBytes(balancesPrefix(address), utf8(denom));
+  const n = address.length;
+  const key = Buffer.allocUnsafe(2 + n + Buffer.byteLength(denom, 'utf8'));
+  key[0] = BALANCES_PREFIX;
+  key[1] = n;
+  key.set(address, 2);
+  key.write(denom, 2 + n, 'utf8');
+  return key;
 }
 
 function sendEnabledKey(denom: string): Uint8Array {
@@ -47,11 +54,22 @@ function encodeAmount(amount: bigint): Uint8Array {
   return utf8(amount.toString());
 }
 
+/** Largest digit count whose value a Number holds exactly (10^15 < 2^53). */
+const EXACT_DIGITS = 15;
+
 function decodeAmount(value: Uint8Array, where: string): bigint {
-  const s = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1');
-  // only canonical positive amounts are ever written
-  if (!/^[1-9][0-9]*$/.test(s)) throw errors.logic.wrap(`corrupt bank state: ${where} holds "${s.slice(0, 100)}"`);
-  return BigInt(s);
+  // only canonical positive amounts are ever written: [1-9][0-9]*
+  const n = value.length;
+  let ok = n > 0 && value[0] >= 0x31 && value[0] <= 0x39;
+  let exact = 0;
+  for (let i = 0; ok && i < n; i++) {
+    const d = value[i] - 0x30;
+    if (d < 0 || d > 9) ok = false;
+    else if (i < EXACT_DIGITS) exact = exact * 10 + d;
+  }
+  const s = n > EXACT_DIGITS || !ok ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1') : '';
+  if (!ok) throw errors.logic.wrap(`corrupt bank state: ${where} holds "${s.slice(0, 100)}"`);
+  return n > EXACT_DIGITS ? BigInt(s) : BigInt(exact);
 }
 
 const textOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
@@ -89,6 +107,7 @@ export class BankKeeper {
   readonly prefix: string;
   private readonly blocked: Set<string>;
   private readonly moduleAddrs = new Map<string, Uint8Array>();
+  private readonly moduleStrings = new Map<string, string>();
 
   constructor(opts: BankKeeperOptions = {}) {
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
@@ -218,21 +237,14 @@ export class BankKeeper {
   sendCoins(ctx: Context, from: AddressLike, to: AddressLike, coins: readonly Coin[]): void {
     const fromAddr = this.addressBytes(from);
     const toAddr = this.addressBytes(to);
-    this.checkCoins(coins);
-    this.assertSpendable(ctx, fromAddr, coins);
-    this.subCoins(ctx, fromAddr, coins);
-    this.addCoins(ctx, toAddr, coins);
-    const sender = toBech32(this.prefix, fromAddr);
-    ctx.events.emit('transfer', [
-      ['recipient', toBech32(this.prefix, toAddr)],
-      ['sender', sender],
-      ['amount', coinsToString(coins)],
-    ]);
-    ctx.events.emit('message', [['sender', sender]]);
+    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.canonical(to, toAddr), coins);
   }
 
   sendCoinsFromAccountToModule(ctx: Context, from: AddressLike, moduleName: string, coins: readonly Coin[]): void {
-    this.sendCoins(ctx, from, this.moduleAddressBytes(moduleName), coins);
+    // the module first, as when its address was an argument of sendCoins
+    const toAddr = this.moduleAddressBytes(moduleName);
+    const fromAddr = this.addressBytes(from);
+    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.moduleAddressString(moduleName), coins);
   }
 
   /** Blocked recipients (other module accounts) are refused, as the SDK does. */
@@ -308,6 +320,68 @@ export class BankKeeper {
 
   // ---- internals ----
 
+  /**
+   * The bech32 form of an address that `addressBytes` accepted: a valid bech32 string is its
+   * lower-case self (bech32 is all-lower or all-upper, and re-encoding its bytes gives the lower-case
+   * form), so no re-encoding is needed.
+   */
+  private canonical(address: AddressLike, bytes: Uint8Array): string {
+    return typeof address === 'string' ? address.toLowerCase() : toBech32(this.prefix, bytes);
+  }
+
+  private moduleAddressString(moduleName: string): string {
+    let a = this.moduleStrings.get(moduleName);
+    if (a === undefined) {
+      a = toBech32(this.prefix, this.moduleAddressBytes(moduleName));
+      this.moduleStrings.set(moduleName, a);
+    }
+    return a;
+  }
+
+  /**
+   * sendCoins between checked addresses: the same store reads and writes, in the same order, as
+   * getBalance / setBalance per coin would make (gas is charged per access), without re-validating
+   * denoms `validateCoins` already checked or re-encoding addresses and amounts for each event.
+   */
+  private send(ctx: Context, fromAddr: Uint8Array, sender: string, toAddr: Uint8Array, recipient: string, coins: readonly Coin[]): void {
+    this.checkCoins(coins);
+    const store = ctx.kvStore(BANK_STORE_KEY);
+    const n = coins.length;
+    const fromKeys: Uint8Array[] = new Array<Uint8Array>(n);
+    for (let i = 0; i < n; i++) {
+      const c = coins[i];
+      const key = (fromKeys[i] = balanceKey(fromAddr, c.denom));
+      const balance = readBalance(store, key, c.denom);
+      if (balance < c.amount) {
+        throw errors.insufficientFunds.wrap(`spendable balance ${coinToString({ denom: c.denom, amount: balance })} is smaller than ${coinToString(c)}`);
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const c = coins[i];
+      writeBalance(store, fromKeys[i], c.denom, readBalance(store, fromKeys[i], c.denom) - c.amount);
+    }
+    const amount = coinsToString(coins);
+    ctx.events.emit('coin_spent', [
+      ['spender', sender],
+      ['amount', amount],
+    ]);
+    for (let i = 0; i < n; i++) {
+      const c = coins[i];
+      const key = balanceKey(toAddr, c.denom);
+      writeBalance(store, key, c.denom, readBalance(store, key, c.denom) + c.amount);
+    }
+    ctx.events.emit('coin_received', [
+      ['receiver', recipient],
+      ['amount', amount],
+    ]);
+    ctx.events.emit('transfer', [
+      ['recipient', recipient],
+      ['sender', sender],
+      ['amount', amount],
+    ]);
+    ctx.events.emit('message', [['sender', sender]]);
+  }
+
   /** Amounts moved must be a valid coin set (sorted, positive), as the SDK's `amt.IsValid()`. */
   private checkCoins(coins: readonly Coin[]): void {
     validateCoins(coins);
@@ -339,4 +413,17 @@ export class BankKeeper {
       ['amount', coinsToString(coins)],
     ]);
   }
+}
+
+/** A balance under `key` (a valid denom's), as getBalance reads it. */
+function readBalance(store: KVStore, key: Uint8Array, denom: string): bigint {
+  const v = store.get(key);
+  return v === undefined ? 0n : decodeAmount(v, `balance of ${denom}`);
+}
+
+/** A balance write as setBalance makes it, for a denom already validated. */
+function writeBalance(store: KVStore, key: Uint8Array, denom: string, amount: bigint): void {
+  if (amount < 0n || amount > MAX_AMOUNT) throw errors.invalidCoins.wrap(`balance out of range: ${amount}${denom}`);
+  if (amount === 0n) store.delete(key);
+  else store.set(key, encodeAmount(amount));
 }

@@ -1,8 +1,11 @@
+import type { BinaryReader } from 'cosmjs-types/binary';
 import { MsgSend, MsgSendResponse } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRoute, MsgRouter } from '../../app/router.ts';
 import { fromBech32 } from '../../crypto/index.ts';
+import { readCoin } from '../../tx/codec.ts';
+import { fastOr, WireReader } from '../../tx/wire.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
 import type { BankKeeper } from './keeper.ts';
 
@@ -34,11 +37,35 @@ export function validateMsgSend(msg: MsgSend, prefix: string): Coin[] {
   return fromProtoCoins(msg.amount);
 }
 
+function fastMsgSend(bytes: Uint8Array): MsgSend {
+  // no bytes fields: nothing can alias the input, so no private copy is needed
+  const r = new WireReader(bytes);
+  const m: MsgSend = { fromAddress: '', toAddress: '', amount: [] };
+  while (r.next()) {
+    if (r.field === 1) m.fromAddress = r.string();
+    else if (r.field === 2) m.toAddress = r.string();
+    else if (r.field === 3) m.amount.push(readCoin(r.sub()));
+    else r.skip();
+  }
+  return m;
+}
+
+const slowMsgSend = (bytes: Uint8Array): MsgSend => MsgSend.decode(bytes);
+
+/** MsgSend's codec with a decoder that skips cosmjs-types' reader for the usual encodings (same result). */
+export const msgSendCodec: typeof MsgSend = {
+  ...MsgSend,
+  decode: (input: Uint8Array | BinaryReader, length?: number): MsgSend =>
+    input instanceof Uint8Array && length === undefined
+      ? fastOr(fastMsgSend, slowMsgSend, input)
+      : MsgSend.decode(input, length),
+};
+
 /** cosmos.bank.v1beta1.Msg/Send: refuses disabled denoms and blocked recipients, then moves the coins. */
 export function msgSendRoute(keeper: BankKeeper): MsgRoute<MsgSend, MsgSendResponse> {
   return {
     typeUrl: MSG_SEND_TYPE_URL,
-    codec: MsgSend,
+    codec: msgSendCodec,
     responseTypeUrl: MSG_SEND_RESPONSE_TYPE_URL,
     responseCodec: MsgSendResponse,
     validateBasic: (msg) => void validateMsgSend(msg, keeper.prefix),

@@ -18,9 +18,9 @@ const TX_HASH = 'tx.hash';
 const TX_HEIGHT = 'tx.height';
 
 /** The shared admission (tx-service.ts); the mempool's own refusals are RPC errors with CometBFT's texts. */
-function admit(env: RpcEnv, tx: Uint8Array): ResponseCheckTx {
+async function admit(env: RpcEnv, tx: Uint8Array): Promise<ResponseCheckTx> {
   try {
-    return checkTx(env, tx);
+    return await checkTx(env, tx);
   } catch (e) {
     if (e instanceof MempoolRefusal) throw internalError(e.message);
     throw e;
@@ -52,7 +52,10 @@ function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
   return new Promise<JsonObject>((resolve, reject) => {
     env.waiting.count++;
     let checkTx: JsonObject = {};
+    // CheckTx answers after a wait of its own: the timeout or the server's closing may have ended the call first
+    let finished = false;
     const done = (): void => {
+      finished = true;
       env.waiting.count--;
       off();
       clearTimeout(timer);
@@ -74,19 +77,20 @@ function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
       reject(internalError(String(env.cancel.reason)));
     };
     env.cancel.addEventListener('abort', onCancel, { once: true });
-    let r: ResponseCheckTx;
-    try {
-      r = admit(env, tx);
-    } catch (e) {
-      done();
-      reject(internalError(`error on broadcastTxCommit: ${(e as Error).message}`));
-      return;
-    }
-    checkTx = checkTxJSON(r);
-    if (r.code !== 0) {
-      done();
-      resolve({ check_tx: checkTx, tx_result: execTxResultJSON(EMPTY_TX_RESULT), hash: hex(hash), height: '0' });
-    }
+    admit(env, tx).then(
+      (r) => {
+        checkTx = checkTxJSON(r);
+        if (r.code !== 0 && !finished) {
+          done();
+          resolve({ check_tx: checkTx, tx_result: execTxResultJSON(EMPTY_TX_RESULT), hash: hex(hash), height: '0' });
+        }
+      },
+      (e: unknown) => {
+        if (finished) return;
+        done();
+        reject(internalError(`error on broadcastTxCommit: ${(e as Error).message}`));
+      },
+    );
   });
 }
 
@@ -156,9 +160,9 @@ function unconfirmed(env: RpcEnv, limit: number | undefined): JsonObject {
 }
 
 export const txMethods: Readonly<Record<string, RpcMethod>> = {
-  broadcast_tx_sync: method({ tx: 'bytes' }, (a, env) => {
+  broadcast_tx_sync: method({ tx: 'bytes' }, async (a, env) => {
     const tx = a.tx ?? new Uint8Array(0);
-    return broadcastResult(admit(env, tx), txHash(tx));
+    return broadcastResult(await admit(env, tx), txHash(tx));
   }),
   broadcast_tx_async: method({ tx: 'bytes' }, (a, env) => broadcastAsync(env, a.tx ?? new Uint8Array(0))),
   broadcast_tx_commit: method({ tx: 'bytes' }, (a, env) => broadcastCommit(env, a.tx ?? new Uint8Array(0))),

@@ -1,0 +1,93 @@
+// The signature worker pool on real worker threads with the real secp256k1 backend: it answers exactly
+// as verifySignature does, remembers only what verified, and never blocks or fails a caller when it is
+// closed.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { isWellFormedSignature, publicKeyFromPrivate, signDirect, verifySignature } from './secp256k1.ts';
+import { SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from './verify-pool.ts';
+
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const be32 = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+
+function triple(i: number, doc = Buffer.from(`sign doc ${i}`)): SignatureTriple {
+  const key = createHash('sha256').update(`pool/${i}`).digest();
+  return { pubkey: publicKeyFromPrivate(key), signDoc: doc, signature: signDirect(key, doc) };
+}
+
+describe('signature verification pool', () => {
+  test('answers as verifySignature on valid, tampered, wrong-key, high-S and off-curve triples; caches only the valid', async () => {
+    const cache = new VerifiedSignatures();
+    const pool = new SignatureVerifyPool({ cache });
+    try {
+      const good = triple(1);
+      const s = BigInt('0x' + Buffer.from(good.signature.subarray(32)).toString('hex'));
+      const cases: [string, SignatureTriple][] = [
+        ['valid', good],
+        ['tampered doc', { ...good, signDoc: Buffer.from('sign doc 2') }],
+        ['wrong key', { ...good, pubkey: triple(2).pubkey }],
+        ['high-S', { ...good, signature: Buffer.concat([good.signature.subarray(0, 32), be32(N - s)]) }],
+        ['off-curve key', { ...good, pubkey: Buffer.concat([Buffer.from([2]), Buffer.alloc(32, 0xff)]) }],
+        ['short signature', { ...good, signature: good.signature.subarray(1) }],
+      ];
+      const got = await pool.verify(cases.map(([, t]) => t));
+      assert.deepEqual(
+        cases.map(([name], i) => [name, got[i]]),
+        cases.map(([name, t]) => [name, verifySignature(t.pubkey, t.signDoc, t.signature)]),
+      );
+      assert.deepEqual(got, [true, false, false, false, false, false]);
+      assert.equal(cache.size, 1);
+      assert.equal(cache.has(good), true);
+      for (const [name, t] of cases.slice(1)) assert.equal(cache.has(t), false, name);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('many callers at once on two threads: every triple answered, in batches', async () => {
+    const cache = new VerifiedSignatures();
+    const pool = new SignatureVerifyPool({ cache, threads: 2, maxBatch: 16 });
+    try {
+      const ts = Array.from({ length: 300 }, (_, i) => triple(i));
+      const bad = ts.map((t, i) => (i % 3 === 0 ? { ...t, signDoc: Buffer.from('other') } : t));
+      const got = (await Promise.all(bad.map((t) => pool.verify([t])))).flat();
+      assert.deepEqual(got, bad.map((_, i) => i % 3 !== 0));
+      assert.equal(cache.size, 200);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a closed pool answers false at once and verifies nothing', async () => {
+    const cache = new VerifiedSignatures();
+    const pool = new SignatureVerifyPool({ cache });
+    await pool.close();
+    assert.deepEqual(await pool.verify([triple(1)]), [false]);
+    assert.equal(cache.size, 0);
+  });
+
+  test('the cache needs the exact triple, and forgets the oldest first', () => {
+    const cache = new VerifiedSignatures(2);
+    const [a, b, c] = [triple(1), triple(2), triple(3)];
+    cache.add(a);
+    // the same signature over other bytes, or with another key, is not a hit
+    assert.equal(cache.has({ ...a, signDoc: Buffer.concat([a.signDoc, Buffer.from([0])]) }), false);
+    assert.equal(cache.has({ ...a, pubkey: b.pubkey }), false);
+    cache.add(b);
+    cache.add(c);
+    assert.deepEqual([cache.has(a), cache.has(b), cache.has(c), cache.size], [false, true, true, 2]);
+    assert.throws(() => new VerifiedSignatures(0), /capacity must be a positive integer, got 0/);
+  });
+
+  test('well-formed signature bounds: r in [1, n-1], s in [1, n/2]', () => {
+    const pub = triple(1).pubkey;
+    const sig = (r: bigint, s: bigint): Buffer => Buffer.concat([be32(r), be32(s)]);
+    const half = N >> 1n;
+    assert.equal(isWellFormedSignature(pub, sig(1n, 1n)), true);
+    assert.equal(isWellFormedSignature(pub, sig(N - 1n, half)), true);
+    assert.equal(isWellFormedSignature(pub, sig(N, 1n)), false, 'r = n');
+    assert.equal(isWellFormedSignature(pub, sig(0n, 1n)), false, 'r = 0');
+    assert.equal(isWellFormedSignature(pub, sig(1n, half + 1n)), false, 's = n/2 + 1');
+    assert.equal(isWellFormedSignature(pub, sig(1n, 0n)), false, 's = 0');
+  });
+});
