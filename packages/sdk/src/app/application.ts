@@ -286,6 +286,11 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     }
   }
 
+  /** The app's decoding of tx bytes (throws on bytes that are no tx). */
+  decodeTx(bytes: Uint8Array): T {
+    return this.txDecoder(bytes);
+  }
+
   prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal {
     const txs: Uint8Array[] = [];
     let bytes = 0n;

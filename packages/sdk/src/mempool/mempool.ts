@@ -4,11 +4,14 @@ import { Buffer } from 'node:buffer';
 import { CheckTxType, type RequestCheckTx, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import { errors, type CodedError } from '../app/errors.ts';
 import type { MsgRouter } from '../app/router.ts';
+import type { DecodedTx } from '../tx/decode.ts';
 import { txHash, txOrderKey } from './order.ts';
 
 /** What the mempool needs of the app: CheckTx, and the message router to read a tx's sender (a BaseApp is one). */
 export interface MempoolApp {
   checkTx(req: RequestCheckTx): ResponseCheckTx;
+  /** The app's decoder: the tx CheckTx just decoded is read again for its sender (the app may keep it). */
+  decodeTx(bytes: Uint8Array): DecodedTx;
   readonly modules: { readonly msgRouter: MsgRouter };
 }
 
@@ -135,9 +138,9 @@ export class Mempool {
     }
     const res = this.app.checkTx({ tx: txBytes, type: CheckTxType.NEW });
     if (res.code !== 0) return res;
-    const tx = Uint8Array.from(txBytes);
     // CheckTx passed, so the app read the signers; a tx whose sender we still cannot read is kept, ordered alone
-    const key = txOrderKey(tx, this.app.modules.msgRouter) ?? { sender: `tx:${hash}`, sequence: 0n };
+    const key = txOrderKey(() => this.app.decodeTx(txBytes), this.app.modules.msgRouter) ?? { sender: `tx:${hash}`, sequence: 0n };
+    const tx = Uint8Array.prototype.slice.call(txBytes);
     this.insert({ tx, hash, sender: key.sender, sequence: key.sequence, arrival: this.arrivals++, gasWanted: res.gasWanted });
     return res;
   }

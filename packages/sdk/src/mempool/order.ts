@@ -1,7 +1,7 @@
 // What the mempool orders a tx by: its sender (the first signer) and that signer's sequence.
 import { createHash } from 'node:crypto';
 import type { MsgRouter } from '../app/router.ts';
-import { decodeTx } from '../tx/decode.ts';
+import type { DecodedTx } from '../tx/decode.ts';
 
 export interface TxOrderKey {
   /** The first signer's address: the first message's first signer, as the ante handler orders signers. */
@@ -17,9 +17,9 @@ export function txHash(tx: Uint8Array): Uint8Array {
 }
 
 /** Sender and sequence of a tx; undefined when they cannot be read (the caller then orders it alone). */
-export function txOrderKey(tx: Uint8Array, router: MsgRouter): TxOrderKey | undefined {
+export function txOrderKey(decode: () => DecodedTx, router: MsgRouter): TxOrderKey | undefined {
   try {
-    const decoded = decodeTx(tx);
+    const decoded = decode();
     const first = decoded.msgs[0];
     if (first === undefined) return undefined;
     const { route, msg } = router.decode(first);
