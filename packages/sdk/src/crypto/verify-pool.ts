@@ -86,10 +86,17 @@ interface Job {
 
 interface Thread {
   readonly worker: Worker;
-  /** The batch it is verifying, or null when idle. */
-  batch: Job[] | null;
+  /** The batches posted to it and not yet answered, oldest first (it answers in order). */
+  readonly batches: Job[][];
   alive: boolean;
 }
+
+/**
+ * Batches a worker may have queued. An idle worker gets whatever is waiting at once (one tx's latency);
+ * a busy one gets a second full batch, so it does not sit idle until the main thread, busy admitting
+ * the txs it verified, reads its answer.
+ */
+const MAX_IN_FLIGHT = 2;
 
 export interface SignatureVerifyPoolOptions {
   /** Verified triples go here; the ante handler reads them. */
@@ -119,7 +126,7 @@ export class SignatureVerifyPool {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { secp256k1: secp256k1ModulePath } });
       // an idle pool must not keep the process alive
       worker.unref();
-      const t: Thread = { worker, batch: null, alive: true };
+      const t: Thread = { worker, batches: [], alive: true };
       worker.on('message', (answer: Uint8Array) => this.finish(t, answer));
       const fail = (e: Error): void => {
         if (!t.alive) return;
@@ -152,21 +159,21 @@ export class SignatureVerifyPool {
 
   private dispatch(): void {
     for (const t of this.threads) {
-      if (this.queue.length === 0) return;
-      if (!t.alive || t.batch !== null) continue;
-      const batch = this.queue.splice(0, this.maxBatch);
-      t.batch = batch;
-      t.worker.ref();
-      const msg = pack(batch);
-      t.worker.postMessage(msg, [msg]);
+      while (t.alive && this.queue.length > 0 && (t.batches.length === 0 || (t.batches.length < MAX_IN_FLIGHT && this.queue.length >= this.maxBatch))) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        t.batches.push(batch);
+        t.worker.ref();
+        const msg = pack(batch);
+        t.worker.postMessage(msg, [msg]);
+      }
     }
   }
 
+  /** The answer to `t`'s oldest batch; null when the worker died: all its batches go unverified. */
   private finish(t: Thread, answer: Uint8Array | null): void {
-    const batch = t.batch;
-    t.batch = null;
-    if (t.alive) t.worker.unref();
-    if (batch !== null) {
+    const done = answer === null ? t.batches.splice(0) : t.batches.splice(0, 1);
+    if (t.alive && t.batches.length === 0) t.worker.unref();
+    for (const batch of done) {
       batch.forEach((job, i) => {
         const ok = answer !== null && answer[i] === 1;
         if (ok) this.cache.add(job.triple);

@@ -48,7 +48,12 @@ export class AccountKeeper {
   }
 
   getAccount(ctx: Context, address: string): Account | undefined {
-    const v = this.store(ctx).get(accountKey(this.addressBytes(address)));
+    return this.getAccountByAddress(ctx, this.addressBytes(address));
+  }
+
+  /** The account of raw address bytes (no bech32 round trip: the node reads one per incoming tx). */
+  getAccountByAddress(ctx: Context, address: Uint8Array): Account | undefined {
+    const v = this.store(ctx).get(accountKey(address));
     return v === undefined ? undefined : decodeAccount(v);
   }
 

@@ -25,7 +25,7 @@ export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, tx: Decod
     } catch {
       return; // the ante handler gives the error
     }
-    const acc = ak.getAccount(ctx, ak.addressString(rawAddressFromPublicKey(pubkey)));
+    const acc = ak.getAccountByAddress(ctx, rawAddressFromPublicKey(pubkey));
     if (acc === undefined) return;
     out.push({ pubkey, signDoc: signDocBytes(tx, ctx.chainId, acc.accountNumber), signature });
   });
