@@ -59,3 +59,19 @@ test('a metered iterator stops with out-of-gas at the entry that exceeds the lim
   for (const e of ok.iterator()) if (e.key[0] === 1) break;
   assert.equal(closed, 2);
 });
+
+test('an unlimited meter (summed charges) and a limited one (charge by charge) count the same gas for the same accesses', () => {
+  const run = (m: InfiniteGasMeter | BasicGasMeter): bigint => {
+    const s = new GasKVStore(new CacheKVStore(empty), m);
+    for (let i = 1; i <= 50; i++) s.set(new Uint8Array(i), new Uint8Array(i * 7));
+    for (let i = 1; i <= 60; i++) s.get(new Uint8Array(i)); // the last ten miss: no value bytes charged
+    for (const e of s.iterator()) assert.ok(e.key.length > 0);
+    for (const e of s.reverseIterator()) assert.ok(e.key.length > 0);
+    s.has(new Uint8Array(3));
+    s.delete(new Uint8Array(4));
+    return m.consumed();
+  };
+  const unlimited = run(new InfiniteGasMeter());
+  assert.equal(unlimited, run(new BasicGasMeter(10n ** 12n)));
+  assert.ok(unlimited > 0n);
+});

@@ -54,6 +54,16 @@ export class InfiniteGasMeter implements GasMeter {
     this.used = amount > used ? 0n : used - amount;
     this.pending = 0;
   }
+
+  /** `consume` of a small exact amount given as a Number: the store's per-access charges, no bigint made. */
+  consumeNumber(amount: number): void {
+    const next = this.pending + amount;
+    if (next <= Number.MAX_SAFE_INTEGER) this.pending = next;
+    else {
+      this.used += BigInt(this.pending) + BigInt(amount);
+      this.pending = 0;
+    }
+  }
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -88,6 +98,13 @@ export const defaultKVGasConfig: KVGasConfig = {
   iterNextCostFlat: 30n,
 };
 
+// the default costs as Numbers, for the unlimited meter's summed charges
+const READ_FLAT = Number(defaultKVGasConfig.readCostFlat);
+const READ_PER_BYTE = Number(defaultKVGasConfig.readCostPerByte);
+const WRITE_FLAT = Number(defaultKVGasConfig.writeCostFlat);
+const WRITE_PER_BYTE = Number(defaultKVGasConfig.writeCostPerByte);
+const ITER_NEXT_FLAT = Number(defaultKVGasConfig.iterNextCostFlat);
+
 /** Charges gas for every access to the wrapped store, as the SDK's gaskv store does. */
 export class GasKVStore implements KVStore {
   // made for every ctx.kvStore() call: construction must cost nothing
@@ -105,7 +122,23 @@ export class GasKVStore implements KVStore {
     return perByte(this.cfg.writeCostPerByte, n);
   }
 
+  /**
+   * Under an unlimited meter (blocks' begin/end, upgrade handlers) no charge can fail, so an access's
+   * charges are summed as one Number: same total, no bigint per charge. A limited meter gets each
+   * charge apart, so running out names the SDK's location (ReadFlat, WritePerByte, ...).
+   */
+  private unlimited(): InfiniteGasMeter | null {
+    // the default costs are small, so their sums are exact Numbers; a custom config keeps the bigint path
+    return this.meter instanceof InfiniteGasMeter && this.cfg === defaultKVGasConfig ? this.meter : null;
+  }
+
   get(key: Uint8Array): Uint8Array | undefined {
+    const u = this.unlimited();
+    if (u !== null) {
+      const v = this.parent.get(key);
+      u.consumeNumber(READ_FLAT + READ_PER_BYTE * (key.byteLength + (v === undefined ? 0 : v.byteLength)));
+      return v;
+    }
     this.meter.consume(this.cfg.readCostFlat, 'ReadFlat');
     this.meter.consume(this.readPerByte(key.byteLength), 'ReadPerByte');
     const v = this.parent.get(key);
@@ -119,6 +152,12 @@ export class GasKVStore implements KVStore {
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
+    const u = this.unlimited();
+    if (u !== null) {
+      u.consumeNumber(WRITE_FLAT + WRITE_PER_BYTE * (key.byteLength + value.byteLength));
+      this.parent.set(key, value);
+      return;
+    }
     this.meter.consume(this.cfg.writeCostFlat, 'WriteFlat');
     this.meter.consume(this.writePerByte(key.byteLength), 'WritePerByte');
     this.meter.consume(this.writePerByte(value.byteLength), 'WritePerByte');
@@ -143,10 +182,12 @@ export class GasKVStore implements KVStore {
     const meter = this.meter;
     const flat = this.cfg.iterNextCostFlat;
     const readCost = this.cfg.readCostPerByte;
+    const u = this.unlimited();
     const charged: IterableIterator<Entry> = {
       next(): IteratorResult<Entry> {
         const r = it.next();
-        if (r.done !== true) {
+        if (r.done !== true && u !== null) u.consumeNumber(ITER_NEXT_FLAT + READ_PER_BYTE * (r.value.key.byteLength + r.value.value.byteLength));
+        else if (r.done !== true) {
           try {
             meter.consume(flat, 'IterNextFlat');
             meter.consume(perByte(readCost, r.value.key.byteLength + r.value.value.byteLength), 'ValuePerByte');
