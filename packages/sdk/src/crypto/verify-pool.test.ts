@@ -3,6 +3,7 @@
 // closed.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { isWellFormedSignature, publicKeyFromPrivate, signDirect, verifySignature } from './secp256k1.ts';
 import { SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from './verify-pool.ts';
@@ -53,6 +54,24 @@ describe('signature verification pool', () => {
       const got = (await Promise.all(bad.map((t) => pool.verify([t])))).flat();
       assert.deepEqual(got, bad.map((_, i) => i % 3 !== 0));
       assert.equal(cache.size, 200);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a worker that dies mid-batch: the batch answers false, the failure is reported, later calls answer false at once', async () => {
+    const cache = new VerifiedSignatures();
+    const errors: string[] = [];
+    const pool = new SignatureVerifyPool({
+      cache,
+      secp256k1Module: fileURLToPath(new URL('./testdata/crashing-secp256k1.cjs', import.meta.url)),
+      onWorkerError: (e) => errors.push(e.message),
+    });
+    try {
+      assert.deepEqual(await pool.verify([triple(1), triple(2)]), [false, false]);
+      assert.deepEqual(errors, ['signature worker exited with code 3']);
+      assert.deepEqual(await pool.verify([triple(3)]), [false]);
+      assert.equal(cache.size, 0);
     } finally {
       await pool.close();
     }

@@ -107,6 +107,8 @@ export interface SignatureVerifyPoolOptions {
   readonly maxBatch?: number;
   /** Told when a worker fails; the pool goes on with the others (or none: then nothing is pre-verified). */
   readonly onWorkerError?: (error: Error) => void;
+  /** The module the workers verify with (its `ecdsaVerify`); default: the backend this thread uses. */
+  readonly secp256k1Module?: string;
 }
 
 /** Worker threads verifying secp256k1 signatures exactly as `verifySignature`, filling a `VerifiedSignatures`. */
@@ -123,7 +125,7 @@ export class SignatureVerifyPool {
     const n = o.threads ?? 1;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`threads must be a positive integer, got ${n}`);
     this.threads = Array.from({ length: n }, () => {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { secp256k1: secp256k1ModulePath } });
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { secp256k1: o.secp256k1Module ?? secp256k1ModulePath } });
       // an idle pool must not keep the process alive
       worker.unref();
       const t: Thread = { worker, batches: [], alive: true };
