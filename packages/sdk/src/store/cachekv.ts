@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { bytesToKey, compareBytes } from './bytes.ts';
+import { bytesToKey, compareBytes, copyRange } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -45,6 +45,8 @@ export class CacheKVStore implements KVStore {
   private index: Map<string, number> | null = null;
   private strs: string[] | null = null;
   private ascending = true;
+  /** A value was replaced: the value arena holds bytes no longer pending. */
+  private overwritten = false;
   /** Otherwise: the slots in byte order of key; rebuilt lazily when a new key arrives. */
   private order: number[] | null = null;
   private changeList: Change[] | null = null;
@@ -123,6 +125,7 @@ export class CacheKVStore implements KVStore {
       }
       this.order = null;
     } else {
+      if (this.vs[i] >= 0) this.overwritten = true;
       this.vs[i] = vStart;
       this.ve[i] = value === null ? -1 : vStart + value.byteLength;
     }
@@ -221,6 +224,43 @@ export class CacheKVStore implements KVStore {
     }
   }
 
+  /**
+   * The pending changes as the store hash reads them: every key in byte order of key, concatenated;
+   * every value of those not deleted, concatenated in the same order; and per change its key length,
+   * whether it is a delete and its value length. A write set filled in key order without replacing a
+   * value (a migration) already holds the first two in its arenas: they are given as they are.
+   */
+  hashParts(): { readonly n: number; readonly lengths: Buffer; readonly keys: Uint8Array; readonly values: Uint8Array } {
+    const { kb, vb, ks, ke, vs, ve } = this;
+    const n = ks.length;
+    const lengths = Buffer.allocUnsafe(n * 9);
+    const slots = this.sortedSlots();
+    const clean = slots === null && !this.overwritten;
+    let keyBytes = 0;
+    let valueBytes = 0;
+    for (let j = 0, o = 0; j < n; j++, o += 9) {
+      const i = slots === null ? j : slots[j];
+      const kl = ke[i] - ks[i];
+      const vl = vs[i] < 0 ? 0 : ve[i] - vs[i];
+      lengths.writeUInt32BE(kl, o);
+      lengths[o + 4] = vs[i] < 0 ? 0 : 1;
+      lengths.writeUInt32BE(vl, o + 5);
+      keyBytes += kl;
+      valueBytes += vl;
+    }
+    if (clean) return { n, lengths, keys: kb.subarray(0, this.kn), values: vb.subarray(0, this.vn) };
+    const keys = Buffer.allocUnsafe(keyBytes);
+    const values = Buffer.allocUnsafe(valueBytes);
+    let ko = 0;
+    let vo = 0;
+    for (let j = 0; j < n; j++) {
+      const i = slots === null ? j : slots[j];
+      ko += copyRange(kb, ks[i], ke[i], keys, ko);
+      if (vs[i] >= 0) vo += copyRange(vb, vs[i], ve[i], values, vo);
+    }
+    return { n, lengths, keys, values };
+  }
+
   /** Every pending change in byte order of key (cached until the next write). */
   changes(): Change[] {
     if (this.changeList === null) this.changeList = this.range();
@@ -261,6 +301,7 @@ export class CacheKVStore implements KVStore {
     this.index = null;
     this.strs = null;
     this.ascending = true;
+    this.overwritten = false;
     this.order = null;
     this.changeList = null;
     this.writes++;

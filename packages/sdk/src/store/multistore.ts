@@ -336,31 +336,19 @@ export class BranchStore implements MultiStore {
  * change encodes as u32(len key) ‖ key ‖ 0x00 for a delete, or ‖ 0x01 ‖ u32(len value) ‖ value for a set.
  */
 export function nextStoreHash(prev: Uint8Array, changes: ChangeSource): Uint8Array {
-  // One buffer, one update: per-field updates cost more than the hashing itself.
-  let size = 0;
-  changes.forEachChange((_k, ks, ke, _v, vs, ve) => {
-    size += 5 + ke - ks + (vs < 0 ? 0 : 4 + ve - vs);
-  });
-  const buf = Buffer.allocUnsafe(size);
-  let o = 0;
-  changes.forEachChange((keys, ks, ke, values, vs, ve) => {
-    buf.writeUInt32BE(ke - ks, o);
-    o += 4 + copyRange(keys, ks, ke, buf, o + 4);
-    if (vs < 0) {
-      buf[o++] = 0;
-    } else {
-      buf[o] = 1;
-      buf.writeUInt32BE(ve - vs, o + 1);
-      o += 5 + copyRange(values, vs, ve, buf, o + 5);
-    }
-  });
-  const inner = createHash('sha256').update(buf).digest();
+  // sha256(u32 count ‖ per change: u32 key length, u8 1 (value) or 0 (delete), u32 value length ‖ the keys
+  // concatenated ‖ the values concatenated), all in byte order of key: the lengths make it unambiguous, and
+  // a migration's write set hashes its arenas as they are, with no per-key copy
+  const { n, lengths, keys, values } = changes.hashParts();
+  const count = Buffer.allocUnsafe(4);
+  count.writeUInt32BE(n);
+  const inner = createHash('sha256').update(count).update(lengths).update(keys).update(values).digest();
   return createHash('sha256').update(prev).update(inner).digest();
 }
 
-/** Pending changes in byte order of key, as arena offsets (a CacheKVStore is one). */
+/** Pending changes in byte order of key (a CacheKVStore is one). */
 export interface ChangeSource {
-  forEachChange(fn: ChangeVisitor): void;
+  hashParts(): { readonly n: number; readonly lengths: Uint8Array; readonly keys: Uint8Array; readonly values: Uint8Array };
 }
 
 /** app hash = sha256 over the (name, store hash) pairs in byte order of name */
