@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
 import { copyRange, prefixEnd, readU64be, u64be } from './bytes.ts';
-import { CacheKVStore, type ChangeVisitor } from './cachekv.ts';
+import { CacheKVStore } from './cachekv.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
 import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';

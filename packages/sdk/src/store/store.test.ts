@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { open } from 'lmdb';
-import { CommitMultiStore, upgradeStoreLoader, storeUpgradesFromJSON, toHex, utf8, type Entry } from './index.ts';
+import { CacheKVStore, CommitMultiStore, nextStoreHash, upgradeStoreLoader, storeUpgradesFromJSON, toHex, utf8, type Entry } from './index.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -196,6 +197,39 @@ describe('iterators', () => {
 });
 
 describe('commit and app hash', () => {
+  test('a store hash is the documented encoding of its changes, whichever layout the write set took', () => {
+    const empty = { get: () => undefined, has: () => false, iterator: () => [][Symbol.iterator](), reverseIterator: () => [][Symbol.iterator]() };
+    const prev = createHash('sha256').update('prev').digest();
+    // final changes, in byte order of key: values of several lengths (one empty) and deletes
+    const final: [string, string | null][] = Array.from({ length: 40 }, (_, i) => [`key-${String(i).padStart(3, '0')}`, i % 7 === 3 ? null : 'v'.repeat(i % 5)]);
+    const u32 = (n: number): Buffer => Buffer.from([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+    const expected = createHash('sha256')
+      .update(prev)
+      .update(
+        createHash('sha256')
+          .update(Buffer.concat([u32(final.length), ...final.map(([k, v]) => Buffer.concat([u32(k.length), Buffer.from([v === null ? 0 : 1]), u32(v?.length ?? 0)]))]))
+          .update(Buffer.concat(final.map(([k]) => Buffer.from(k))))
+          .update(Buffer.concat(final.map(([, v]) => Buffer.from(v ?? ''))))
+          .digest(),
+      )
+      .digest();
+    const apply = (ws: CacheKVStore, k: string, v: string | null): void => (v === null ? ws.delete(b(k)) : ws.set(b(k), b(v)));
+    // in key order, each key once: the arenas are hashed as they are
+    const inOrder = new CacheKVStore(empty);
+    for (const [k, v] of final) apply(inOrder, k, v);
+    // in key order, but values replaced on the way: the arenas hold stale bytes
+    const replaced = new CacheKVStore(empty);
+    for (const [k, v] of final) {
+      replaced.set(b(k), b('stale value'));
+      apply(replaced, k, v);
+    }
+    // in reverse order: the indexed layout
+    const reversed = new CacheKVStore(empty);
+    for (const [k, v] of [...final].reverse()) apply(reversed, k, v);
+    for (const ws of [inOrder, replaced, reversed]) assert.equal(toHex(nextStoreHash(prev, ws)), toHex(expected));
+  });
+
+
   test('height and app hash survive a reopen; the same writes in a different order give the same hash', async () => {
     const p1 = tmp();
     const p2 = tmp();
