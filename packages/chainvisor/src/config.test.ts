@@ -76,6 +76,17 @@ describe('settings', () => {
     );
   });
 
+  test('the download stall timeout: 60s by default, Go durations, 0 refused', () => {
+    assert.equal(loadConfig({ env: base }).downloadStallTimeoutMs, 60_000);
+    assert.equal(loadConfig({ env: { ...base, DAEMON_DOWNLOAD_STALL_TIMEOUT: '90s' } }).downloadStallTimeoutMs, 90_000);
+    assert.throws(() => loadConfig({ env: { ...base, DAEMON_DOWNLOAD_STALL_TIMEOUT: '0' } }), {
+      message: 'invalid configuration (1 problem):\n  DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0',
+    });
+    assert.throws(() => loadConfig({ env: { ...base, DAEMON_DOWNLOAD_STALL_TIMEOUT: '60' } }), {
+      message: 'invalid configuration (1 problem):\n  DAEMON_DOWNLOAD_STALL_TIMEOUT: expected a duration such as 300ms or 1m30s, got "60"',
+    });
+  });
+
   test('a backup folder inside data/ is refused (it would copy itself)', () => {
     assert.throws(() => loadConfig({ env: { ...base, DAEMON_DATA_BACKUP_DIR: '/srv/node/data/backups' } }), {
       message: 'invalid configuration (1 problem):\n  DAEMON_DATA_BACKUP_DIR: must not be inside /srv/node/data',

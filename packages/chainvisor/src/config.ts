@@ -13,6 +13,7 @@ export interface Config {
   readonly downloadMustHaveChecksum: boolean;
   readonly allowInsecureHttp: boolean;
   readonly downloadMaxBytes: number;
+  readonly downloadStallTimeoutMs: number;
   readonly restartAfterUpgrade: boolean;
   readonly restartDelayMs: number;
   readonly shutdownGraceMs: number;
@@ -52,6 +53,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM', kind: 'bool', def: 'true', doc: 'refuse downloads without a sha256/sha512 checksum', differs: 'cosmovisor: false' },
   { env: 'DAEMON_ALLOW_INSECURE_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http downloads from non-loopback hosts', differs: 'ours' },
   { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', differs: 'ours' },
+  { env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT', kind: 'duration', def: '60s', doc: 'fail a download when the server sends nothing for this long', differs: 'ours' },
   { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; false: exit 0' },
   { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
   { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
@@ -183,6 +185,8 @@ export function loadConfig(o: LoadOptions): Config {
   if (values.has('DAEMON_RPC_ADDRESS') && !/^https?:\/\/[^\s/]+/.test(str('DAEMON_RPC_ADDRESS')))
     errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${JSON.stringify(str('DAEMON_RPC_ADDRESS'))}`);
   if (values.get('DAEMON_DOWNLOAD_MAX_BYTES') === 0) errors.push('DAEMON_DOWNLOAD_MAX_BYTES: must be greater than 0');
+  // 0 would fail every download at once rather than mean "no timeout"
+  if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
 
   if (errors.length > 0) throw new ConfigError(errors);
   const b = (k: string): boolean => values.get(k) as boolean;
@@ -194,6 +198,7 @@ export function loadConfig(o: LoadOptions): Config {
     downloadMustHaveChecksum: b('DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM'),
     allowInsecureHttp: b('DAEMON_ALLOW_INSECURE_HTTP'),
     downloadMaxBytes: n('DAEMON_DOWNLOAD_MAX_BYTES'),
+    downloadStallTimeoutMs: n('DAEMON_DOWNLOAD_STALL_TIMEOUT'),
     restartAfterUpgrade: b('DAEMON_RESTART_AFTER_UPGRADE'),
     restartDelayMs: n('DAEMON_RESTART_DELAY'),
     shutdownGraceMs: n('DAEMON_SHUTDOWN_GRACE'),
@@ -230,6 +235,7 @@ export function toToml(c: Config): string {
     ['daemon_download_must_have_checksum', c.downloadMustHaveChecksum],
     ['daemon_allow_insecure_http', c.allowInsecureHttp],
     ['daemon_download_max_bytes', c.downloadMaxBytes],
+    ['daemon_download_stall_timeout', dur(c.downloadStallTimeoutMs)],
     ['daemon_restart_after_upgrade', c.restartAfterUpgrade],
     ['daemon_restart_delay', dur(c.restartDelayMs)],
     ['daemon_shutdown_grace', dur(c.shutdownGraceMs)],

@@ -51,6 +51,8 @@ interface Case {
   readonly hits: number;
   /** the node writes only the first bytes of the plan and never completes it (it died mid-write) */
   readonly halfWritten?: boolean;
+  /** settings for this case on top of the common ones */
+  readonly env?: Record<string, string>;
 }
 
 const sha256 = (b: Buffer): string => hex('sha256', b);
@@ -115,6 +117,21 @@ const CASES: Case[] = [
     plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
     code: EXIT.UPGRADE_FAILED,
     error: (s) => new RegExp(`^download of upgrade v2 failed: download of ${s.base}/chaind-v2\\.tar\\.gz was cut short: received \\d+ of ${tgz(GOOD).length} bytes \\(.+\\); current unchanged$`),
+    backup: true,
+    hits: 1,
+  },
+  {
+    name: 'stalled mirror (headers and half the archive, then silence with the connection open)',
+    serve: (srv) =>
+      srv.route('/chaind-v2.tar.gz', (_req, res) => {
+        const body = tgz(GOOD);
+        res.writeHead(200, { 'content-length': body.length });
+        res.write(body.subarray(0, body.length >> 1));
+      }),
+    plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
+    env: { DAEMON_DOWNLOAD_STALL_TIMEOUT: '300ms' },
+    code: EXIT.UPGRADE_FAILED,
+    error: (s) => failed(`download of ${s.base}/chaind-v2.tar.gz stalled: no data for 300ms (received ${tgz(GOOD).length >> 1} of ${tgz(GOOD).length} bytes)`),
     backup: true,
     hits: 1,
   },
@@ -187,7 +204,7 @@ describe('hostile upgrades under chainvisor run', () => {
       const write = `fs.writeFileSync(path.join(home, 'data', 'upgrade-info.json'), ${JSON.stringify(text)});`;
       writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', text ? `${write} process.exit(10);` : 'process.exit(3);');
       const before = snapshot(h.data);
-      const { code, stderr } = await chainvisor(['run', 'start'], env()).exit;
+      const { code, stderr } = await chainvisor(['run', 'start'], env(c.env)).exit;
 
       assert.equal(code, c.code, stderr);
       const errors = stderr.split('\n').filter((l) => l.includes(' ERR '));

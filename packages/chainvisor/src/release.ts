@@ -8,6 +8,7 @@ export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
     allowInsecureHttp: cfg.allowInsecureHttp,
     maxBytes: cfg.downloadMaxBytes,
+    stallTimeoutMs: cfg.downloadStallTimeoutMs,
     // a bar on a terminal, progress lines in a log file, nothing when our logs are off
     progress: cfg.disableLogs ? 'none' : process.stderr.isTTY ? 'bar' : 'lines',
     log: (m) => log.info(m),

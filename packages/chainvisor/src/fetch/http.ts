@@ -16,6 +16,51 @@ function causeOf(err: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** A duration as the settings write it: 60s, 300ms. */
+function showMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * Aborts a request when `ms` pass with nothing received. A server that accepts the connection and then
+ * goes silent would otherwise hold the halted validator for undici's 5-minute idle timeouts, with a
+ * cryptic message; this says what happened, after the operator's DAEMON_DOWNLOAD_STALL_TIMEOUT.
+ * The owner must call stop() on every exit path, so no timer outlives the request.
+ */
+export class Stall {
+  /** true once the timer fired: the abort that follows is a stall, not some other failure */
+  fired = false;
+  private timer: NodeJS.Timeout | undefined;
+  constructor(
+    readonly ms: number,
+    private readonly ac: AbortController,
+  ) {}
+  /** (Re)starts the count: before the request, on each response and on each body chunk. */
+  kick(): void {
+    // refresh() re-arms the same timer: cheaper than a new one per chunk
+    if (this.timer) this.timer.refresh();
+    else {
+      this.timer = setTimeout(() => {
+        this.fired = true;
+        this.ac.abort();
+      }, this.ms);
+    }
+  }
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+  /** The 'stalled' error for a request that got no answer at all. */
+  noResponse(url: URL): FetchError {
+    return new FetchError('stalled', `download of ${displayUrl(url)} stalled: no response for ${showMs(this.ms)}`);
+  }
+  /** The 'stalled' error for a body that stopped arriving. */
+  noData(shown: string, received: number, total: number | null): FetchError {
+    const of = total === null ? '' : ` of ${total}`;
+    return new FetchError('stalled', `download of ${shown} stalled: no data for ${showMs(this.ms)} (received ${received}${of} bytes)`);
+  }
+}
+
 export interface Opened {
   readonly res: Response;
   readonly url: URL;
@@ -24,17 +69,20 @@ export interface Opened {
 /**
  * GETs `url`, following at most MAX_REDIRECTS redirects. Every hop must pass the same scheme policy as
  * the first URL, and an https → http downgrade is refused unless insecure http is allowed. Non-2xx
- * final answers are 'http-status' errors.
+ * final answers are 'http-status' errors. With `stall` (whose controller aborts `signal`), a hop that gets no
+ * answer within its timeout is 'stalled'; each answer restarts the count.
  */
-export async function openUrl(url: URL, allowInsecureHttp: boolean, signal: AbortSignal): Promise<Opened> {
+export async function openUrl(url: URL, allowInsecureHttp: boolean, signal: AbortSignal, stall?: Stall): Promise<Opened> {
   let current = url;
   for (let hop = 0; ; hop++) {
     let res: Response;
     try {
       res = await fetch(current, { redirect: 'manual', signal, headers: { 'accept-encoding': 'identity' } });
     } catch (err) {
+      if (stall?.fired) throw stall.noResponse(current);
       throw new FetchError('network', `download of ${displayUrl(current)} failed: ${causeOf(err)}`);
     }
+    stall?.kick();
     if (REDIRECT.has(res.status)) {
       await res.body?.cancel().catch(() => {});
       const loc = res.headers.get('location');
@@ -80,26 +128,35 @@ export interface Downloaded {
   readonly hashMs: number;
 }
 
+export interface DownloadOptions {
+  readonly allowInsecureHttp: boolean;
+  readonly maxBytes: number;
+  readonly stallTimeoutMs: number;
+  readonly algo: 'sha256' | 'sha512';
+  readonly progress: (total: number | null) => Progress;
+}
+
 const FLUSH_AT = 1 << 20; // write in ~1 MiB batches, overlapping the disk write with the next reads
 
 /**
  * Streams the body of `url` to `file`, hashing as it goes. Aborts early with 'too-large' past maxBytes
  * (before reading anything when Content-Length already says so); an early end or dropped connection is
- * 'truncated'.
+ * 'truncated'; no response, or no body data, for stallTimeoutMs is 'stalled'.
  */
-export async function downloadTo(
-  url: URL,
-  file: string,
-  o: {
-    allowInsecureHttp: boolean;
-    maxBytes: number;
-    algo: 'sha256' | 'sha512';
-    progress: (total: number | null) => Progress;
-  },
-): Promise<Downloaded> {
+export async function downloadTo(url: URL, file: string, o: DownloadOptions): Promise<Downloaded> {
   const ac = new AbortController();
+  const stall = new Stall(o.stallTimeoutMs, ac);
   const t0 = performance.now();
-  const { res, url: finalUrl } = await openUrl(url, o.allowInsecureHttp, ac.signal);
+  stall.kick();
+  try {
+    return await streamTo(url, file, o, ac, stall, t0);
+  } finally {
+    stall.stop();
+  }
+}
+
+async function streamTo(url: URL, file: string, o: DownloadOptions, ac: AbortController, stall: Stall, t0: number): Promise<Downloaded> {
+  const { res, url: finalUrl } = await openUrl(url, o.allowInsecureHttp, ac.signal, stall);
   const shown = displayUrl(finalUrl);
   const total = contentLength(res);
   if (total !== null && total > o.maxBytes) {
@@ -142,14 +199,21 @@ export async function downloadTo(
         hashMs += performance.now() - h0;
         batch.push(chunk);
         batchBytes += chunk.byteLength;
-        if (batchBytes >= FLUSH_AT) await flush();
+        if (batchBytes >= FLUSH_AT) {
+          // a slow disk is not a silent server: the count pauses while we wait for our own write
+          stall.stop();
+          await flush();
+        }
         progress.update(received);
+        stall.kick();
       }
     } catch (err) {
       if (err instanceof FetchError) throw err;
+      if (stall.fired) throw stall.noData(shown, received, total);
       const of = total === null ? '' : ` of ${total}`;
       throw new FetchError('truncated', `download of ${shown} was cut short: received ${received}${of} bytes (${causeOf(err)})`);
     }
+    stall.stop();
     if (total !== null && received !== total) {
       throw new FetchError('truncated', `download of ${shown} was cut short: received ${received} of ${total} bytes`);
     }

@@ -10,7 +10,7 @@ import { hex, serve, tarGzOf, tgz, type Served } from './testkit.ts';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const logs: string[] = [];
-const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, progress: 'none', log: (m) => logs.push(m) };
+const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000, progress: 'none', log: (m) => logs.push(m) };
 
 let srv: Served;
 let root: string;
@@ -359,7 +359,7 @@ describe('installRelease: interrupted attempts', () => {
     const src: ReleaseSource = { url: `${srv.base}${path}`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', body) } };
     const script = `
       import { installRelease } from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};
-      await installRelease(${JSON.stringify(src)}, { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30,
+      await installRelease(${JSON.stringify(src)}, { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000,
         progress: 'lines', log: (m) => console.log(m), destDir: ${JSON.stringify(dest)}, daemonName: 'chaind' });`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));
@@ -379,5 +379,47 @@ describe('installRelease: interrupted attempts', () => {
     srv.file(path, body);
     const r = await installRelease(src, opts());
     await assertInstalled(r.binaryPath, body.toString('utf8'));
+  });
+});
+
+describe('installRelease: stalled servers', () => {
+  // the 300 ms stall timeout keeps these quick; each test's own timeout is the backstop against a hang
+  const quick = (): InstallOptions => opts({ stallTimeoutMs: 300 });
+
+  it('fails a body that stops arriving without the connection closing, and leaves nothing behind', { timeout: 10_000 }, async () => {
+    srv.route(`/${n}/stuck.tar.gz`, (_req, res) => {
+      res.writeHead(200, { 'content-length': 1000 });
+      res.write(Buffer.alloc(100, 1)); // then nothing, and the socket stays open
+    });
+    const src: ReleaseSource = { url: `${srv.base}/${n}/stuck.tar.gz`, platform: 'any', checksum: { algo: 'sha256', hex: 'ab'.repeat(32) } };
+    await refused(installRelease(src, quick()), 'stalled', `download of ${src.url} stalled: no data for 300ms (received 100 of 1000 bytes)`);
+  });
+
+  it('fails a server that accepts the request and never answers', { timeout: 10_000 }, async () => {
+    srv.route(`/${n}/silent`, () => {}); // no headers, no body, no close
+    const src: ReleaseSource = { url: `${srv.base}/${n}/silent`, platform: 'any', checksum: { algo: 'sha256', hex: 'ab'.repeat(32) } };
+    await refused(installRelease(src, quick()), 'stalled', `download of ${src.url} stalled: no response for 300ms`);
+  });
+
+  it('lets a slow but steady download finish: every chunk restarts the count', { timeout: 10_000 }, async () => {
+    const body = Buffer.from(BIN);
+    const path = `/${n}/steady`;
+    // ~700 ms in all, over twice the stall timeout, one 4-byte piece every 100 ms
+    srv.route(path, (_req, res) => {
+      res.writeHead(200, { 'content-length': body.length });
+      let at = 0;
+      const t = setInterval(() => {
+        res.write(body.subarray(at, at + 4));
+        at += 4;
+        if (at >= body.length) {
+          clearInterval(t);
+          res.end();
+        }
+      }, 100);
+      res.on('close', () => clearInterval(t));
+    });
+    const r = await installRelease({ url: `${srv.base}${path}`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', body) } }, quick());
+    await assertInstalled(r.binaryPath);
+    assert.equal(r.bytes, body.length);
   });
 });

@@ -206,6 +206,7 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     const dl = await downloadTo(url, file, {
       allowInsecureHttp: o.allowInsecureHttp,
       maxBytes: o.maxBytes,
+      stallTimeoutMs: o.stallTimeoutMs,
       algo: checksum?.algo ?? 'sha256',
       progress: (total) => makeProgress(o.progress, fileName, total, o.log),
     });

@@ -6,7 +6,7 @@ import { serve, type Served } from './testkit.ts';
 const SHA256 = 'ab'.repeat(32);
 const SHA512 = 'cd'.repeat(64);
 const own = platformKey();
-const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, progress: 'none', log: () => {} };
+const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000, progress: 'none', log: () => {} };
 const info = (binaries: Record<string, unknown>): string => JSON.stringify({ binaries });
 
 async function refused(p: Promise<unknown>, kind: string, message: string): Promise<void> {
@@ -164,6 +164,17 @@ describe('resolveRelease with info as a URL', () => {
       'scheme',
       'refusing to download http://mirror.invalid/info.json: plain http to mirror.invalid is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)',
     );
+  });
+
+  it('fails an info server that never answers, or stops mid-document, after the stall timeout', { timeout: 10_000 }, async () => {
+    srv.route('/silent.json', () => {}); // accepts the request, sends nothing, keeps the socket open
+    srv.route('/stuck.json', (_req, res) => {
+      res.writeHead(200);
+      res.write('{"binaries":'); // then nothing
+    });
+    const quick = { ...policy, stallTimeoutMs: 300 };
+    await refused(resolveRelease(`${srv.base}/silent.json`, quick), 'stalled', `download of ${srv.base}/silent.json stalled: no response for 300ms`);
+    await refused(resolveRelease(`${srv.base}/stuck.json`, quick), 'stalled', `download of ${srv.base}/stuck.json stalled: no data for 300ms (received 12 bytes)`);
   });
 
   it('reports info at a URL that is not JSON', async () => {

@@ -1,7 +1,7 @@
 // resolveRelease: plan.info → the URL (and checksum) of this platform's release.
 import { createHash } from 'node:crypto';
 import { FetchError } from './errors.ts';
-import { openUrl } from './http.ts';
+import { openUrl, Stall } from './http.ts';
 import {
   archiveFormat,
   assertFetchable,
@@ -15,6 +15,8 @@ import {
 
 /** chainvisor's default size cap: 2 GiB */
 export const DEFAULT_MAX_BYTES = 2 * 1024 ** 3;
+/** chainvisor's default stall timeout: 60 s */
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
 export interface FetchPolicy {
   /** DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM (chainvisor's default: true). md5/sha1 are refused regardless. */
@@ -23,6 +25,8 @@ export interface FetchPolicy {
   readonly allowInsecureHttp: boolean;
   /** size cap in bytes (chainvisor's default: 2 GiB) */
   readonly maxBytes: number;
+  /** fail with 'stalled' when nothing arrives for this long: no response, or no body data (chainvisor's default: 60 s) */
+  readonly stallTimeoutMs: number;
   /** 'bar' on a TTY (to stderr), 'lines' = a log line every ~10 % or 2 s */
   readonly progress: 'bar' | 'lines' | 'none';
   readonly log: (msg: string) => void;
@@ -62,21 +66,31 @@ async function fetchInfo(raw: string, o: FetchPolicy): Promise<string> {
   const { url, checksum } = splitMagicParams(given);
   const shown = displayUrl(url);
   const sum = checksum === null ? null : parseChecksum(checksum, shown);
-  const { res } = await openUrl(url, o.allowInsecureHttp, AbortSignal.timeout(60_000));
+  const ac = new AbortController();
+  const stall = new Stall(o.stallTimeoutMs, ac);
   const chunks: Uint8Array[] = [];
   let n = 0;
+  stall.kick();
   try {
-    for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
-      n += c.byteLength;
-      if (n > MAX_INFO_BYTES) {
-        await res.body?.cancel().catch(() => {});
-        throw new FetchError('too-large', `upgrade info at ${shown} is over ${MAX_INFO_BYTES} bytes`);
+    // the 60 s cap stays: a document this small that trickles in for longer is not worth waiting for
+    const { res } = await openUrl(url, o.allowInsecureHttp, AbortSignal.any([ac.signal, AbortSignal.timeout(60_000)]), stall);
+    try {
+      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+        n += c.byteLength;
+        if (n > MAX_INFO_BYTES) {
+          await res.body?.cancel().catch(() => {});
+          throw new FetchError('too-large', `upgrade info at ${shown} is over ${MAX_INFO_BYTES} bytes`);
+        }
+        chunks.push(c);
+        stall.kick();
       }
-      chunks.push(c);
+    } catch (err) {
+      if (err instanceof FetchError) throw err;
+      if (stall.fired) throw stall.noData(shown, n, null);
+      throw new FetchError('truncated', `upgrade info at ${shown} was cut short after ${n} bytes`);
     }
-  } catch (err) {
-    if (err instanceof FetchError) throw err;
-    throw new FetchError('truncated', `upgrade info at ${shown} was cut short after ${n} bytes`);
+  } finally {
+    stall.stop();
   }
   const body = Buffer.concat(chunks);
   if (sum) {
