@@ -18,6 +18,7 @@ import {
   type AppModule,
   type Tx,
 } from './index.ts';
+import { blockRequest } from './testing.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -118,16 +119,7 @@ function initChain(app: BaseApp, appState: unknown = {}): void {
   app.initChain({ time: time(0), chainId: 'test-1', validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
 }
 function block(app: BaseApp, height: bigint, txs: Uint8Array[] = []) {
-  return app.finalizeBlock({
-    txs,
-    decidedLastCommit: { round: 0, votes: [] },
-    misbehavior: [],
-    hash: new Uint8Array(32),
-    height,
-    time: time(Number(height)),
-    nextValidatorsHash: new Uint8Array(32),
-    proposerAddress: new Uint8Array(20),
-  });
+  return app.finalizeBlock(blockRequest(height, height, txs));
 }
 const read = (app: BaseApp, store: string, key: string): string | undefined => {
   const r = app.query({ path: `/store/${store}/key`, data: utf8(key), height: 0n, prove: false });

@@ -14,6 +14,7 @@ import { bankModule } from '../x/bank/index.ts';
 import { COMETBFT_ED25519_TYPE, ED25519_PUBKEY_TYPE_URL, validatorsModule, type ValidatorsModule } from '../x/validators/index.ts';
 import { testConsensusKey } from '../x/validators/testutil.ts';
 import { GenesisError, defaultConsensusParams, parseGenesis, toRequestInitChain, validateGenesis, writeGenesis, type GenesisDoc } from './index.ts';
+import { blockRequest } from '../app/testing.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -200,16 +201,7 @@ describe('InitChain from the genesis document', () => {
     assert.deepEqual(init.validators, byOperator.map((i) => ({ pubKey: { ed25519: testConsensusKey(i) }, power: BigInt(10 * (i + 1)) })));
     assert.equal(app.info({ version: '', blockVersion: 0n, p2pVersion: 0n, abciVersion: '' }).lastBlockHeight, 0n, 'nothing committed before the first block');
 
-    const fin = app.finalizeBlock({
-      txs: [],
-      decidedLastCommit: { round: 0, votes: [] },
-      misbehavior: [],
-      hash: new Uint8Array(32),
-      height: 5n,
-      time: { seconds: doc.genesisTime.seconds + 5n, nanos: 0 },
-      nextValidatorsHash: new Uint8Array(32),
-      proposerAddress: new Uint8Array(20),
-    });
+    const fin = app.finalizeBlock(blockRequest(5n, doc.genesisTime.seconds + 5n));
     app.commit();
     const info = app.info({ version: '', blockVersion: 0n, p2pVersion: 0n, abciVersion: '' });
     assert.equal(info.data, 'chaind');

@@ -16,6 +16,7 @@ import { AccountKeeper } from './keeper.ts';
 import { FEE_COLLECTOR_NAME } from './keys.ts';
 import { authModule } from './module.ts';
 import { removeTmpDirs, sendMsg, testKey, tmpDir } from './testutil.ts';
+import { blockRequest } from '../../app/testing.ts';
 
 after(removeTmpDirs);
 
@@ -47,16 +48,7 @@ function pinApp(): { app: BaseApp<DecodedTx>; block: (txs: Uint8Array[]) => Resp
   let height = 0n;
   const block = (txs: Uint8Array[]): ResponseFinalizeBlock => {
     height++;
-    const res = app.finalizeBlock({
-      txs,
-      decidedLastCommit: { round: 0, votes: [] },
-      misbehavior: [],
-      hash: new Uint8Array(32),
-      height,
-      time: { seconds: 1_000n + height, nanos: 0 },
-      nextValidatorsHash: new Uint8Array(32),
-      proposerAddress: new Uint8Array(20),
-    });
+    const res = app.finalizeBlock(blockRequest(height, 1_000n + height, txs));
     app.commit();
     return res;
   };

@@ -18,6 +18,7 @@ import { newAnteHandler } from './ante.ts';
 import { AccountKeeper } from './keeper.ts';
 import { FEE_COLLECTOR_NAME } from './keys.ts';
 import { authModule } from './module.ts';
+import { blockRequest } from '../../app/testing.ts';
 
 export const CHAIN_ID = 'auth-test-1';
 export const DENOM = 'stake';
@@ -150,16 +151,7 @@ export function testApp(o: TestAppOptions = {}): TestApp {
     ak,
     block(txs) {
       height++;
-      const res = app.finalizeBlock({
-        txs,
-        decidedLastCommit: { round: 0, votes: [] },
-        misbehavior: [],
-        hash: new Uint8Array(32),
-        height,
-        time: { seconds: 1_000n + height, nanos: 0 },
-        nextValidatorsHash: new Uint8Array(32),
-        proposerAddress: new Uint8Array(20),
-      });
+      const res = app.finalizeBlock(blockRequest(height, 1_000n + height, txs));
       app.commit();
       return res;
     },

@@ -22,6 +22,7 @@ import { DEFAULT_PREFIX, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { CommitMultiStore, ScratchMultiStore, toHex, utf8 } from '../../store/index.ts';
 import { addCoins, coinsToString, parseCoins, type Coin } from '../../types/index.ts';
 import { BankKeeper, bankErrors, bankModule, balanceKey, supplyKey, MSG_SEND_TYPE_URL, type BankGenesisJSON, type BankModule, type BankModuleOptions } from './index.ts';
+import { blockRequest } from '../../app/testing.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -78,16 +79,7 @@ function initChain(app: BaseApp, bank: unknown): Uint8Array {
   return app.initChain({ time: time(0), chainId: 'test-1', validators: [], appStateBytes: utf8(JSON.stringify({ bank })), initialHeight: 1n }).appHash;
 }
 function block(app: BaseApp, height: bigint, txs: Uint8Array[] = []) {
-  const res = app.finalizeBlock({
-    txs,
-    decidedLastCommit: { round: 0, votes: [] },
-    misbehavior: [],
-    hash: new Uint8Array(32),
-    height,
-    time: time(Number(height)),
-    nextValidatorsHash: new Uint8Array(32),
-    proposerAddress: new Uint8Array(20),
-  });
+  const res = app.finalizeBlock(blockRequest(height, height, txs));
   app.commit();
   return res;
 }

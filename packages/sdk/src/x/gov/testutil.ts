@@ -27,6 +27,7 @@ import { authModule } from '../auth/module.ts';
 import { bankModule } from '../bank/module.ts';
 import type { GovKeeper } from './keeper.ts';
 import { govModule } from './module.ts';
+import { blockRequest } from '../../app/testing.ts';
 
 export const CHAIN_ID = 'gov-test-1';
 export const DENOM = 'stake';
@@ -215,16 +216,7 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
       height++;
       time += advance;
       pending.clear();
-      const res = app.finalizeBlock({
-        txs,
-        decidedLastCommit: { round: 0, votes: [] },
-        misbehavior: [],
-        hash: new Uint8Array(32),
-        height,
-        time: { seconds: time, nanos: 0 },
-        nextValidatorsHash: new Uint8Array(32),
-        proposerAddress: new Uint8Array(20),
-      });
+      const res = app.finalizeBlock(blockRequest(height, time, txs));
       app.commit();
       return res;
     },

@@ -22,6 +22,7 @@ import {
   type ValidatorsModule,
 } from './index.ts';
 import { testConsensusKey } from './testutil.ts';
+import { blockRequest } from '../../app/testing.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -55,16 +56,7 @@ function start(genesis: unknown): Started {
   });
   app.load();
   app.initChain({ time: { seconds: 0n, nanos: 0 }, chainId: CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify({ validators: genesis })), initialHeight: 1n });
-  app.finalizeBlock({
-    txs: [],
-    decidedLastCommit: { round: 0, votes: [] },
-    misbehavior: [],
-    hash: new Uint8Array(32),
-    height: 1n,
-    time: { seconds: 1n, nanos: 0 },
-    nextValidatorsHash: new Uint8Array(32),
-    proposerAddress: new Uint8Array(20),
-  });
+  app.finalizeBlock(blockRequest(1n, 1n));
   app.commit();
   const read = <R>(fn: (ctx: Context) => R): R => {
     const snap = app.store.snapshot();
