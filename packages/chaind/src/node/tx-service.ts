@@ -87,7 +87,7 @@ export async function checkTx(node: TxNode, tx: Uint8Array): Promise<ResponseChe
   refuse(m, tx, hash);
   return m.inArrivalOrder(tx, () => {
     refuse(m, tx, hash);
-    return m.add(tx);
+    return m.add(tx, hash);
   });
 }
 

@@ -122,12 +122,12 @@ export class Mempool {
   /**
    * Admits a tx: size and capacity checks (CometBFT's texts), then the app's CheckTx; kept when it
    * passes. The response is CheckTx's, or the mempool's own refusal (txTooLarge, txInMempoolCache,
-   * mempoolIsFull) without running CheckTx.
+   * mempoolIsFull) without running CheckTx. `txHashBytes`: the tx's hash when the caller has it already.
    */
-  add(txBytes: Uint8Array): ResponseCheckTx {
+  add(txBytes: Uint8Array, txHashBytes?: Uint8Array): ResponseCheckTx {
     const size = txBytes.length;
     if (size > this.maxTxBytes) return refusal(errors.txTooLarge.wrap(`max size is ${this.maxTxBytes} bytes, got ${size}`));
-    const hash = hex(txHash(txBytes));
+    const hash = hex(txHashBytes ?? txHash(txBytes));
     if (this.byHash.has(hash)) return refusal(errors.txInMempoolCache.wrap(`tx ${hash}`));
     if (this.byHash.size >= this.maxTxs || this.totalBytes + size > this.maxTxsBytes) {
       return refusal(
