@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
 import { moduleAddress, SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
 import { CommitMultiStore } from '@chaind/sdk/store';
-import { decodeTx, type DecodedTx } from '@chaind/sdk/tx';
+import { decodeSignedParts, decodeTx, type DecodedTx } from '@chaind/sdk/tx';
 import { fromProtoCoins } from '@chaind/sdk/types';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
@@ -114,14 +114,12 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       app.appVersion = v;
     },
   });
-  // a tx pre-verified is decoded once: CheckTx and the block get the same bytes object (a decoded tx is never changed)
-  const decoded = new WeakMap<Uint8Array, DecodedTx>();
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,
     store: CommitMultiStore.open(o.dbPath),
     modules,
-    txDecoder: (bytes) => decoded.get(bytes) ?? decodeTx(bytes),
+    txDecoder: decodeTx,
     chainId: o.chainId,
     logger,
   });
@@ -156,9 +154,9 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       if (verifyThreads < 1 || closed) return Promise.resolve();
       let triples: SignatureTriple[];
       try {
-        const d = decodeTx(tx);
-        decoded.set(tx, d);
-        triples = app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, d));
+        // not the body: nothing decoded here is kept for CheckTx, so a burst of arrivals holds little
+        const parts = decodeSignedParts(tx);
+        triples = app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, parts));
       } catch {
         return Promise.resolve(); // not a tx: CheckTx gives the error
       }

@@ -53,4 +53,13 @@ describe('signatures verified ahead of CheckTx', () => {
       await c.close();
     }
   });
+
+  test('a closed app refuses CheckTx and queries with a clear error, and pre-verifies nothing', async () => {
+    const c = TestChain.open(newHome());
+    const tx = c.tx(ALICE, [send('5')]);
+    await c.close();
+    await c.chain.preverify(tx);
+    assert.throws(() => c.app.checkTx({ tx, type: CheckTxType.NEW }), /^AppError: the app is closed: its committed state was released$/);
+    assert.throws(() => c.app.withQueryContext(() => 0), /the app is closed/);
+  });
 });

@@ -80,7 +80,7 @@ function refuse(m: TxNode['mempool'], tx: Uint8Array, hash: Uint8Array): void {
  * then the mempool's add, which runs the app's CheckTx; its failures are results. Admissions run in
  * arrival order while the signatures of the txs behind are verified on worker threads.
  */
-export async function checkTx(node: TxNode, tx: Uint8Array): Promise<ResponseCheckTx> {
+export async function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<ResponseCheckTx> {
   const m = node.mempool;
   const hash = txHash(tx);
   // refused at once when it already must be; checked again in turn, when txs ahead may have filled the pool

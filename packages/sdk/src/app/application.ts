@@ -22,7 +22,7 @@ import {
   type ResponseQuery,
   type ValidatorUpdate,
 } from 'cosmjs-types/tendermint/abci/types';
-import { defaultStoreLoader, ScratchMultiStore, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
+import { defaultStoreLoader, ScratchMultiStore, withReadCache, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
 import { Context, type BlockHeader, type ExecMode, type Timestamp } from './context.ts';
 import { abciError, CodedError, errors } from './errors.ts';
 import { BasicGasMeter, InfiniteGasMeter, type GasMeter } from './gas.ts';
@@ -106,10 +106,15 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private initialHeight = 1n;
   private genesisPending = false;
   private pendingHeight: bigint | null = null;
-  /** The committed state `withQueryContext` reads, taken on first use after each commit. */
-  private committedSnap: Snapshot | null = null;
   private lastHeader: BlockHeader | null = null;
-  private checkSnapshot: Snapshot | null = null;
+  /**
+   * The last committed state, read by the check state and `withQueryContext`, taken at each commit. Its
+   * point reads are cached: the node pre-verifies a tx (reading its signer's account), then CheckTx reads
+   * that account again, and the fee payer's balance twice.
+   */
+  private committedSnap: Snapshot | null = null;
+  /** The tx runTx decoded last, with its bytes (a decoded tx is never changed). */
+  private lastDecoded: { readonly bytes: Uint8Array; readonly tx: T } | null = null;
   private checkState: ScratchMultiStore | null = null;
 
   constructor(o: BaseAppOptions<T>) {
@@ -239,7 +244,6 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     this.assertLoaded();
     if (this.pendingHeight === null) throw new AppError('Commit without a finalized block');
     this.store.commit(this.pendingHeight);
-    this.releaseQuerySnapshot();
     this.pendingHeight = null;
     this.genesisPending = false;
     this.resetCheckState();
@@ -255,9 +259,9 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   }
 
   private resetCheckState(): void {
-    this.checkSnapshot?.release();
-    this.checkSnapshot = this.store.snapshot();
-    this.checkState = new ScratchMultiStore(this.checkSnapshot);
+    this.committedSnap?.release();
+    this.committedSnap = withReadCache(this.store.snapshot());
+    this.checkState = new ScratchMultiStore(this.committedSnap);
   }
 
   /** The header queries and CheckTx run under: the last block's, or a synthetic one after a restart. */
@@ -270,7 +274,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   checkTx(req: RequestCheckTx): ResponseCheckTx {
     this.assertLoaded();
     const mode: ExecMode = req.type === CheckTxType.RECHECK ? 'recheck' : 'check';
-    const state = this.checkState as ScratchMultiStore;
+    const state = this.checkState;
+    if (state === null) throw new AppError('the app is closed: its committed state was released');
     const r = this.runTx(mode, req.tx, state, this.stateHeader(this.lastBlockHeight + 1n));
     return { code: r.code, data: r.data, log: r.log, info: r.info, gasWanted: r.gasWanted, gasUsed: r.gasUsed, events: r.events, codespace: r.codespace };
   }
@@ -286,9 +291,13 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     }
   }
 
-  /** The app's decoding of tx bytes (throws on bytes that are no tx). */
+  /**
+   * The app's decoding of tx bytes (throws on bytes that are no tx). The tx runTx decoded last is not
+   * decoded again: the mempool reads the sender of the tx CheckTx just admitted.
+   */
   decodeTx(bytes: Uint8Array): T {
-    return this.txDecoder(bytes);
+    const last = this.lastDecoded;
+    return last !== null && last.bytes === bytes ? last.tx : this.txDecoder(bytes);
   }
 
   prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal {
@@ -326,6 +335,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     let tx: T;
     try {
       tx = this.txDecoder(bytes);
+      this.lastDecoded = { bytes, tx };
     } catch (e) {
       // a decoder that already chose a registered error keeps it; anything else is a parse error
       return failedTx(e instanceof CodedError ? e : errors.txDecode.wrap(e instanceof Error ? e.message : String(e)), 0n, 0n, []);
@@ -370,16 +380,15 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   /** Runs `fn` over a read-only view of the latest committed state (writes are discarded). */
   withQueryContext<R>(fn: (ctx: Context) => R): R {
     this.assertLoaded();
-    // one snapshot per committed height, not per call: taking one reads and decodes the store registry,
-    // which cost more than the reads of the node's per-tx uses (signatures to pre-verify, queries)
-    this.committedSnap ??= this.store.snapshot();
+    if (this.committedSnap === null) throw new AppError('the app is closed: its committed state was released');
     return fn(this.queryContext(this.committedSnap));
   }
 
-  /** Drops the snapshot `withQueryContext` reads (at each commit, and before the store closes). */
+  /** Releases the committed state CheckTx and `withQueryContext` read (before the store closes). */
   releaseQuerySnapshot(): void {
     this.committedSnap?.release();
     this.committedSnap = null;
+    this.checkState = null;
   }
 
   /** ABCI Query: gRPC method paths through the query router, and `/store/<name>/key` raw reads. Latest height only. */

@@ -91,12 +91,6 @@ interface Thread {
   alive: boolean;
 }
 
-/**
- * Batches a worker may have queued. An idle worker gets whatever is waiting at once (one tx's latency);
- * a busy one gets a second full batch, so it does not sit idle until the main thread, busy admitting
- * the txs it verified, reads its answer.
- */
-const MAX_IN_FLIGHT = 2;
 
 export interface SignatureVerifyPoolOptions {
   /** Verified triples go here; the ante handler reads them. */
@@ -159,15 +153,21 @@ export class SignatureVerifyPool {
     );
   }
 
+  /**
+   * A full batch goes at once to the live thread with the fewest batches queued: the workers verify while
+   * the main thread is still busy (pre-verifying a burst of arrivals, or admitting what they verified) and
+   * cannot read their answers. What is left, a partial batch, goes only to an idle thread.
+   */
   private dispatch(): void {
-    for (const t of this.threads) {
-      while (t.alive && this.queue.length > 0 && (t.batches.length === 0 || (t.batches.length < MAX_IN_FLIGHT && this.queue.length >= this.maxBatch))) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        t.batches.push(batch);
-        t.worker.ref();
-        const msg = pack(batch);
-        t.worker.postMessage(msg, [msg]);
-      }
+    while (this.queue.length > 0) {
+      let t: Thread | undefined;
+      for (const x of this.threads) if (x.alive && (t === undefined || x.batches.length < t.batches.length)) t = x;
+      if (t === undefined || (t.batches.length > 0 && this.queue.length < this.maxBatch)) return;
+      const batch = this.queue.splice(0, this.maxBatch);
+      t.batches.push(batch);
+      t.worker.ref();
+      const msg = pack(batch);
+      t.worker.postMessage(msg, [msg]);
     }
   }
 

@@ -5,7 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { open } from 'lmdb';
-import { CacheKVStore, CommitMultiStore, nextStoreHash, upgradeStoreLoader, storeUpgradesFromJSON, toHex, utf8, type Entry } from './index.ts';
+import {
+  CacheKVStore,
+  CommitMultiStore,
+  nextStoreHash,
+  upgradeStoreLoader,
+  storeUpgradesFromJSON,
+  toHex,
+  utf8,
+  withReadCache,
+  type Entry,
+  type ReadKVStore,
+  type Snapshot,
+} from './index.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -308,6 +320,71 @@ describe('commit and app hash', () => {
     assert.equal(now.height, 2n);
     assert.deepEqual(keys(now.getStore('s').iterator()), ['a=2', 'b=3']);
     now.release();
+    await ms.close();
+  });
+});
+
+describe('a snapshot with cached reads (what CheckTx and the node\'s pre-verification read)', () => {
+  /** `snap` with a count of the point reads that reach it. */
+  function counted(snap: Snapshot): { snap: Snapshot; reads: () => number } {
+    let n = 0;
+    const wrap = (st: ReadKVStore): ReadKVStore => ({
+      get: (k) => (n++, st.get(k)),
+      has: (k) => (n++, st.has(k)),
+      iterator: (a, z) => st.iterator(a, z),
+      reverseIterator: (a, z) => st.reverseIterator(a, z),
+    });
+    return { snap: { ...snap, getStore: (name) => wrap(snap.getStore(name)), release: () => snap.release() }, reads: () => n };
+  }
+
+  test('answers as the snapshot at its height while later blocks change and delete its keys; iteration sees every key', async () => {
+    const ms = openStore(tmp(), ['s', 't']);
+    for (let i = 0; i < 50; i++) ms.getStore('s').set(b(`k${i}`), b(`v${i}`));
+    ms.getStore('t').set(b('k1'), b('other store'));
+    ms.commit(1n);
+    const plain = ms.snapshot();
+    const cached = withReadCache(ms.snapshot(), 16);
+    for (let i = 0; i < 50; i += 2) ms.getStore('s').delete(b(`k${i}`));
+    ms.getStore('s').set(b('k1'), b('changed'));
+    ms.getStore('s').set(b('new'), b('x'));
+    ms.commit(2n);
+    assert.equal(cached.height, 1n);
+    // every key twice, in an order that overflows the 16-entry bound several times
+    for (const i of [...Array(60).keys(), ...[...Array(60).keys()].reverse()]) {
+      const k = b(`k${i}`);
+      assert.equal(s(cached.getStore('s').get(k)), s(plain.getStore('s').get(k)), `k${i}`);
+      assert.equal(cached.getStore('s').has(k), plain.getStore('s').has(k), `has k${i}`);
+    }
+    assert.equal(s(cached.getStore('s').get(b('new'))), undefined);
+    assert.equal(s(cached.getStore('t').get(b('k1'))), 'other store');
+    assert.deepEqual(keys(cached.getStore('s').iterator()), keys(plain.getStore('s').iterator()));
+    assert.deepEqual(keys(cached.getStore('s').reverseIterator(b('k3'), b('k31'))), ['k30=v30', 'k3=v3']);
+    cached.release();
+    plain.release();
+    assert.throws(() => cached.getStore('s'), /snapshot already released/);
+    await ms.close();
+  });
+
+  test('a key read again, present or absent, is not read from LMDB again, until the bound clears the cache', async () => {
+    const ms = openStore(tmp(), ['s']);
+    ms.getStore('s').set(b('a'), b('1'));
+    ms.commit(1n);
+    const c = counted(ms.snapshot());
+    const cached = withReadCache(c.snap, 3);
+    const st = cached.getStore('s');
+    assert.equal(s(st.get(b('a'))), '1');
+    assert.equal(st.has(b('missing')), false);
+    assert.equal(c.reads(), 2);
+    assert.equal(s(st.get(b('a'))), '1');
+    assert.equal(st.has(b('a')), true);
+    assert.equal(st.get(b('missing')), undefined);
+    assert.equal(c.reads(), 2);
+    st.get(b('x'));
+    st.get(b('y')); // a fourth key: the cache starts over with it
+    assert.equal(c.reads(), 4);
+    st.get(b('a'));
+    assert.equal(c.reads(), 5);
+    cached.release();
     await ms.close();
   });
 });

@@ -25,6 +25,16 @@ function part<T>(what: string, decode: (bytes: Uint8Array) => T, bytes: Uint8Arr
   }
 }
 
+/** What signing covers of a tx, and its signatures: a `DecodedTx` without its body decoded. */
+export type SignedTxParts = Pick<DecodedTx, 'authInfo' | 'signatures' | 'bodyBytes' | 'authInfoBytes'>;
+
+/** TxRaw and AuthInfo of TxRaw bytes, with `decodeTx`'s errors: enough to know what was signed, by whom. */
+export function decodeSignedParts(bytes: Uint8Array): SignedTxParts {
+  const raw: TxRaw = part('TxRaw', decodeTxRawMessage, bytes);
+  const authInfo: AuthInfo = part('AuthInfo', decodeAuthInfoMessage, raw.authInfoBytes);
+  return { authInfo, signatures: raw.signatures, bodyBytes: raw.bodyBytes, authInfoBytes: raw.authInfoBytes };
+}
+
 /**
  * Decodes TxRaw bytes into a `DecodedTx`. Only the wire format is checked here (a proposal whose txs
  * do not decode is rejected); meaning (signers, keys, fee) is the ante handler's.

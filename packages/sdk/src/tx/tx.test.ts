@@ -6,7 +6,7 @@ import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { CodedError, errors } from '../app/errors.ts';
 import { addressFromPublicKey, publicKeyFromPrivate, verifySignature } from '../crypto/index.ts';
-import { decodeSecp256k1PubKey, decodeTx, encodeSecp256k1PubKey, encodeTx, signDocBytes } from './index.ts';
+import { decodeSecp256k1PubKey, decodeSignedParts, decodeTx, encodeSecp256k1PubKey, encodeTx, signDocBytes } from './index.ts';
 
 const key = new Uint8Array(32).fill(7);
 const pub = publicKeyFromPrivate(key);
@@ -34,6 +34,9 @@ describe('decodeTx', () => {
     assert.deepEqual(tx.authInfoBytes, authInfoBytes);
     assert.equal(tx.size, bytes.length);
     assert.equal(tx.signatures.length, 1);
+    // what the node pre-verifies from: the same, without the body decoded
+    const parts = decodeSignedParts(bytes);
+    assert.deepEqual(parts, { authInfo: tx.authInfo, signatures: tx.signatures, bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes });
   });
 
   test('bytes that decode but re-encode differently are kept as sent (signatures cover them)', () => {
@@ -55,6 +58,17 @@ describe('decodeTx', () => {
     fails(Uint8Array.from([0xff, 0xff, 0xff]), /^cannot decode TxRaw: /);
     fails(TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish(), /^cannot decode TxBody: /);
     fails(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(), /^cannot decode AuthInfo: /);
+    // decodeSignedParts gives the same errors for the parts it reads, and does not read the body
+    const partsFail = (bytes: Uint8Array, re: RegExp): void => {
+      assert.throws(
+        () => decodeSignedParts(bytes),
+        (e: unknown) => e instanceof CodedError && errors.txDecode.is(e) && re.test(e.message),
+      );
+    };
+    partsFail(Uint8Array.from([0xff, 0xff, 0xff]), /^cannot decode TxRaw: /);
+    partsFail(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(), /^cannot decode AuthInfo: /);
+    const badBody = TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish();
+    assert.deepEqual(decodeSignedParts(badBody).bodyBytes, Uint8Array.from([0x0a, 0x05, 0x01]));
   });
 });
 

@@ -3,7 +3,7 @@
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import type { Context } from '../../app/context.ts';
 import { rawAddressFromPublicKey, type SignatureTriple } from '../../crypto/index.ts';
-import type { DecodedTx } from '../../tx/decode.ts';
+import type { SignedTxParts } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey } from '../../tx/pubkey.ts';
 import { signDocBytes } from '../../tx/sign.ts';
 import type { AccountKeeper } from './keeper.ts';
@@ -14,7 +14,7 @@ import type { AccountKeeper } from './keeper.ts';
  * yet or whose mode is not direct is left out: the ante handler verifies it itself. A wrong guess costs a
  * wasted verification, never a wrong answer: the ante handler only skips a triple that is exactly its own.
  */
-export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, tx: DecodedTx): SignatureTriple[] {
+export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, tx: SignedTxParts): SignatureTriple[] {
   const out: SignatureTriple[] = [];
   tx.authInfo.signerInfos.forEach((si, i) => {
     const signature = tx.signatures[i];
