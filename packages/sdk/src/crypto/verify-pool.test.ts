@@ -77,6 +77,42 @@ describe('signature verification pool', () => {
     }
   });
 
+  test('a stuck worker: what waits in the queue is verified by the calling thread in its idle turns, exactly as verifySignature', async () => {
+    const cache = new VerifiedSignatures();
+    const pool = new SignatureVerifyPool({ cache, maxBatch: 64, secp256k1Module: fileURLToPath(new URL('./testdata/hanging-secp256k1.cjs', import.meta.url)) });
+    try {
+      let firstAnswered = false;
+      // posted at once to the idle worker, which never answers
+      const first = pool.verify([triple(0)]).then((r) => ((firstAnswered = true), r));
+      // a partial batch is not posted to a busy worker: these wait in the queue
+      const queued = [triple(1), { ...triple(2), signDoc: Buffer.from('not what was signed') }, triple(3)];
+      assert.deepEqual(await pool.verify(queued), [true, false, true]);
+      assert.deepEqual([cache.has(queued[0]), cache.has(queued[1]), cache.has(queued[2])], [true, false, true]);
+      assert.equal(firstAnswered, false);
+      void first;
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('without helpInline the calling thread never verifies: queued triples wait for a worker', async () => {
+    const pool = new SignatureVerifyPool({
+      cache: new VerifiedSignatures(),
+      maxBatch: 64,
+      helpInline: false,
+      secp256k1Module: fileURLToPath(new URL('./testdata/hanging-secp256k1.cjs', import.meta.url)),
+    });
+    try {
+      void pool.verify([triple(0)]);
+      let answered = false;
+      void pool.verify([triple(1)]).then(() => (answered = true));
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(answered, false);
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('a closed pool answers false at once and verifies nothing', async () => {
     const cache = new VerifiedSignatures();
     const pool = new SignatureVerifyPool({ cache });
@@ -96,6 +132,19 @@ describe('signature verification pool', () => {
     cache.add(c);
     assert.deepEqual([cache.has(a), cache.has(b), cache.has(c), cache.size], [false, true, true, 2]);
     assert.throws(() => new VerifiedSignatures(0), /capacity must be a positive integer, got 0/);
+  });
+
+  test('two signatures that share their first bytes (one cache slot): the later replaces the earlier, never a false hit', () => {
+    const cache = new VerifiedSignatures();
+    const a = triple(1);
+    // a made-up signature with a's first 7 bytes: the cache is only ever given verified ones, but the
+    // slot is all it shares with a
+    const twin: SignatureTriple = { pubkey: triple(2).pubkey, signDoc: Buffer.from('twin'), signature: Buffer.concat([a.signature.subarray(0, 7), Buffer.alloc(57, 1)]) };
+    cache.add(a);
+    assert.equal(cache.has(twin), false);
+    cache.add(twin);
+    assert.deepEqual([cache.has(a), cache.has(twin), cache.size], [false, true, 1]);
+    assert.equal(cache.has({ ...twin, signature: twin.signature.subarray(0, 63) }), false, 'a short signature is never a hit');
   });
 
   test('well-formed signature bounds: r in [1, n-1], s in [1, n/2]', () => {

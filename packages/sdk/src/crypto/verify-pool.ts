@@ -6,7 +6,7 @@
 // is accepted never depends on the pool, so the state machine stays deterministic.
 import { Buffer } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
-import { isWellFormedSignature, SIGNATURE_LENGTH, secp256k1ModulePath } from './secp256k1.ts';
+import { isWellFormedSignature, SIGNATURE_LENGTH, secp256k1ModulePath, verifySignature } from './secp256k1.ts';
 
 export interface SignatureTriple {
   readonly pubkey: Uint8Array;
@@ -15,11 +15,14 @@ export interface SignatureTriple {
 }
 
 /**
- * Triples known to verify, keyed by signature; bounded, the oldest forgotten first. The entries are
- * copies, so a cached triple never pins a whole tx buffer.
+ * Triples known to verify, found by a number drawn from the signature's first bytes (a lookup makes
+ * no string); bounded, the oldest forgotten first. Each entry is one buffer holding copies of the
+ * triple, so a cached triple never pins a whole tx buffer. Two signatures sharing a number only cost
+ * a cache miss: the older entry is replaced, and a hit needs all three parts equal.
  */
 export class VerifiedSignatures {
-  private readonly bySignature = new Map<string, { readonly pubkey: Buffer; readonly signDoc: Buffer }>();
+  /** Key length (u8) ‖ signature ‖ public key ‖ sign bytes. */
+  private readonly entries = new Map<number, Buffer>();
 
   constructor(readonly capacity = 65_536) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
@@ -27,25 +30,42 @@ export class VerifiedSignatures {
 
   /** True when exactly this triple verified before. */
   has(t: SignatureTriple): boolean {
-    const e = this.bySignature.get(latin1(t.signature));
-    return e !== undefined && e.pubkey.equals(t.pubkey) && e.signDoc.equals(t.signDoc);
+    if (t.signature.length !== SIGNATURE_LENGTH) return false;
+    const e = this.entries.get(signatureNumber(t.signature));
+    if (e === undefined) return false;
+    const kl = t.pubkey.length;
+    const at = 1 + SIGNATURE_LENGTH + kl;
+    return (
+      e.length === at + t.signDoc.length &&
+      e[0] === kl &&
+      e.compare(t.signature, 0, SIGNATURE_LENGTH, 1, 1 + SIGNATURE_LENGTH) === 0 &&
+      e.compare(t.pubkey, 0, kl, 1 + SIGNATURE_LENGTH, at) === 0 &&
+      e.compare(t.signDoc, 0, t.signDoc.length, at, e.length) === 0
+    );
   }
 
-  /** Remembers a triple that verified (callers add nothing else). */
+  /** Remembers a triple that verified (callers add nothing else: a well-formed 64-byte signature). */
   add(t: SignatureTriple): void {
-    const k = latin1(t.signature);
-    this.bySignature.delete(k);
-    this.bySignature.set(k, { pubkey: Buffer.from(t.pubkey), signDoc: Buffer.from(t.signDoc) });
-    if (this.bySignature.size > this.capacity) this.bySignature.delete(this.bySignature.keys().next().value as string);
+    const k = signatureNumber(t.signature);
+    const kl = t.pubkey.length;
+    const e = Buffer.allocUnsafe(1 + SIGNATURE_LENGTH + kl + t.signDoc.length);
+    e[0] = kl;
+    e.set(t.signature, 1);
+    e.set(t.pubkey, 1 + SIGNATURE_LENGTH);
+    e.set(t.signDoc, 1 + SIGNATURE_LENGTH + kl);
+    this.entries.delete(k);
+    this.entries.set(k, e);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as number);
   }
 
   get size(): number {
-    return this.bySignature.size;
+    return this.entries.size;
   }
 }
 
-function latin1(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+/** 53 bits of r's first 7 bytes: spread uniformly by any signer who did not choose them. */
+function signatureNumber(sig: Uint8Array): number {
+  return (((sig[0] << 24) | (sig[1] << 16) | (sig[2] << 8) | sig[3]) >>> 0) * 0x200000 + ((sig[4] << 13) | (sig[5] << 5) | (sig[6] >>> 3));
 }
 
 // The worker: CommonJS evaluated from this string, so it runs the same from the sources (tsx) and from
@@ -53,7 +73,7 @@ function latin1(b: Uint8Array): string {
 // (64 bytes), sign bytes length (u32 LE), sign bytes. The answer: one byte per triple, 1 = verified.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
+const { hash } = require('node:crypto');
 const secp = require(workerData.secp256k1);
 parentPort.on('message', (ab) => {
   const b = Buffer.from(ab);
@@ -70,7 +90,7 @@ parentPort.on('message', (ab) => {
     const doc = b.subarray(o + 4, o + 4 + dl);
     o += 4 + dl;
     try {
-      out[i] = secp.ecdsaVerify(sig, createHash('sha256').update(doc).digest(), key) ? 1 : 0;
+      out[i] = secp.ecdsaVerify(sig, hash('sha256', doc, 'buffer'), key) ? 1 : 0;
     } catch {
       out[i] = 0;
     }
@@ -79,17 +99,44 @@ parentPort.on('message', (ab) => {
 });
 `;
 
+/** One `verify` call: its results, filled as answers come, and how many are still awaited. */
+interface Call {
+  readonly results: boolean[];
+  pending: number;
+  readonly resolve: (results: boolean[]) => void;
+}
+
+/** One triple of a call, at `index` in its results. */
 interface Job {
   readonly triple: SignatureTriple;
-  readonly done: (ok: boolean) => void;
+  readonly call: Call;
+  readonly index: number;
+}
+
+function settle(job: Job, ok: boolean): void {
+  const c = job.call;
+  c.results[job.index] = ok;
+  if (--c.pending === 0) c.resolve(c.results);
 }
 
 interface Thread {
   readonly worker: Worker;
   /** The batches posted to it and not yet answered, oldest first (it answers in order). */
   readonly batches: Job[][];
+  /** Triples in those batches. */
+  posted: number;
   alive: boolean;
 }
+
+/**
+ * Triples a worker may have posted and unanswered: about 60 ms of work, so a worker stays busy while
+ * the main thread, busy with a burst of arrivals, cannot read its answers; the rest wait in the queue,
+ * where the main thread can take them when it has nothing else to do.
+ */
+const MAX_POSTED = 1024;
+
+/** Triples the main thread verifies per event-loop turn when it helps (the workers' answers are read between turns). */
+const HELP_PER_TURN = 8;
 
 
 export interface SignatureVerifyPoolOptions {
@@ -103,6 +150,12 @@ export interface SignatureVerifyPoolOptions {
   readonly onWorkerError?: (error: Error) => void;
   /** The module the workers verify with (its `ecdsaVerify`); default: the backend this thread uses. */
   readonly secp256k1Module?: string;
+  /**
+   * The calling thread verifies queued triples itself when it has nothing else to do (in `setImmediate`
+   * turns, which run only once its pending work and callbacks are done), so a slow or busy worker never
+   * leaves it waiting idle. Default true.
+   */
+  readonly helpInline?: boolean;
 }
 
 /** Worker threads verifying secp256k1 signatures exactly as `verifySignature`, filling a `VerifiedSignatures`. */
@@ -111,18 +164,21 @@ export class SignatureVerifyPool {
   private readonly queue: Job[] = [];
   private readonly cache: VerifiedSignatures;
   private readonly maxBatch: number;
+  private readonly helpInline: boolean;
+  private helpScheduled = false;
   private closed = false;
 
   constructor(o: SignatureVerifyPoolOptions) {
     this.cache = o.cache;
     this.maxBatch = o.maxBatch ?? 256;
+    this.helpInline = o.helpInline ?? true;
     const n = o.threads ?? 1;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`threads must be a positive integer, got ${n}`);
     this.threads = Array.from({ length: n }, () => {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { secp256k1: o.secp256k1Module ?? secp256k1ModulePath } });
       // an idle pool must not keep the process alive
       worker.unref();
-      const t: Thread = { worker, batches: [], alive: true };
+      const t: Thread = { worker, batches: [], posted: 0, alive: true };
       worker.on('message', (answer: Uint8Array) => this.finish(t, answer));
       const fail = (e: Error): void => {
         if (!t.alive) return;
@@ -141,48 +197,74 @@ export class SignatureVerifyPool {
    * result per triple; false also when it could not be checked (pool closed, workers gone).
    */
   verify(triples: readonly SignatureTriple[]): Promise<boolean[]> {
-    return Promise.all(
-      triples.map((triple) => {
-        if (this.cache.has(triple)) return true;
-        if (this.closed || !this.threads.some((t) => t.alive) || !isWellFormedSignature(triple.pubkey, triple.signature)) return false;
-        return new Promise<boolean>((done) => {
-          this.queue.push({ triple, done });
-          this.dispatch();
-        });
-      }),
-    );
+    const results = new Array<boolean>(triples.length);
+    const waiting: number[] = [];
+    for (let i = 0; i < triples.length; i++) {
+      const triple = triples[i];
+      if (this.cache.has(triple)) results[i] = true;
+      else if (this.closed || !this.threads.some((t) => t.alive) || !isWellFormedSignature(triple.pubkey, triple.signature)) results[i] = false;
+      else waiting.push(i);
+    }
+    if (waiting.length === 0) return Promise.resolve(results);
+    // one promise per call, not per triple: a burst of arrivals keeps thousands of calls waiting
+    return new Promise<boolean[]>((resolve) => {
+      const call: Call = { results, pending: waiting.length, resolve };
+      for (const index of waiting) this.queue.push({ triple: triples[index], call, index });
+      this.dispatch();
+    });
   }
 
   /**
-   * A full batch goes at once to the live thread with the fewest batches queued: the workers verify while
-   * the main thread is still busy (pre-verifying a burst of arrivals, or admitting what they verified) and
-   * cannot read their answers. What is left, a partial batch, goes only to an idle thread.
+   * A full batch goes to the live thread with the fewest triples posted, while it has room: the workers
+   * verify while the main thread is still busy (pre-verifying a burst of arrivals, or admitting what they
+   * verified) and cannot read their answers. A partial batch goes only to an idle thread.
    */
   private dispatch(): void {
     while (this.queue.length > 0) {
       let t: Thread | undefined;
-      for (const x of this.threads) if (x.alive && (t === undefined || x.batches.length < t.batches.length)) t = x;
-      if (t === undefined || (t.batches.length > 0 && this.queue.length < this.maxBatch)) return;
-      const batch = this.queue.splice(0, this.maxBatch);
+      for (const x of this.threads) if (x.alive && (t === undefined || x.posted < t.posted)) t = x;
+      if (t === undefined) return;
+      const n = Math.min(this.queue.length, this.maxBatch);
+      if (t.posted > 0 && (n < this.maxBatch || t.posted + n > MAX_POSTED)) break;
+      const batch = this.queue.splice(0, n);
       t.batches.push(batch);
+      t.posted += n;
       t.worker.ref();
       const msg = pack(batch);
       t.worker.postMessage(msg, [msg]);
     }
+    if (this.helpInline && this.queue.length > 0 && !this.helpScheduled) {
+      this.helpScheduled = true;
+      setImmediate(() => this.help());
+    }
+  }
+
+  /** The main thread's turn: the oldest queued triples, verified here as `verifySignature` does. */
+  private help(): void {
+    this.helpScheduled = false;
+    if (this.closed) return;
+    for (const job of this.queue.splice(0, HELP_PER_TURN)) {
+      const { pubkey, signDoc, signature } = job.triple;
+      const ok = verifySignature(pubkey, signDoc, signature);
+      if (ok) this.cache.add(job.triple);
+      settle(job, ok);
+    }
+    this.dispatch();
   }
 
   /** The answer to `t`'s oldest batch; null when the worker died: all its batches go unverified. */
   private finish(t: Thread, answer: Uint8Array | null): void {
     const done = answer === null ? t.batches.splice(0) : t.batches.splice(0, 1);
+    for (const batch of done) t.posted -= batch.length;
     if (t.alive && t.batches.length === 0) t.worker.unref();
     for (const batch of done) {
       batch.forEach((job, i) => {
         const ok = answer !== null && answer[i] === 1;
         if (ok) this.cache.add(job.triple);
-        job.done(ok);
+        settle(job, ok);
       });
     }
-    if (!this.threads.some((x) => x.alive)) for (const job of this.queue.splice(0)) job.done(false);
+    if (!this.threads.some((x) => x.alive)) for (const job of this.queue.splice(0)) settle(job, false);
     else this.dispatch();
   }
 
@@ -190,7 +272,7 @@ export class SignatureVerifyPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.done(false);
+    for (const job of this.queue.splice(0)) settle(job, false);
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 }
