@@ -60,6 +60,35 @@ describe('admission', () => {
     assert.deepEqual(pool.reap(-1), txs);
   });
 
+  test('at most preverifyAhead txs are pre-verified ahead of the next admission; each admission starts the next', async () => {
+    const txs = [0n, 1n, 2n, 3n, 4n].map((seq) => tx(alice, seq));
+    const started: number[] = [];
+    const finish: (() => void)[] = [];
+    const preverify = (b: Uint8Array): Promise<void> => {
+      started.push(txs.indexOf(b));
+      return new Promise((resolve) => finish.push(resolve));
+    };
+    const { pool } = setup({ preverify, preverifyAhead: 2 });
+    const results = txs.map((b) => pool.inArrivalOrder(b, () => pool.add(b)));
+    const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+    assert.deepEqual(started, [0, 1]);
+    finish[1](); // the second finishes first: nothing is admitted, nothing more starts
+    await turn();
+    assert.deepEqual([started, pool.size()], [[0, 1], 0]);
+    finish[0]();
+    await turn();
+    // 0 and 1 admitted, in order; 2 and 3 started
+    assert.deepEqual([started, pool.size()], [[0, 1, 2, 3], 2]);
+    finish[2]();
+    finish[3]();
+    await turn();
+    assert.deepEqual(started, [0, 1, 2, 3, 4]);
+    finish[4]();
+    for (const r of await Promise.all(results)) ok(r);
+    assert.deepEqual(pool.reap(-1), txs);
+    assert.throws(() => new Mempool({ app: setup().t.app, preverifyAhead: 0 }), /preverifyAhead must be a positive integer, got 0/);
+  });
+
   test('a failing pre-verification only delays CheckTx; a throwing admission does not stop the ones behind it', async () => {
     const { pool } = setup({ preverify: () => Promise.reject(new Error('worker gone')) });
     const a0 = tx(alice, 0n);

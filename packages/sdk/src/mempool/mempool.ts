@@ -27,12 +27,19 @@ export interface MempoolOptions {
    * Starts verifying a tx's signatures off the main thread (the app's `preverify`); CheckTx then finds
    * them verified. Its outcome never decides admission, CheckTx does.
    */
-  readonly preverify?: (tx: Uint8Array) => Promise<void>;
+  readonly preverify?: (tx: Uint8Array) => Promise<unknown>;
+  /**
+   * Txs waiting for CheckTx whose pre-verification may run at once (default 1024, about 60 ms of one
+   * worker's verifying): enough to keep the workers busy, few enough that a burst of arrivals does not
+   * hold thousands of half-admitted txs in memory.
+   */
+  readonly preverifyAhead?: number;
 }
 
 export const DEFAULT_MAX_TXS = 5000;
 export const DEFAULT_MAX_TXS_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_TX_BYTES = 1024 * 1024;
+export const DEFAULT_PREVERIFY_AHEAD = 1024;
 
 export interface MempoolUpdate {
   /** Txs of the block that were in the pool. */
@@ -41,8 +48,19 @@ export interface MempoolUpdate {
   readonly dropped: number;
 }
 
+/** A tx waiting for its turn in `inArrivalOrder`. */
+interface Arrival {
+  readonly tx: Uint8Array;
+  readonly admit: () => unknown;
+  readonly resolve: (v: unknown) => void;
+  readonly reject: (e: unknown) => void;
+  /** Pre-verification finished (or failed, or there is none). */
+  ready: boolean;
+}
+
 interface Entry {
   readonly tx: Uint8Array;
+  /** `hashKey` of the tx's hash. */
   readonly hash: string;
   readonly sender: string;
   readonly sequence: bigint;
@@ -51,7 +69,10 @@ interface Entry {
   gasWanted: bigint;
 }
 
-const hex = (h: Uint8Array): string => Buffer.from(h).toString('hex').toUpperCase();
+const hex = (h: Uint8Array): string => Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString('hex').toUpperCase();
+/** A tx hash as the pool's Map key: its bytes as a latin1 string (half a hex string, no case to fold). */
+const hashKey = (h: Uint8Array): string => Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString('latin1');
+const HEX_HASH = /^[0-9a-fA-F]{64}$/;
 
 function refusal(e: CodedError): ResponseCheckTx {
   return { code: e.code, codespace: e.codespace, log: e.message, data: new Uint8Array(0), info: '', gasWanted: 0n, gasUsed: 0n, events: [] };
@@ -68,9 +89,13 @@ export class Mempool {
   readonly maxTxsBytes: number;
   readonly maxTxBytes: number;
   private readonly app: MempoolApp;
-  private readonly preverify: ((tx: Uint8Array) => Promise<void>) | undefined;
-  /** The last admission queued: each waits for the one before, so CheckTx state builds in arrival order. */
-  private admissions: Promise<unknown> = Promise.resolve();
+  private readonly preverify: ((tx: Uint8Array) => Promise<unknown>) | undefined;
+  private readonly preverifyAhead: number;
+  /** Txs not yet admitted, in arrival order from `next`; pre-verification started for those before `started`. */
+  private waiting: Arrival[] = [];
+  private next = 0;
+  private started = 0;
+  private pumping = false;
   private readonly byHash = new Map<string, Entry>();
   /** Sender → its entries sorted by (sequence, arrival). */
   private readonly bySender = new Map<string, Entry[]>();
@@ -81,6 +106,10 @@ export class Mempool {
   constructor(o: MempoolOptions) {
     this.app = o.app;
     this.preverify = o.preverify;
+    this.preverifyAhead = o.preverifyAhead ?? DEFAULT_PREVERIFY_AHEAD;
+    if (!Number.isSafeInteger(this.preverifyAhead) || this.preverifyAhead < 1) {
+      throw new RangeError(`preverifyAhead must be a positive integer, got ${this.preverifyAhead}`);
+    }
     this.maxTxs = o.maxTxs ?? DEFAULT_MAX_TXS;
     this.maxTxsBytes = o.maxTxsBytes ?? DEFAULT_MAX_TXS_BYTES;
     this.maxTxBytes = o.maxTxBytes ?? DEFAULT_MAX_TX_BYTES;
@@ -89,14 +118,64 @@ export class Mempool {
   /**
    * Runs `admit` (the node's refusals, then `add`) for `tx` after every earlier call's, once the tx's
    * signatures are pre-verified: the workers verify later txs while CheckTx runs on earlier ones, and a
-   * sender's sequence n is still checked before its n+1 that arrived after it.
+   * sender's sequence n is still checked before its n+1 that arrived after it. At most `preverifyAhead`
+   * txs are pre-verified ahead of the one admitted next.
    */
   inArrivalOrder<T>(tx: Uint8Array, admit: () => T): Promise<T> {
-    // a failed pre-verification only means CheckTx verifies inline
-    const verified = this.preverify?.(tx).catch(() => undefined);
-    const run = this.admissions.then(() => verified).then(admit);
-    this.admissions = run.catch(() => undefined);
-    return run;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ tx, admit, resolve: resolve as (v: unknown) => void, reject, ready: this.preverify === undefined });
+      this.pump();
+    });
+  }
+
+  /** Starts the pre-verifications the window allows, then admits every arrival at the head that is ready. */
+  private pump(): void {
+    // an admission that queues another arrival (nothing does today) is picked up by the running loop
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      this.pumpLoop();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private pumpLoop(): void {
+    const q = this.waiting;
+    for (;;) {
+      while (this.started < q.length && this.started - this.next < this.preverifyAhead) {
+        const a = q[this.started++];
+        const preverify = this.preverify;
+        if (preverify === undefined) continue;
+        // a failed pre-verification only means CheckTx verifies inline
+        const done = (): void => {
+          a.ready = true;
+          this.pump();
+        };
+        let p: Promise<unknown>;
+        try {
+          p = preverify(a.tx);
+        } catch {
+          a.ready = true;
+          continue;
+        }
+        p.then(done, done);
+      }
+      const a = q[this.next];
+      if (a === undefined || !a.ready) break;
+      this.next++;
+      try {
+        a.resolve(a.admit());
+      } catch (e) {
+        a.reject(e);
+      }
+    }
+    // drop the admitted prefix now and then, not on every admission
+    if (this.next > 1024 && this.next * 2 > q.length) {
+      this.waiting = q.slice(this.next);
+      this.started -= this.next;
+      this.next = 0;
+    }
   }
 
   /** Number of txs in the pool. */
@@ -116,7 +195,8 @@ export class Mempool {
 
   /** Whether a tx with this hash (sha256 of its bytes; raw or hex) is in the pool. */
   has(hash: Uint8Array | string): boolean {
-    return this.byHash.has(typeof hash === 'string' ? hash.toUpperCase() : hex(hash));
+    if (typeof hash !== 'string') return this.byHash.has(hashKey(hash));
+    return HEX_HASH.test(hash) && this.byHash.has(hashKey(Buffer.from(hash, 'hex')));
   }
 
   /**
@@ -127,8 +207,9 @@ export class Mempool {
   add(txBytes: Uint8Array, txHashBytes?: Uint8Array): ResponseCheckTx {
     const size = txBytes.length;
     if (size > this.maxTxBytes) return refusal(errors.txTooLarge.wrap(`max size is ${this.maxTxBytes} bytes, got ${size}`));
-    const hash = hex(txHashBytes ?? txHash(txBytes));
-    if (this.byHash.has(hash)) return refusal(errors.txInMempoolCache.wrap(`tx ${hash}`));
+    const hashBytes = txHashBytes ?? txHash(txBytes);
+    const hash = hashKey(hashBytes);
+    if (this.byHash.has(hash)) return refusal(errors.txInMempoolCache.wrap(`tx ${hex(hashBytes)}`));
     if (this.byHash.size >= this.maxTxs || this.totalBytes + size > this.maxTxsBytes) {
       return refusal(
         errors.mempoolIsFull.withText(
@@ -139,7 +220,7 @@ export class Mempool {
     const res = this.app.checkTx({ tx: txBytes, type: CheckTxType.NEW });
     if (res.code !== 0) return res;
     // CheckTx passed, so the app read the signers; a tx whose sender we still cannot read is kept, ordered alone
-    const key = txOrderKey(() => this.app.decodeTx(txBytes), this.app.modules.msgRouter) ?? { sender: `tx:${hash}`, sequence: 0n };
+    const key = txOrderKey(() => this.app.decodeTx(txBytes), this.app.modules.msgRouter) ?? { sender: `tx:${hex(hashBytes)}`, sequence: 0n };
     const tx = Uint8Array.prototype.slice.call(txBytes);
     this.insert({ tx, hash, sender: key.sender, sequence: key.sequence, arrival: this.arrivals++, gasWanted: res.gasWanted });
     return res;
@@ -207,7 +288,7 @@ export class Mempool {
     this.height = height;
     let committed = 0;
     for (const tx of committedTxs) {
-      const e = this.byHash.get(hex(txHash(tx)));
+      const e = this.byHash.get(hashKey(txHash(tx)));
       if (e === undefined) continue;
       this.remove(e);
       committed++;
