@@ -26,6 +26,8 @@ export interface MsgRoute<M = unknown, R = unknown> {
 /** Routes transaction messages by type URL (`/pkg.MsgName`) to their module's handler. */
 export class MsgRouter {
   private readonly routes = new Map<string, MsgRoute>();
+  /** The Any decoded last, as it was then, with its message (a decoded message is never changed). */
+  private lastDecoded: { readonly any: Any; readonly typeUrl: string; readonly value: Uint8Array; readonly decoded: { route: MsgRoute; msg: unknown } } | null = null;
 
   register<M, R>(route: MsgRoute<M, R>): void {
     if (!route.typeUrl.startsWith('/')) throw new Error(`type URL must start with "/": ${route.typeUrl}`);
@@ -45,6 +47,10 @@ export class MsgRouter {
 
   /** Decodes an Any into its message, refusing unknown types and undecodable bytes with a clear error. */
   decode(any: Any): { route: MsgRoute; msg: unknown } {
+    // the same Any decoded again is the common case: the ante handler reads a message's signers, then
+    // the block executes it, or the mempool reads the sender of the tx CheckTx just admitted
+    const last = this.lastDecoded;
+    if (last !== null && last.any === any && last.typeUrl === any.typeUrl && last.value === any.value) return last.decoded;
     const route = this.route(any.typeUrl);
     let msg: unknown;
     try {
@@ -52,7 +58,9 @@ export class MsgRouter {
     } catch (e) {
       throw errors.txDecode.wrap(`cannot decode ${any.typeUrl}: ${(e as Error).message}`);
     }
-    return { route, msg };
+    const decoded = { route, msg };
+    this.lastDecoded = { any, typeUrl: any.typeUrl, value: any.value, decoded };
+    return decoded;
   }
 
   /** Executes a decoded message and returns its response packed as an Any. */

@@ -87,16 +87,25 @@ export function rawAddressFromPublicKey(pubkey: Uint8Array): Uint8Array {
   if (pubkey.length !== PUBLIC_KEY_LENGTH || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
     throw errors.invalidPubKey.wrap(`expected a ${PUBLIC_KEY_LENGTH}-byte compressed secp256k1 public key, got ${pubkey.length} bytes`);
   }
-  const k = Buffer.from(pubkey.buffer, pubkey.byteOffset, pubkey.byteLength).toString('latin1');
+  // found by a number from the key's x coordinate (no string per lookup); a hit needs the whole key equal
+  const k = (((pubkey[1] << 24) | (pubkey[2] << 16) | (pubkey[3] << 8) | pubkey[4]) >>> 0) * 0x200000 + ((pubkey[5] << 13) | (pubkey[6] << 5) | (pubkey[7] >>> 3));
   const hit = addressCache.get(k);
-  if (hit !== undefined) return hit.slice();
+  if (hit !== undefined && startsWith(hit, pubkey)) return hit.slice(PUBLIC_KEY_LENGTH);
   const addr = ripemd160(sha256(pubkey));
   if (addressCache.size >= DECODED_CACHE_MAX) addressCache.clear();
-  addressCache.set(k, addr.slice());
+  const e = new Uint8Array(PUBLIC_KEY_LENGTH + addr.length);
+  e.set(pubkey, 0);
+  e.set(addr, PUBLIC_KEY_LENGTH);
+  addressCache.set(k, e);
   return addr;
 }
-/** Public key → address, for the same reason as the decoded-address cache. */
-const addressCache = new Map<string, Uint8Array>();
+
+function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
+  return true;
+}
+/** Public key → address, for the same reason as the decoded-address cache: each entry is key ‖ address. */
+const addressCache = new Map<number, Uint8Array>();
 
 export function addressFromPublicKey(pubkey: Uint8Array, prefix: string = DEFAULT_PREFIX): string {
   return toBech32(prefix, rawAddressFromPublicKey(pubkey));

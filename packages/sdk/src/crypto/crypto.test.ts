@@ -12,6 +12,7 @@ import {
   moduleAddress,
   privateKeyFromMnemonic,
   publicKeyFromPrivate,
+  rawAddressFromPublicKey,
   secp256k1Implementation,
   signDirect,
   toBech32,
@@ -137,6 +138,20 @@ describe('addresses', () => {
     const wrongTag = Uint8Array.from(pub);
     wrongTag[0] = 4;
     assert.throws(() => addressFromPublicKey(wrongTag), (e: unknown) => errors.invalidPubKey.is(e));
+  });
+
+  test('rawAddressFromPublicKey: each call gets its own copy; keys sharing their first bytes get their own addresses', () => {
+    const pub = publicKeyFromPrivate(privateKeyFromMnemonic(MNEMONIC));
+    const want = fromBech32(addressFromPublicKey(pub)).data;
+    const got = rawAddressFromPublicKey(pub);
+    got.fill(0);
+    assert.deepEqual(rawAddressFromPublicKey(pub), want);
+    // the same x-coordinate prefix (the cache's slot), another key: not the cached address
+    const other = Uint8Array.from(pub);
+    other[0] = pub[0] === 2 ? 3 : 2;
+    other[32] ^= 1;
+    assert.notDeepEqual(rawAddressFromPublicKey(other), want);
+    assert.deepEqual(rawAddressFromPublicKey(pub), want);
   });
 });
 

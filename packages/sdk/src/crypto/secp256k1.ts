@@ -2,11 +2,11 @@
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type * as Secp256k1 from 'secp256k1';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-/** OpenSSL's sha256: about 3x faster than the pure-JS one on the per-tx signature path. */
+/** OpenSSL's sha256 in one call (no Hash object): several times faster than the pure-JS one on a sign doc. */
 function sha256(b: Uint8Array): Uint8Array {
-  return createHash('sha256').update(b).digest();
+  return hash('sha256', b, 'buffer');
 }
 
 type Secp256k1Api = typeof Secp256k1;

@@ -1,5 +1,5 @@
 // What the mempool orders a tx by: its sender (the first signer) and that signer's sequence.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { MsgRouter } from '../app/router.ts';
 import type { DecodedTx } from '../tx/decode.ts';
 
@@ -12,8 +12,8 @@ export interface TxOrderKey {
 
 /** A tx's hash as CometBFT computes it: sha256 of the tx bytes. */
 export function txHash(tx: Uint8Array): Uint8Array {
-  // OpenSSL's: faster than the pure-JS one on a tx's few hundred bytes (ante-verify bench: ~3 µs vs 4-8 µs)
-  return createHash('sha256').update(tx).digest();
+  // OpenSSL's, in one call: faster than the pure-JS one, or a Hash object, on a tx's few hundred bytes
+  return hash('sha256', tx, 'buffer');
 }
 
 /** Sender and sequence of a tx; undefined when they cannot be read (the caller then orders it alone). */

@@ -324,9 +324,9 @@ export class BranchStore implements MultiStore {
     return new BranchStore(this);
   }
 
-  /** Applies this branch's writes to the parent, in store-name order. */
+  /** Applies this branch's writes to the parent. Each store's go to that store's own write set, so the order of the stores changes nothing. */
   write(): void {
-    for (const name of [...this.stores.keys()].sort()) this.stores.get(name)?.write();
+    for (const s of this.stores.values()) s.write();
     this.stores.clear();
   }
 }

@@ -57,8 +57,11 @@ function addSigner(out: Signer[], address: string, bytes: Uint8Array): void {
   out.push({ address, bytes });
 }
 
-/** Signers of the messages in order of first appearance, then the fee payer if it is not one (as the SDK's GetSigners). */
-function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): Signer[] {
+/**
+ * Signers of the messages in order of first appearance, then the fee payer if it is not one (as the
+ * SDK's GetSigners); and the fee payer: the first signer when the fee names none (undefined: no signer).
+ */
+function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): { signers: Signer[]; payer: Signer | undefined } {
   const out: Signer[] = [];
   for (const any of tx.msgs) {
     const { route, msg } = router.decode(any);
@@ -76,8 +79,9 @@ function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): S
       throw errors.invalidAddress.wrap(`invalid fee payer address "${payer}": ${(e as Error).message}`);
     }
     addSigner(out, payer, bytes);
+    return { signers: out, payer: { address: payer, bytes } };
   }
-  return out;
+  return { signers: out, payer: out[0] };
 }
 
 /** ExtensionOptionsDecorator: no extension options are understood, so any critical one is refused. */
@@ -128,7 +132,7 @@ interface FeeStep {
 }
 
 /** DeductFeeDecorator: positive gas, the node's minimum gas prices (CheckTx only), then the payer pays. */
-function deductFees(ctx: Context, tx: DecodedTx, fee: readonly FeeCoin[], signers: readonly Signer[], simulate: boolean, o: FeeStep): void {
+function deductFees(ctx: Context, tx: DecodedTx, fee: readonly FeeCoin[], payerSigner: Signer, simulate: boolean, o: FeeStep): void {
   const gas = tx.fee.gasLimit;
   if (!simulate && ctx.height > 0n && gas === 0n) throw errors.invalidGasLimit.wrap('must provide positive gas');
   if (!simulate && (ctx.mode === 'check' || ctx.mode === 'recheck') && o.gasPrices.length > 0) {
@@ -136,8 +140,8 @@ function deductFees(ctx: Context, tx: DecodedTx, fee: readonly FeeCoin[], signer
     if (!isAnyGTE(fee, required)) throw errors.insufficientFee.wrap(`insufficient fees; got: ${coinsString(fee)} required: ${coinsString(required)}`);
   }
   if (tx.fee.granter !== '') throw errors.invalidRequest.wrap('fee grants are not enabled');
-  const payer = tx.fee.payer !== '' ? tx.fee.payer : signers[0].address;
-  if (!o.ak.hasAccount(ctx, payer)) throw errors.unknownAddress.wrap(`fee payer address: ${payer} does not exist`);
+  const payer = payerSigner.address;
+  if (!o.ak.hasAccountByAddress(ctx, payerSigner.bytes)) throw errors.unknownAddress.wrap(`fee payer address: ${payer} does not exist`);
   if (fee.some((c) => c.amount !== 0n)) {
     if (!isValidCoins(fee)) throw errors.insufficientFee.wrap(`invalid fee amount: ${coinsString(fee)}`);
     try {
@@ -164,7 +168,7 @@ function setPubKeys(ctx: Context, tx: DecodedTx, signers: readonly Signer[], sim
     if (key !== undefined && !simulate && !equalBytes(rawAddressFromPublicKey(key), signer.bytes)) {
       throw errors.invalidPubKey.wrap(`pubKey does not match signer address ${signer.address} with signer index: ${i}`);
     }
-    let acc = ak.getAccount(ctx, signer.address);
+    let acc = ak.getAccountByAddress(ctx, signer.bytes);
     if (acc === undefined) throw errors.unknownAddress.wrap(`account ${signer.address} does not exist`);
     // stored with the sequence increment below: one account write per signer, not two
     if (key !== undefined && acc.pubKey === undefined) acc = { ...acc, pubKey: encodeSecp256k1PubKey(key) };
@@ -208,8 +212,8 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
 }
 
 /** IncrementSequenceDecorator (also stores a public key set on first use). */
-function incrementSequences(ctx: Context, accounts: readonly Account[], ak: AccountKeeper): void {
-  for (const acc of accounts) ak.updateAccount(ctx, { ...acc, sequence: acc.sequence + 1n });
+function incrementSequences(ctx: Context, accounts: readonly Account[], signers: readonly Signer[], ak: AccountKeeper): void {
+  accounts.forEach((acc, i) => ak.updateAccount(ctx, { ...acc, sequence: acc.sequence + 1n }, signers[i].bytes));
 }
 
 /** The ante handler for `DecodedTx`s, checks in the Cosmos SDK's order. */
@@ -218,17 +222,18 @@ export function newAnteHandler(o: AnteHandlerOptions): AnteHandler<DecodedTx> {
   const feeStep: FeeStep = { ak, deductFee: o.deductFee, gasPrices: parseGasPrices(o.minGasPrices ?? []) };
   return (ctx, tx, simulate) => {
     rejectExtensionOptions(tx);
-    const signers = requiredSigners(tx, o.msgRouter, ak);
+    const { signers, payer } = requiredSigners(tx, o.msgRouter, ak);
     const fee = validateBasic(tx, signers);
     const params = ak.getParams(ctx);
     checkSigCount(tx, params);
     checkTimeoutHeight(ctx, tx);
     checkMemo(tx, params);
     ctx.gasMeter.consume(params.txSizeCostPerByte * BigInt(tx.size), 'txSize');
-    deductFees(ctx, tx, fee, signers, simulate, feeStep);
+    // validateBasic refuses a tx without signers
+    deductFees(ctx, tx, fee, payer as Signer, simulate, feeStep);
     const accounts = setPubKeys(ctx, tx, signers, simulate, ak);
     consumeSigGas(ctx, accounts, simulate, params);
     verifySignatures(ctx, tx, accounts, simulate, o.verifiedSignatures);
-    incrementSequences(ctx, accounts, ak);
+    incrementSequences(ctx, accounts, signers, ak);
   };
 }

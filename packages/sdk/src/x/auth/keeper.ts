@@ -58,7 +58,12 @@ export class AccountKeeper {
   }
 
   hasAccount(ctx: Context, address: string): boolean {
-    return this.store(ctx).has(accountKey(this.addressBytes(address)));
+    return this.hasAccountByAddress(ctx, this.addressBytes(address));
+  }
+
+  /** Whether raw address bytes have an account (the ante handler has the bytes already). */
+  hasAccountByAddress(ctx: Context, address: Uint8Array): boolean {
+    return this.store(ctx).has(accountKey(address));
   }
 
   /** Stores an account, keeping the account-number → address index current. */
@@ -77,10 +82,11 @@ export class AccountKeeper {
 
   /**
    * Rewrites an existing account whose account number is unchanged (the ante handler's pubkey and
-   * sequence updates): one write, no read of the old record or of the number index.
+   * sequence updates): one write, no read of the old record or of the number index. `addressBytes`:
+   * the account's address decoded, when the caller has it.
    */
-  updateAccount(ctx: Context, acc: Account): void {
-    this.store(ctx).set(accountKey(this.addressBytes(acc.address)), encodeAccount(acc));
+  updateAccount(ctx: Context, acc: Account, addressBytes?: Uint8Array): void {
+    this.store(ctx).set(accountKey(addressBytes ?? this.addressBytes(acc.address)), encodeAccount(acc));
   }
 
   removeAccount(ctx: Context, address: string): void {
