@@ -20,6 +20,27 @@ test('the unlimited meter sums exactly across 2^53 and refunds exactly', () => {
   assert.equal(m.consumed(), 0n);
 });
 
+test('the limited meter: exact sums across 2^53, out of gas at the exact charge with the exact numbers, overflow past 2^64-1', () => {
+  const limit = 2n ** 53n + 100n;
+  const m = new BasicGasMeter(limit);
+  m.consume(2n ** 53n - 5n, 'a');
+  for (let i = 0; i < 30; i++) m.consume(3n, 'b'); // crosses 2^53: a Number sum would round
+  assert.equal(m.consumed(), 2n ** 53n + 85n);
+  m.consume(15n, 'c'); // exactly at the limit: not out of gas
+  assert.throws(() => m.consume(1n, 'ReadFlat'), /^CodedError: out of gas in location: ReadFlat; gasWanted: 9007199254741092, gasUsed: 9007199254741093/);
+  assert.equal(m.consumed(), limit + 1n, 'the failing charge is counted, as in the SDK');
+  m.refund(limit);
+  assert.equal(m.consumed(), 1n);
+
+  const small = new BasicGasMeter(1000n);
+  small.consume(999n, 'a');
+  assert.throws(() => small.consume(2n, 'WritePerByte'), /out of gas in location: WritePerByte; gasWanted: 1000, gasUsed: 1001/);
+  const full = new BasicGasMeter(2n ** 64n - 1n);
+  full.consume(2n ** 64n - 10n, 'a');
+  assert.throws(() => full.consume(20n, 'b'), /gas overflow in b/);
+  assert.equal(full.consumed(), 2n ** 64n - 10n, 'an overflowing charge is not counted');
+});
+
 test("the gas-metered store charges the SDK's KV costs per access", () => {
   const m = new InfiniteGasMeter();
   const s = new GasKVStore(new CacheKVStore(empty), m);

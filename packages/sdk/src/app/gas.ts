@@ -10,22 +10,53 @@ export interface GasMeter {
 }
 
 const MAX_GAS = 0xffffffffffffffffn;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** A meter with a limit: going past it throws the SDK's out-of-gas error (code 11). */
 export class BasicGasMeter implements GasMeter {
-  private used = 0n;
-  constructor(readonly limit: bigint) {}
+  /**
+   * Gas used as a Number while it stays an exact integer (a tx's gas is far below 2^53); past that, as
+   * a bigint (`big`). A store access charges several small amounts, and a bigint sum allocates on each.
+   */
+  private used = 0;
+  private big: bigint | null = null;
+  /** The limit as a Number for comparisons with `used` (Infinity when no Number reaches it exactly). */
+  private readonly limitNumber: number;
+  constructor(readonly limit: bigint) {
+    this.limitNumber = limit <= MAX_SAFE ? Number(limit) : Infinity;
+  }
   consumed(): bigint {
-    return this.used;
+    return this.big ?? BigInt(this.used);
   }
   consume(amount: bigint, descriptor: string): void {
+    if (this.big === null && amount <= MAX_SAFE) this.consumeNumber(Number(amount), descriptor);
+    else this.consumeBig(amount, descriptor);
+  }
+  /** `consume` of an exact integer amount given as a Number: the same checks and texts, no bigint made. */
+  consumeNumber(amount: number, descriptor: string): void {
     const next = this.used + amount;
-    if (next > MAX_GAS) throw errors.outOfGas.wrap(`gas overflow in ${descriptor}`);
+    if (this.big !== null || next > Number.MAX_SAFE_INTEGER) {
+      this.consumeBig(BigInt(amount), descriptor);
+      return;
+    }
     this.used = next;
+    if (next > this.limitNumber) throw errors.outOfGas.wrap(`out of gas in location: ${descriptor}; gasWanted: ${this.limit}, gasUsed: ${next}`);
+  }
+  private consumeBig(amount: bigint, descriptor: string): void {
+    const next = (this.big ?? BigInt(this.used)) + amount;
+    if (next > MAX_GAS) throw errors.outOfGas.wrap(`gas overflow in ${descriptor}`);
+    this.big = next;
     if (next > this.limit) throw errors.outOfGas.wrap(`out of gas in location: ${descriptor}; gasWanted: ${this.limit}, gasUsed: ${next}`);
   }
   refund(amount: bigint): void {
-    this.used = amount > this.used ? 0n : this.used - amount;
+    const used = this.consumed();
+    const left = amount > used ? 0n : used - amount;
+    if (left <= MAX_SAFE) {
+      this.used = Number(left);
+      this.big = null;
+    } else {
+      this.big = left;
+    }
   }
 }
 
@@ -66,7 +97,6 @@ export class InfiniteGasMeter implements GasMeter {
   }
 }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** cost × n for the small n of key and value lengths, computed once per (cost, n): no bigint work per access. */
 const perByteTables = new Map<bigint, bigint[]>();
