@@ -28,7 +28,10 @@ import { newAnteHandler, type Account } from '../packages/sdk/src/x/auth/index.t
 import { FEE_COLLECTOR } from '../packages/chaind/src/app.ts';
 import { checkTx as admitTx } from '../packages/chaind/src/node/tx-service.ts';
 import { BOB, CHAIN_ID, DENOM, TestChain } from '../packages/chaind/src/testing/harness.ts';
-import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
+import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
+
+// the node's code, timed in this process: under the Node flags chaind runs with
+runWithChaindNodeFlags();
 
 const N = 4000;
 const ROUNDS = 5;
@@ -42,6 +45,7 @@ header(
   `ante verify: ${si(N)} distinct signed bank sends (fresh signers, sequence 0, fee 200${DENOM}) admitted as the node admits them, median of ${ROUNDS} rounds`,
   'signature verifications/s through the ante handler (node admission: decode, ante, CheckTx) >= 0.8x raw native verifySignature calls on the same triples',
 );
+console.log(`   Node flags as chaind's launcher sets them: ${chaindNodeFlags().join(' ') || "none (BENCH_NODE_DEFAULTS=1: Node's defaults)"}`);
 console.log(`   secp256k1 backend: ${secp256k1Implementation}; each round runs on a fresh check state (an empty block is committed between rounds)`);
 console.log(`   and on txs never seen before (a memo per round): no round finds the signatures of another verified`);
 console.log(`   node admission = the node's path: Mempool.inArrivalOrder with ChainApp.preverify (signatures verified on ${VERIFY_THREADS} worker`);

@@ -8,7 +8,10 @@ import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { addressFromPublicKey, publicKeyFromPrivate, secp256k1Implementation, signDirect, verifySignature } from '../packages/sdk/src/crypto/index.ts';
 import { decodeTx, encodeTxParts, encodeTxRaw, signDocBytes } from '../packages/sdk/src/tx/index.ts';
 import { CHAIN_ID, DENOM, GENESIS_SECONDS, TestChain } from '../packages/chaind/src/testing/harness.ts';
-import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
+import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
+
+// the node's code, timed in this process: under the Node flags chaind runs with
+runWithChaindNodeFlags();
 
 const SENDERS = 2000;
 const BLOCK = 1000;
@@ -20,6 +23,7 @@ header(
   `bank send: ${BLOCKS} blocks of ${si(BLOCK)} signed MsgSend txs (${si(SENDERS)} senders, fee 200${DENOM}) through FinalizeBlock + Commit, one core`,
   'txs/s through FinalizeBlock + Commit, split into decode / signature verify / execute / commit; ratio to raw native verifies/s of the same signatures (the ceiling)',
 );
+console.log(`   Node flags as chaind's launcher sets them: ${chaindNodeFlags().join(' ') || "none (BENCH_NODE_DEFAULTS=1: Node's defaults)"}`);
 console.log(`   secp256k1 backend: ${secp256k1Implementation}; ${WARMUP_BLOCKS} warm-up blocks not counted; decode and verify timed alone on the same txs (median of 3 passes)`);
 
 const keys = Array.from({ length: SENDERS }, (_, i) => {

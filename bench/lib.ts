@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmarks: timing, medians, temp dirs and aligned output.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -49,3 +50,25 @@ export function cleanup(): void {
   while (dirs.length) rmSync(dirs.pop() as string, { recursive: true, force: true });
 }
 process.on('exit', cleanup);
+
+/** The Node flags chaind's launchers start it with: the shebang of packages/chaind/bin/chaind.js (releases copy it). */
+export function chaindNodeFlags(): string[] {
+  if (process.env.BENCH_NODE_DEFAULTS === '1') return [];
+  const shebang = readFileSync(new URL('../packages/chaind/bin/chaind.js', import.meta.url), 'utf8').split('\n')[0];
+  const m = /^#!\/usr\/bin\/env -S node(.*)$/.exec(shebang);
+  if (m === null) throw new Error(`unexpected chaind launcher shebang: ${shebang}`);
+  return m[1].trim().split(/\s+/).filter((f) => f !== '');
+}
+
+/**
+ * A bench that times the node's own code in process runs under the Node flags the node runs with:
+ * started without them, it runs itself again with them and exits with that run's status.
+ * BENCH_NODE_DEFAULTS=1 keeps Node's defaults, to compare.
+ */
+export function runWithChaindNodeFlags(): void {
+  if (process.env.BENCH_NODE_DEFAULTS === '1') return;
+  const flags = chaindNodeFlags().filter((f) => !process.execArgv.includes(f));
+  if (flags.length === 0) return;
+  const r = spawnSync(process.execPath, [...flags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}

@@ -96,7 +96,9 @@ function copyClosure(name, fromDir, stage, copied, optional = false) {
   for (const dep of Object.keys(pkg.optionalDependencies ?? {}).sort()) copyClosure(dep, dir, stage, copied, true);
 }
 
-const LAUNCHER = `#!/usr/bin/env node
+// the development launcher's shebang, Node flags included: a release runs as the sources do
+const SHEBANG = readFileSync(join(ROOT, 'packages/chaind/bin/chaind.js'), 'utf8').split('\n')[0];
+const LAUNCHER = `${SHEBANG}
 // chaind launcher: refuses a Node.js older than ${MIN_NODE} with a clear message, then runs the bundle beside it.
 'use strict';
 const [major, minor] = process.versions.node.split('.').map(Number);

@@ -112,7 +112,10 @@ describe('npm run release', { timeout: 600_000 }, () => {
       const launcher = join(x[v], 'bin/chaind');
       assert.ok(statSync(launcher).isFile());
       assert.equal(statSync(launcher).mode & 0o111, 0o111, 'executable');
-      assert.match(readFileSync(launcher, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+      // the development launcher's shebang, with chaind's Node flags
+      const shebang = readFileSync(join(ROOT, 'packages/chaind/bin/chaind.js'), 'utf8').split('\n')[0];
+      assert.equal(shebang, '#!/usr/bin/env -S node --max-semi-space-size=64');
+      assert.equal(readFileSync(launcher, 'utf8').split('\n')[0], shebang);
     }
     const v1 = readFileSync(join(x.v1, 'bin/chaind.mjs'), 'utf8');
     const v2 = readFileSync(join(x.v2, 'bin/chaind.mjs'), 'utf8');
