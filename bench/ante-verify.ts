@@ -34,7 +34,7 @@ import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFla
 runWithChaindNodeFlags();
 
 const N = 4000;
-const ROUNDS = 5;
+const ROUNDS = 7;
 /** Txs run untimed after each forced GC, so no timed piece pays for re-optimising the code a full GC threw away. */
 const WARM = 300;
 /** As ChainApp chooses: one per core beyond the first, at most 4. */

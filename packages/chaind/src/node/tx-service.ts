@@ -80,11 +80,16 @@ function refuse(m: TxNode['mempool'], tx: Uint8Array, hash: Uint8Array): void {
  * then the mempool's add, which runs the app's CheckTx; its failures are results. Admissions run in
  * arrival order while the signatures of the txs behind are verified on worker threads.
  */
-export async function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<ResponseCheckTx> {
+export function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<ResponseCheckTx> {
   const m = node.mempool;
   const hash = txHash(tx);
   // refused at once when it already must be; checked again in turn, when txs ahead may have filled the pool
-  refuse(m, tx, hash);
+  try {
+    refuse(m, tx, hash);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
   return m.inArrivalOrder(tx, () => {
     refuse(m, tx, hash);
     return m.add(tx, hash);
