@@ -91,8 +91,11 @@ export class Mempool {
   private readonly app: MempoolApp;
   private readonly preverify: ((tx: Uint8Array) => Promise<unknown>) | undefined;
   private readonly preverifyAhead: number;
-  /** Txs not yet admitted, in arrival order from `next`; pre-verification started for those before `started`. */
-  private waiting: Arrival[] = [];
+  /**
+   * Txs not yet admitted, in arrival order from `next` (the slots before it are emptied as they are
+   * admitted, so an admitted tx's bytes are not kept); pre-verification started for those before `started`.
+   */
+  private waiting: (Arrival | undefined)[] = [];
   private next = 0;
   private started = 0;
   private pumping = false;
@@ -144,7 +147,7 @@ export class Mempool {
     const q = this.waiting;
     for (;;) {
       while (this.started < q.length && this.started - this.next < this.preverifyAhead) {
-        const a = q[this.started++];
+        const a = q[this.started++] as Arrival;
         const preverify = this.preverify;
         if (preverify === undefined) continue;
         // a failed pre-verification only means CheckTx verifies inline
@@ -163,7 +166,7 @@ export class Mempool {
       }
       const a = q[this.next];
       if (a === undefined || !a.ready) break;
-      this.next++;
+      q[this.next++] = undefined;
       try {
         a.resolve(a.admit());
       } catch (e) {
