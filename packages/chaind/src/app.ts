@@ -1,8 +1,9 @@
+import { Buffer } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
 import { moduleAddress, SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
 import { CommitMultiStore } from '@chaind/sdk/store';
-import { decodeSignedParts, decodeTx, type DecodedTx } from '@chaind/sdk/tx';
+import { decodeSignedParts, decodeTx, decodeTxWithParts, type DecodedTx, type SignedTxParts } from '@chaind/sdk/tx';
 import { fromProtoCoins } from '@chaind/sdk/types';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
@@ -114,12 +115,16 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       app.appVersion = v;
     },
   });
+  const preDecoded = new PreDecoded();
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,
     store: CommitMultiStore.open(o.dbPath),
     modules,
-    txDecoder: decodeTx,
+    txDecoder: (bytes) => {
+      const parts = preDecoded.take(bytes);
+      return parts === undefined ? decodeTx(bytes) : decodeTxWithParts(bytes, parts);
+    },
     chainId: o.chainId,
     logger,
   });
@@ -154,8 +159,9 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       if (verifyThreads < 1 || closed) return Promise.resolve();
       let triples: SignatureTriple[];
       try {
-        // not the body: nothing decoded here is kept for CheckTx, so a burst of arrivals holds little
+        // not the body; CheckTx of these same bytes decodes only the body
         const parts = decodeSignedParts(tx);
+        preDecoded.put(tx, parts);
         triples = app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, parts));
       } catch {
         return Promise.resolve(); // not a tx: CheckTx gives the error
@@ -175,6 +181,30 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       await app.store.close();
     },
   };
+}
+
+/**
+ * TxRaw and AuthInfo decoded by pre-verification, handed to CheckTx's decode of the same bytes object,
+ * once. An entry holds a copy of the bytes it was decoded from: bytes changed in between (a caller
+ * reusing its buffer) are decoded afresh. Bounded, the oldest dropped first: a tx refused before its
+ * CheckTx leaves its entry behind.
+ */
+class PreDecoded {
+  private readonly entries = new Map<Uint8Array, { readonly copy: Uint8Array; readonly parts: SignedTxParts }>();
+
+  constructor(private readonly capacity = 4096) {}
+
+  put(bytes: Uint8Array, parts: SignedTxParts): void {
+    this.entries.set(bytes, { copy: Uint8Array.prototype.slice.call(bytes), parts });
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as Uint8Array);
+  }
+
+  take(bytes: Uint8Array): SignedTxParts | undefined {
+    const e = this.entries.get(bytes);
+    if (e === undefined) return undefined;
+    this.entries.delete(bytes);
+    return Buffer.compare(e.copy, bytes) === 0 ? e.parts : undefined;
+  }
 }
 
 /** The protocol version committed under key 0x3, which Info reports as the app version. */

@@ -44,6 +44,32 @@ describe('signatures verified ahead of CheckTx', () => {
     }
   });
 
+  test('bytes changed in place between pre-verification and CheckTx are checked as they are now', async () => {
+    const c = TestChain.open(newHome());
+    try {
+      const good = c.tx(ALICE, [send('5')]);
+      const bytes = Uint8Array.from(good);
+      await c.chain.preverify(bytes);
+      // the caller reuses its buffer: the last signature byte changes
+      bytes[bytes.length - 1] ^= 1;
+      const r = c.app.checkTx({ tx: bytes, type: CheckTxType.NEW });
+      assert.equal(r.code, 4, r.log);
+      // the untouched tx, pre-verified, is accepted with the same gas as without pre-verification
+      const other = TestChain.open(newHome());
+      try {
+        await c.chain.preverify(good);
+        const a = c.app.checkTx({ tx: good, type: CheckTxType.NEW });
+        const b = other.app.checkTx({ tx: Uint8Array.from(good), type: CheckTxType.NEW });
+        assert.equal(a.code, 0, a.log);
+        assert.deepEqual([a.gasUsed, a.events], [b.gasUsed, b.events]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await c.close();
+    }
+  });
+
   test('bytes that are no tx pre-verify to nothing, and CheckTx gives the decode error (code 2)', async () => {
     const c = TestChain.open(newHome());
     try {

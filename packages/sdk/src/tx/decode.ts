@@ -43,16 +43,28 @@ export function decodeTx(bytes: Uint8Array): DecodedTx {
   const raw: TxRaw = part('TxRaw', decodeTxRawMessage, bytes);
   const body: TxBody = part('TxBody', decodeTxBodyMessage, raw.bodyBytes);
   const authInfo: AuthInfo = part('AuthInfo', decodeAuthInfoMessage, raw.authInfoBytes);
-  const fee: Fee = authInfo.fee ?? { amount: [], gasLimit: 0n, payer: '', granter: '' };
+  return decoded(bytes, body, { authInfo, signatures: raw.signatures, bodyBytes: raw.bodyBytes, authInfoBytes: raw.authInfoBytes });
+}
+
+/**
+ * `decodeTx` of `bytes` whose `decodeSignedParts` is `parts` (the node pre-verified it): only the body
+ * is left to decode. The same result, and the same error for a body that does not decode.
+ */
+export function decodeTxWithParts(bytes: Uint8Array, parts: SignedTxParts): DecodedTx {
+  return decoded(bytes, part('TxBody', decodeTxBodyMessage, parts.bodyBytes), parts);
+}
+
+function decoded(bytes: Uint8Array, body: TxBody, parts: SignedTxParts): DecodedTx {
+  const fee: Fee = parts.authInfo.fee ?? { amount: [], gasLimit: 0n, payer: '', granter: '' };
   return {
     msgs: body.messages,
     gasLimit: fee.gasLimit,
     body,
-    authInfo,
+    authInfo: parts.authInfo,
     fee,
-    signatures: raw.signatures,
-    bodyBytes: raw.bodyBytes,
-    authInfoBytes: raw.authInfoBytes,
+    signatures: parts.signatures,
+    bodyBytes: parts.bodyBytes,
+    authInfoBytes: parts.authInfoBytes,
     size: bytes.length,
   };
 }
