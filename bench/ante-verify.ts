@@ -95,7 +95,7 @@ const accountNumbers = keys.map((k) => c.account(k.address).accountNumber);
 const ante = newAnteHandler({
   accountKeeper: chain.accounts,
   msgRouter: chain.app.modules.msgRouter,
-  deductFee: (ctx, payer, fee) => chain.bank.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR, fromProtoCoins(fee)),
+  deductFee: chain.bank.deductFeeTo(FEE_COLLECTOR),
 });
 
 function checkTxAll(txs: readonly Signed[]): number {

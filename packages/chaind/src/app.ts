@@ -4,7 +4,6 @@ import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '
 import { moduleAddress, SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
 import { CommitMultiStore } from '@chaind/sdk/store';
 import { decodeSignedParts, decodeTx, decodeTxWithParts, type DecodedTx, type SignedTxParts } from '@chaind/sdk/tx';
-import { fromProtoCoins } from '@chaind/sdk/types';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
@@ -132,7 +131,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     newAnteHandler({
       accountKeeper: accounts,
       msgRouter: modules.msgRouter,
-      deductFee: (ctx, payer, fee) => bank.keeper.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR, fromProtoCoins(fee)),
+      deductFee: bank.keeper.deductFeeTo(FEE_COLLECTOR),
       minGasPrices: o.minGasPrices,
       verifiedSignatures: verified,
     }),

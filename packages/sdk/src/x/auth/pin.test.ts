@@ -9,7 +9,6 @@ import { CheckTxType, type Event, type ResponseFinalizeBlock } from 'cosmjs-type
 import { BaseApp, ModuleManager } from '../../app/index.ts';
 import { CommitMultiStore, utf8 } from '../../store/index.ts';
 import { decodeTx, encodeTx, type DecodedTx, type TxSigner, type UnsignedTx } from '../../tx/index.ts';
-import { fromProtoCoins } from '../../types/index.ts';
 import { bankModule } from '../bank/index.ts';
 import { newAnteHandler } from './ante.ts';
 import { AccountKeeper } from './keeper.ts';
@@ -35,7 +34,7 @@ function pinApp(): { app: BaseApp<DecodedTx>; block: (txs: Uint8Array[]) => Resp
       accountKeeper: ak,
       msgRouter: mm.msgRouter,
       // as chaind wires it
-      deductFee: (ctx, payer, fee) => bank.keeper.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR_NAME, fromProtoCoins(fee)),
+      deductFee: bank.keeper.deductFeeTo(FEE_COLLECTOR_NAME),
     }),
   );
   app.load();

@@ -4,7 +4,8 @@ import type { Context } from '../../app/context.ts';
 import { errors } from '../../app/errors.ts';
 import { DEFAULT_PREFIX, fromBech32, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { bytesToKey, concatBytes, copyBytes, prefixEnd, utf8, type KVStore } from '../../store/index.ts';
-import { coinsToString, coinToString, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
+import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
+import { coinsToString, coinToString, fromProtoCoins, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import { bankErrors } from './errors.ts';
 
 export const BANK_MODULE_NAME = 'bank';
@@ -238,6 +239,11 @@ export class BankKeeper {
     const fromAddr = this.addressBytes(from);
     const toAddr = this.addressBytes(to);
     this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.canonical(to, toAddr), coins);
+  }
+
+  /** The ante handler's fee deduction (its `deductFee`): the fee from the payer to module `moduleName`, the fee collector. */
+  deductFeeTo(moduleName: string): (ctx: Context, payer: string, fee: readonly ProtoCoin[]) => void {
+    return (ctx, payer, fee) => this.sendCoinsFromAccountToModule(ctx, payer, moduleName, fromProtoCoins(fee));
   }
 
   sendCoinsFromAccountToModule(ctx: Context, from: AddressLike, moduleName: string, coins: readonly Coin[]): void {

@@ -18,7 +18,6 @@ import { BaseApp, Context, MemoryLogger, ModuleManager, errors, registerError, t
 import { addressFromPublicKey, moduleAddress, publicKeyFromPrivate } from '../../crypto/index.ts';
 import { CommitMultiStore, ScratchMultiStore, toHex, utf8 } from '../../store/index.ts';
 import { decodeTx, encodeTx, type DecodedTx } from '../../tx/index.ts';
-import { fromProtoCoins } from '../../types/coins.ts';
 import { accountFromAny, type Account } from '../auth/account.ts';
 import { newAnteHandler } from '../auth/ante.ts';
 import { AccountKeeper } from '../auth/keeper.ts';
@@ -175,7 +174,7 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
     newAnteHandler({
       accountKeeper: ak,
       msgRouter: mm.msgRouter,
-      deductFee: (ctx, payer, fee) => bank.keeper.sendCoinsFromAccountToModule(ctx, payer, FEE_COLLECTOR_NAME, fromProtoCoins(fee)),
+      deductFee: bank.keeper.deductFeeTo(FEE_COLLECTOR_NAME),
     }),
   );
   app.load();
