@@ -38,9 +38,10 @@ export interface ChainApp {
   readonly app: BaseApp<DecodedTx>;
   /**
    * Verifies the signatures of a tx about to be checked on worker threads (started on first use), so the
-   * ante handler finds them verified; resolves when done. Never fails and never decides admission.
+   * ante handler finds them verified; resolves when done, and is undefined when there is nothing to wait
+   * for (no thread, not a tx, or every signature already known). Never fails and never decides admission.
    */
-  preverify(tx: Uint8Array): Promise<void>;
+  preverify(tx: Uint8Array): Promise<unknown> | undefined;
   readonly upgrade: UpgradeKeeper;
   readonly accounts: AccountKeeper;
   readonly bank: BankKeeper;
@@ -154,8 +155,8 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     bank: bank.keeper,
     validators: validators.keeper,
     gov: gov.keeper,
-    preverify(tx: Uint8Array): Promise<void> {
-      if (verifyThreads < 1 || closed) return Promise.resolve();
+    preverify(tx: Uint8Array): Promise<unknown> | undefined {
+      if (verifyThreads < 1 || closed) return undefined;
       let triples: SignatureTriple[];
       try {
         // not the body; CheckTx of these same bytes decodes only the body
@@ -163,15 +164,15 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
         preDecoded.put(tx, parts);
         triples = app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, parts));
       } catch {
-        return Promise.resolve(); // not a tx: CheckTx gives the error
+        return undefined; // not a tx: CheckTx gives the error
       }
-      if (triples.length === 0) return Promise.resolve();
+      if (triples.length === 0) return undefined;
       pool ??= new SignatureVerifyPool({
         cache: verified,
         threads: verifyThreads,
         onWorkerError: (e) => logger.error('signature verification worker failed; the ante handler verifies inline', { err: e.message }),
       });
-      return pool.verify(triples).then(() => undefined);
+      return pool.verifyAhead(triples);
     },
     close: async () => {
       closed = true;

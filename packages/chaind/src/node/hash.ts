@@ -9,6 +9,7 @@ import { HashedParams, type ConsensusParams } from 'cosmjs-types/tendermint/type
 import { BlockID, CommitSig, type Commit, type Header, type PartSetHeader } from 'cosmjs-types/tendermint/types/types';
 import { SimpleValidator } from 'cosmjs-types/tendermint/types/validator';
 import { Consensus } from 'cosmjs-types/tendermint/version/types';
+import { txHash as mempoolTxHash } from '@chaind/sdk/mempool';
 
 /** `types.BlockPartSizeBytes`: a block's protobuf bytes travel (and are hashed) in 64 KiB parts. */
 export const BLOCK_PART_SIZE_BYTES = 65_536;
@@ -16,6 +17,7 @@ export const BLOCK_PART_SIZE_BYTES = 65_536;
 const EMPTY = new Uint8Array(0);
 
 export function sha256(...chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return txHash(chunks[0]);
   const h = createHash('sha256');
   for (const c of chunks) h.update(c);
   return new Uint8Array(h.digest());
@@ -57,9 +59,10 @@ export function merkleRoot(items: readonly Uint8Array[]): Uint8Array {
   return subtree(items, 0, items.length);
 }
 
-/** A tx's hash: the full 32-byte sha256 of its bytes (`crypto/tmhash`, `types.Tx.Hash`). */
+/** A tx's hash: the full 32-byte sha256 of its bytes (`crypto/tmhash`, `types.Tx.Hash`); the mempool's, as a plain Uint8Array. */
 export function txHash(tx: Uint8Array): Uint8Array {
-  return sha256(tx);
+  const b = mempoolTxHash(tx);
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /**

@@ -40,6 +40,10 @@ describe('signature verification pool', () => {
       assert.equal(cache.size, 1);
       assert.equal(cache.has(good), true);
       for (const [name, t] of cases.slice(1)) assert.equal(cache.has(t), false, name);
+      // verifyAhead: nothing to wait for when every triple is known or cannot verify; else the same answers
+      assert.equal(pool.verifyAhead([good, cases[5][1]]), undefined);
+      assert.deepEqual(await pool.verifyAhead([good, triple(3), cases[1][1]]), [true, true, false]);
+      assert.equal(cache.has(triple(3)), true);
     } finally {
       await pool.close();
     }

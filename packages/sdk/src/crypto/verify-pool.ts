@@ -134,10 +134,12 @@ interface Thread {
  * wait in the queue, where the main thread takes them when it has nothing else to do (with 1024 it
  * rarely found any, and admission measured about 10% slower).
  */
-const MAX_POSTED = 512;
+const MAX_POSTED = Number(process.env.POOL_POSTED ?? 512);
 
 /** Triples the main thread verifies per event-loop turn when it helps (the workers' answers are read between turns). */
-const HELP_PER_TURN = 8;
+const HELP_PER_TURN = Number(process.env.POOL_HELP ?? 8);
+(globalThis as unknown as { __pools: unknown[] }).__pools = [];
+export const helpCount = { n: 0 };
 
 
 export interface SignatureVerifyPoolOptions {
@@ -161,7 +163,7 @@ export interface SignatureVerifyPoolOptions {
 
 /** Worker threads verifying secp256k1 signatures exactly as `verifySignature`, filling a `VerifiedSignatures`. */
 export class SignatureVerifyPool {
-  private readonly threads: Thread[];
+  readonly threads: Thread[];
   private readonly queue: Job[] = [];
   private readonly cache: VerifiedSignatures;
   private readonly maxBatch: number;
@@ -171,7 +173,8 @@ export class SignatureVerifyPool {
 
   constructor(o: SignatureVerifyPoolOptions) {
     this.cache = o.cache;
-    this.maxBatch = o.maxBatch ?? 256;
+    this.maxBatch = o.maxBatch ?? Number(process.env.POOL_BATCH ?? 256);
+    (globalThis as unknown as { __pools: unknown[] }).__pools.push(this);
     this.helpInline = o.helpInline ?? true;
     const n = o.threads ?? 1;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`threads must be a positive integer, got ${n}`);
@@ -199,6 +202,19 @@ export class SignatureVerifyPool {
    */
   verify(triples: readonly SignatureTriple[]): Promise<boolean[]> {
     const results = new Array<boolean>(triples.length);
+    return this.submit(triples, results) ?? Promise.resolve(results);
+  }
+
+  /**
+   * As `verify`, for a caller that only waits for the cache to be filled: undefined when no triple needs
+   * a thread (each already known, or one that cannot verify), so it need not wait at all.
+   */
+  verifyAhead(triples: readonly SignatureTriple[]): Promise<boolean[]> | undefined {
+    return this.submit(triples, new Array<boolean>(triples.length));
+  }
+
+  /** Answers the triples it can at once; queues the rest under one promise (undefined: none queued). */
+  private submit(triples: readonly SignatureTriple[], results: boolean[]): Promise<boolean[]> | undefined {
     const waiting: number[] = [];
     for (let i = 0; i < triples.length; i++) {
       const triple = triples[i];
@@ -206,7 +222,7 @@ export class SignatureVerifyPool {
       else if (this.closed || !this.threads.some((t) => t.alive) || !isWellFormedSignature(triple.pubkey, triple.signature)) results[i] = false;
       else waiting.push(i);
     }
-    if (waiting.length === 0) return Promise.resolve(results);
+    if (waiting.length === 0) return undefined;
     // one promise per call, not per triple: a burst of arrivals keeps thousands of calls waiting
     return new Promise<boolean[]>((resolve) => {
       const call: Call = { results, pending: waiting.length, resolve };
@@ -247,6 +263,7 @@ export class SignatureVerifyPool {
     for (const job of this.queue.splice(0, HELP_PER_TURN)) {
       const { pubkey, signDoc, signature } = job.triple;
       const ok = verifySignature(pubkey, signDoc, signature);
+      helpCount.n++;
       if (ok) this.cache.add(job.triple);
       settle(job, ok);
     }

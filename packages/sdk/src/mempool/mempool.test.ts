@@ -89,6 +89,24 @@ describe('admission', () => {
     assert.throws(() => new Mempool({ app: setup().t.app, preverifyAhead: 0 }), /preverifyAhead must be a positive integer, got 0/);
   });
 
+  test('a tx with nothing to wait for (pre-verification gives undefined) is admitted in its turn, at once', async () => {
+    const txs = [0n, 1n, 2n].map((seq) => tx(alice, seq));
+    const finish: (() => void)[] = [];
+    // the middle tx's signatures are known already: nothing to wait for
+    const preverify = (b: Uint8Array): Promise<void> | undefined => (b === txs[1] ? undefined : new Promise((resolve) => finish.push(resolve)));
+    const { pool } = setup({ preverify });
+    const results = txs.map((b) => pool.inArrivalOrder(b, () => pool.add(b)));
+    const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+    await turn();
+    assert.equal(pool.size(), 0, 'not before the tx ahead of it');
+    finish[0]();
+    await turn();
+    assert.equal(pool.size(), 2, 'right behind it, in the same turn');
+    finish[1]();
+    for (const r of await Promise.all(results)) ok(r);
+    assert.deepEqual(pool.reap(-1), txs);
+  });
+
   test('a failing pre-verification only delays CheckTx; a throwing admission does not stop the ones behind it', async () => {
     const { pool } = setup({ preverify: () => Promise.reject(new Error('worker gone')) });
     const a0 = tx(alice, 0n);

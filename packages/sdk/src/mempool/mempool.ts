@@ -25,9 +25,9 @@ export interface MempoolOptions {
   readonly maxTxBytes?: number;
   /**
    * Starts verifying a tx's signatures off the main thread (the app's `preverify`); CheckTx then finds
-   * them verified. Its outcome never decides admission, CheckTx does.
+   * them verified; undefined when there is nothing to wait for. Its outcome never decides admission, CheckTx does.
    */
-  readonly preverify?: (tx: Uint8Array) => Promise<unknown>;
+  readonly preverify?: (tx: Uint8Array) => Promise<unknown> | undefined;
   /**
    * Txs waiting for CheckTx whose pre-verification may run at once (default 1024, about 60 ms of one
    * worker's verifying): enough to keep the workers busy, few enough that a burst of arrivals does not
@@ -89,7 +89,7 @@ export class Mempool {
   readonly maxTxsBytes: number;
   readonly maxTxBytes: number;
   private readonly app: MempoolApp;
-  private readonly preverify: ((tx: Uint8Array) => Promise<unknown>) | undefined;
+  private readonly preverify: ((tx: Uint8Array) => Promise<unknown> | undefined) | undefined;
   private readonly preverifyAhead: number;
   /**
    * Txs not yet admitted, in arrival order from `next` (the slots before it are emptied as they are
@@ -155,14 +155,14 @@ export class Mempool {
           a.ready = true;
           this.pump();
         };
-        let p: Promise<unknown>;
+        let p: Promise<unknown> | undefined;
         try {
           p = preverify(a.tx);
         } catch {
-          a.ready = true;
-          continue;
+          p = undefined;
         }
-        p.then(done, done);
+        if (p === undefined) a.ready = true;
+        else p.then(done, done);
       }
       const a = q[this.next];
       if (a === undefined || !a.ready) break;

@@ -52,19 +52,27 @@ export class CacheKVStore implements KVStore {
   private changeList: Change[] | null = null;
   /** Bumped on every write, so callers can cache what they derive from the write set. */
   writes = 0;
+  /**
+   * The last few reads that fell through to a parent write set, valid while that parent's `writes` is
+   * unchanged: a tx reads the same keys more than once (the fee payer's account and balance) through
+   * a branch that never holds them, and each fall-through costs a lookup in the block's large write set.
+   */
+  private readonly memo: ParentReads | null;
 
-  constructor(readonly parent: ReadKVStore) {}
+  constructor(readonly parent: ReadKVStore) {
+    this.memo = parent instanceof CacheKVStore ? new ParentReads(parent) : null;
+  }
 
   get(key: Uint8Array): Uint8Array | undefined {
     const i = this.slotOf(key);
     if (i !== undefined) return this.vs[i] < 0 ? undefined : this.vb.subarray(this.vs[i], this.ve[i]);
-    return this.parent.get(key);
+    return this.memo === null ? this.parent.get(key) : this.memo.get(key);
   }
 
   has(key: Uint8Array): boolean {
     const i = this.slotOf(key);
     if (i !== undefined) return this.vs[i] >= 0;
-    return this.parent.has(key);
+    return this.memo === null ? this.parent.has(key) : this.memo.get(key) !== undefined;
   }
 
   /** key vs the key of slot j, in byte order (<0, 0, >0). */
@@ -306,6 +314,55 @@ export class CacheKVStore implements KVStore {
     this.changeList = null;
     this.writes++;
   }
+}
+
+const PARENT_READS = 4;
+
+/**
+ * A few reads of a parent write set: key copies and the values read, dropped when the parent or a write
+ * set under it is written (their `writes` only grow, so their sum changes with any write).
+ */
+class ParentReads {
+  private readonly keys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(PARENT_READS);
+  private readonly values: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(PARENT_READS);
+  private readonly chain: CacheKVStore[] = [];
+  private next = 0;
+  private writes: number;
+
+  constructor(private readonly parent: CacheKVStore) {
+    for (let s: ReadKVStore = parent; s instanceof CacheKVStore; s = s.parent) this.chain.push(s);
+    this.writes = this.stamp();
+  }
+
+  private stamp(): number {
+    let n = 0;
+    for (const s of this.chain) n += s.writes;
+    return n;
+  }
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    const w = this.stamp();
+    if (w !== this.writes) {
+      this.keys.fill(undefined);
+      this.writes = w;
+    } else {
+      for (let j = 0; j < PARENT_READS; j++) {
+        const k = this.keys[j];
+        if (k !== undefined && sameBytes(k, key)) return this.values[j];
+      }
+    }
+    const v = this.parent.get(key);
+    this.keys[this.next] = Uint8Array.prototype.slice.call(key);
+    this.values[this.next] = v;
+    this.next = (this.next + 1) % PARENT_READS;
+    return v;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

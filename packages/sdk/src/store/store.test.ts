@@ -88,6 +88,42 @@ describe('write sets and branches', () => {
     await ms.close();
   });
 
+  test("a branch reads a key its parent write set does not hold once, and sees any later write under it", () => {
+    let reads = 0;
+    const base = new Map([['a', '1'], ['b', '2']]);
+    const committed: ReadKVStore = {
+      get: (k) => (reads++, base.has(s(k) as string) ? b(base.get(s(k) as string) as string) : undefined),
+      has: (k) => (reads++, base.has(s(k) as string)),
+      iterator: () => [][Symbol.iterator](),
+      reverseIterator: () => [][Symbol.iterator](),
+    };
+    const block = new CacheKVStore(committed);
+    const txWs = new CacheKVStore(block);
+    const msgWs = new CacheKVStore(txWs);
+    // the fee payer's account: has, then get, then get again
+    assert.equal(msgWs.has(b('a')), true);
+    assert.equal(s(msgWs.get(b('a'))), '1');
+    assert.equal(msgWs.get(b('zz')), undefined);
+    assert.equal(msgWs.has(b('zz')), false);
+    assert.equal(s(msgWs.get(b('b'))), '2');
+    assert.equal(reads, 3, 'each key read from below once');
+    // a write anywhere under the branch drops what it read: the tx's write set, then the block's
+    txWs.set(b('a'), b('tx'));
+    assert.equal(s(msgWs.get(b('a'))), 'tx');
+    assert.equal(s(msgWs.get(b('b'))), '2');
+    block.set(b('b'), b('block'));
+    assert.equal(s(msgWs.get(b('b'))), 'block');
+    block.delete(b('a'));
+    assert.equal(s(msgWs.get(b('a'))), 'tx', "the tx's own write still wins");
+    txWs.reset();
+    assert.equal(msgWs.get(b('a')), undefined, 'deleted in the block');
+    // a key buffer reused by the caller after the read does not fool it
+    const k = Buffer.from('b');
+    assert.equal(s(msgWs.get(k)), 'block');
+    k.write('q');
+    assert.equal(msgWs.get(k), undefined);
+  });
+
   test('bad keys and values are refused with a clear error', async () => {
     const ms = openStore(tmp(), ['bank']);
     assert.throws(() => ms.getStore('bank').set(new Uint8Array(0), b('x')), /key must not be empty/);
