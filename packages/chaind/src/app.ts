@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
 import { moduleAddress, SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
-import { CommitMultiStore } from '@chaind/sdk/store';
+import { CommitMultiStore, copyBytes } from '@chaind/sdk/store';
 import { decodeSignedParts, decodeTx, decodeTxWithParts, type DecodedTx, type SignedTxParts } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
@@ -195,7 +195,7 @@ class PreDecoded {
   constructor(private readonly capacity = 4096) {}
 
   put(bytes: Uint8Array, parts: SignedTxParts): void {
-    this.entries.set(bytes, { copy: Uint8Array.prototype.slice.call(bytes), parts });
+    this.entries.set(bytes, { copy: copyBytes(bytes), parts });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as Uint8Array);
   }
 

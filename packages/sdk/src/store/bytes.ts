@@ -5,9 +5,32 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);
 }
 
-/** A copy of `b`. Small copies come from Node's buffer pool, several times faster than `new Uint8Array(b)`. */
+/**
+ * Small byte arrays as views of a shared slab, as Buffer's pool and cosmjs-types' writer do: a fresh
+ * Uint8Array above 64 bytes costs an allocator call (~0.7 µs), a view of a slab ~20 ns. The arrays
+ * are plain Uint8Arrays; like pooled Buffers, their `.buffer` is shared.
+ */
+const SLAB_SIZE = 16 * 1024;
+let slab = new ArrayBuffer(SLAB_SIZE);
+let slabOffset = 0;
+
+export function allocBytes(n: number): Uint8Array {
+  if (n > SLAB_SIZE >>> 2) return new Uint8Array(n);
+  if (slabOffset + n > SLAB_SIZE) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabOffset = 0;
+  }
+  const out = new Uint8Array(slab, slabOffset, n);
+  slabOffset = (slabOffset + n + 7) & ~7;
+  return out;
+}
+
+/**
+ * A copy of `b` (a slab view: see `allocBytes`). For copies kept about as long as what was allocated
+ * around them: one kept alone keeps its whole slab.
+ */
 export function copyBytes(b: Uint8Array): Uint8Array {
-  const c = Buffer.allocUnsafe(b.byteLength);
+  const c = allocBytes(b.byteLength);
   c.set(b);
   return c;
 }

@@ -7,6 +7,7 @@
 // string) throws `NotFast`, and callers then decode with cosmjs-types, which gives its own result or
 // its own error. So a fast decode, whenever it succeeds, gives exactly what cosmjs-types would.
 import { Buffer } from 'node:buffer';
+import { allocBytes } from '../store/bytes.ts';
 
 /** Thrown by the strict reader and writer: "use the cosmjs-types codec for this one". */
 export class NotFast extends Error {
@@ -25,26 +26,6 @@ export function fastOr<A, T>(fast: (arg: A) => T, slow: (arg: A) => T, arg: A): 
 }
 
 const MAX_U64 = 0xffffffffffffffffn;
-
-/**
- * Small byte arrays as views of a shared slab, as Buffer's pool and cosmjs-types' writer do: a fresh
- * Uint8Array above 64 bytes costs an allocator call (~0.7 µs), a view of a slab ~20 ns. The arrays
- * are plain Uint8Arrays; like pooled Buffers, their `.buffer` is shared.
- */
-const SLAB_SIZE = 16 * 1024;
-let slab = new ArrayBuffer(SLAB_SIZE);
-let slabOffset = 0;
-
-export function allocBytes(n: number): Uint8Array {
-  if (n > SLAB_SIZE >>> 2) return new Uint8Array(n);
-  if (slabOffset + n > SLAB_SIZE) {
-    slab = new ArrayBuffer(SLAB_SIZE);
-    slabOffset = 0;
-  }
-  const out = new Uint8Array(slab, slabOffset, n);
-  slabOffset = (slabOffset + n + 7) & ~7;
-  return out;
-}
 
 /** The empty default of bytes fields, shared (a zero-length array has nothing to mutate). */
 export const EMPTY_BYTES = new Uint8Array(0);

@@ -106,6 +106,11 @@ describe('genesis', () => {
     const gov = { '@type': MODULE_ACCOUNT_TYPE_URL, base_account: fields(moduleAddress('gov'), '7'), name: 'gov', permissions: ['burner'] };
     initGenesis(ctx, ak, { params: { ...defaultGenesis().params, max_memo_characters: '512' }, accounts: [baseJSON(a.address, '0', aKey), baseJSON(b.address), gov] });
     assert.equal(ak.getParams(ctx).maxMemoCharacters, 512n);
+    // read again and again (kept decoded while the stored bytes are the same), then changed
+    assert.equal(ak.getParams(ctx).maxMemoCharacters, 512n);
+    ak.setParams(ctx, { ...ak.getParams(ctx), maxMemoCharacters: 100n });
+    assert.equal(ak.getParams(ctx).maxMemoCharacters, 100n);
+    ak.setParams(ctx, { ...ak.getParams(ctx), maxMemoCharacters: 512n });
     assert.deepEqual(ak.getAccount(ctx, a.address)?.pubKey, encodeSecp256k1PubKey(a.publicKey));
     assert.equal(ak.getAccount(ctx, b.address)?.accountNumber, 1n);
     assert.equal(ak.getModuleAccount(ctx, FEE_COLLECTOR_NAME).accountNumber, 8n, 'the counter continues after the largest number');

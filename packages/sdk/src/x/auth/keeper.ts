@@ -18,6 +18,11 @@ export interface AccountKeeperOptions {
 export class AccountKeeper {
   readonly prefix: string;
   readonly moduleAccounts: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The params decoded last, with the stored bytes they came from: every tx reads them, and committed
+   * state hands CheckTx the same bytes object until the next commit. Callers never change either.
+   */
+  private lastParams: { readonly bytes: Uint8Array; readonly params: Params } | undefined;
 
   constructor(o: AccountKeeperOptions = {}) {
     this.prefix = o.prefix ?? DEFAULT_PREFIX;
@@ -40,7 +45,9 @@ export class AccountKeeper {
 
   getParams(ctx: Context): Params {
     const v = this.store(ctx).get(PARAMS_KEY);
-    return v === undefined ? defaultParams() : decodeParams(v);
+    if (v === undefined) return defaultParams();
+    if (this.lastParams?.bytes !== v) this.lastParams = { bytes: v, params: decodeParams(v) };
+    return this.lastParams.params;
   }
 
   setParams(ctx: Context, params: Params): void {
