@@ -64,6 +64,16 @@ export function fromBech32(address: string, expectedPrefix?: string): { prefix: 
   return r;
 }
 
+/**
+ * The length of the bytes `address` decodes to, checking it as `fromBech32` does (the same errors):
+ * for a validation that keeps nothing, no copy of the bytes.
+ */
+export function bech32DataLength(address: string, expectedPrefix?: string): number {
+  const hit = decodedCache.get(address);
+  if (hit === undefined || (expectedPrefix !== undefined && hit.prefix !== expectedPrefix)) return fromBech32(address, expectedPrefix).data.length;
+  return hit.data.length;
+}
+
 function decodeBech32(address: string, expectedPrefix?: string): { prefix: string; data: Uint8Array } {
   let decoded: { prefix: string; words: number[] };
   try {

@@ -6,6 +6,7 @@ import { SignDoc, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { CodedError, errors } from '../app/errors.ts';
 import {
   addressFromPublicKey,
+  bech32DataLength,
   fromBech32,
   generateMnemonic,
   hdPath,
@@ -130,6 +131,14 @@ describe('addresses', () => {
     bad(addr.slice(0, 8) + addr.slice(8).toUpperCase(), /mixed-case/);
     bad('chain', /decoding bech32/);
     bad('', /decoding bech32/);
+    // bech32DataLength: the same checks, whether the address was decoded before or not
+    const fresh = toBech32('other', new Uint8Array(32).fill(7));
+    assert.equal(bech32DataLength(addr, 'chain'), 20);
+    assert.equal(bech32DataLength(addr, 'chain'), 20);
+    assert.throws(() => bech32DataLength(addr, 'cosmos'), /expected "cosmos", got "chain"/);
+    assert.throws(() => bech32DataLength(fresh, 'chain'), /expected "chain", got "other"/);
+    assert.equal(bech32DataLength(fresh), 32);
+    assert.throws(() => bech32DataLength(addr.slice(0, -1) + last, 'chain'), /invalid checksum/);
   });
 
   test('addressFromPublicKey rejects anything but a 33-byte compressed key', () => {

@@ -3,7 +3,7 @@ import { MsgSend, MsgSendResponse } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRoute, MsgRouter } from '../../app/router.ts';
-import { fromBech32 } from '../../crypto/index.ts';
+import { bech32DataLength } from '../../crypto/index.ts';
 import { readCoin } from '../../tx/codec.ts';
 import { fastOr, WireReader } from '../../tx/wire.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
@@ -20,13 +20,13 @@ function detailOf(e: unknown): string {
 }
 
 function checkAddress(address: string, role: string, prefix: string): void {
-  let data: Uint8Array;
+  let length: number;
   try {
-    data = fromBech32(address, prefix).data;
+    length = bech32DataLength(address, prefix);
   } catch (e) {
     throw errors.invalidAddress.wrap(`invalid ${role} address: ${detailOf(e)}`);
   }
-  if (data.length === 0 || data.length > 255) throw errors.invalidAddress.wrap(`invalid ${role} address: length ${data.length} is not in 1..255`);
+  if (length === 0 || length > 255) throw errors.invalidAddress.wrap(`invalid ${role} address: length ${length} is not in 1..255`);
 }
 
 /** Stateless checks of MsgSend, as the SDK's: both addresses valid bech32 of this chain, a non-empty valid coin set. */
