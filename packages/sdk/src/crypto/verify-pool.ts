@@ -134,12 +134,10 @@ interface Thread {
  * wait in the queue, where the main thread takes them when it has nothing else to do (with 1024 it
  * rarely found any, and admission measured about 10% slower).
  */
-const MAX_POSTED = Number(process.env.POOL_POSTED ?? 512);
+const MAX_POSTED = 512;
 
 /** Triples the main thread verifies per event-loop turn when it helps (the workers' answers are read between turns). */
-const HELP_PER_TURN = Number(process.env.POOL_HELP ?? 8);
-(globalThis as unknown as { __pools: unknown[] }).__pools = [];
-export const helpCount = { n: 0 };
+const HELP_PER_TURN = 8;
 
 
 export interface SignatureVerifyPoolOptions {
@@ -163,7 +161,7 @@ export interface SignatureVerifyPoolOptions {
 
 /** Worker threads verifying secp256k1 signatures exactly as `verifySignature`, filling a `VerifiedSignatures`. */
 export class SignatureVerifyPool {
-  readonly threads: Thread[];
+  private readonly threads: Thread[];
   private readonly queue: Job[] = [];
   private readonly cache: VerifiedSignatures;
   private readonly maxBatch: number;
@@ -173,8 +171,7 @@ export class SignatureVerifyPool {
 
   constructor(o: SignatureVerifyPoolOptions) {
     this.cache = o.cache;
-    this.maxBatch = o.maxBatch ?? Number(process.env.POOL_BATCH ?? 256);
-    (globalThis as unknown as { __pools: unknown[] }).__pools.push(this);
+    this.maxBatch = o.maxBatch ?? 256;
     this.helpInline = o.helpInline ?? true;
     const n = o.threads ?? 1;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`threads must be a positive integer, got ${n}`);
@@ -263,7 +260,6 @@ export class SignatureVerifyPool {
     for (const job of this.queue.splice(0, HELP_PER_TURN)) {
       const { pubkey, signDoc, signature } = job.triple;
       const ok = verifySignature(pubkey, signDoc, signature);
-      helpCount.n++;
       if (ok) this.cache.add(job.triple);
       settle(job, ok);
     }

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { bytesToKey, compareBytes, copyRange } from './bytes.ts';
+import { bytesToKey, compareBytes, copyBytes, copyRange } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -352,7 +352,7 @@ class ParentReads {
       }
     }
     const v = this.parent.get(key);
-    this.keys[this.next] = Uint8Array.prototype.slice.call(key);
+    this.keys[this.next] = copyBytes(key);
     this.values[this.next] = v;
     this.next = (this.next + 1) % PARENT_READS;
     return v;
