@@ -53,8 +53,8 @@ export class CacheKVStore implements KVStore {
   /** Bumped on every write, so callers can cache what they derive from the write set. */
   writes = 0;
   /**
-   * The last few reads that fell through to a parent write set, valid while that parent's `writes` is
-   * unchanged: a tx reads the same keys more than once (the fee payer's account and balance) through
+   * The last few reads that fell through to a parent write set, valid until it or a write set under it
+   * is written: a tx reads the same keys more than once (the fee payer's account and balance) through
    * a branch that never holds them, and each fall-through costs a lookup in the block's large write set.
    */
   private readonly memo: ParentReads | null;
