@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=64
 // Runs the TypeScript sources through tsx, so a fresh `npm ci` needs no build step.
 // The shebang's Node flags are chaind's (a release's launcher copies this line): a 64 MB young
 // generation, V8's default being 16 MB. Admitting a burst of broadcast txs allocates many short-lived
