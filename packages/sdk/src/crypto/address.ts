@@ -4,6 +4,7 @@ import { bech32 } from '@scure/base';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { errors } from '../app/errors.ts';
+import { bytesNumber53 } from '../store/bytes.ts';
 import { PUBLIC_KEY_LENGTH } from './secp256k1.ts';
 
 export const DEFAULT_PREFIX = 'chain';
@@ -98,7 +99,7 @@ export function rawAddressFromPublicKey(pubkey: Uint8Array): Uint8Array {
     throw errors.invalidPubKey.wrap(`expected a ${PUBLIC_KEY_LENGTH}-byte compressed secp256k1 public key, got ${pubkey.length} bytes`);
   }
   // found by a number from the key's x coordinate (no string per lookup); a hit needs the whole key equal
-  const k = (((pubkey[1] << 24) | (pubkey[2] << 16) | (pubkey[3] << 8) | pubkey[4]) >>> 0) * 0x200000 + ((pubkey[5] << 13) | (pubkey[6] << 5) | (pubkey[7] >>> 3));
+  const k = bytesNumber53(pubkey, 1);
   const hit = addressCache.get(k);
   if (hit !== undefined && startsWith(hit, pubkey)) return hit.slice(PUBLIC_KEY_LENGTH);
   const addr = ripemd160(sha256(pubkey));

@@ -6,6 +6,7 @@
 // is accepted never depends on the pool, so the state machine stays deterministic.
 import { Buffer } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
+import { bytesNumber53 } from '../store/bytes.ts';
 import { isWellFormedSignature, SIGNATURE_LENGTH, secp256k1ModulePath, verifySignature } from './secp256k1.ts';
 
 export interface SignatureTriple {
@@ -65,7 +66,7 @@ export class VerifiedSignatures {
 
 /** 53 bits of r's first 7 bytes: spread uniformly by any signer who did not choose them. */
 function signatureNumber(sig: Uint8Array): number {
-  return (((sig[0] << 24) | (sig[1] << 16) | (sig[2] << 8) | sig[3]) >>> 0) * 0x200000 + ((sig[4] << 13) | (sig[5] << 5) | (sig[6] >>> 3));
+  return bytesNumber53(sig, 0);
 }
 
 // The worker: CommonJS evaluated from this string, so it runs the same from the sources (tsx) and from
@@ -138,7 +139,6 @@ const MAX_POSTED = 512;
 
 /** Triples the main thread verifies per event-loop turn when it helps (the workers' answers are read between turns). */
 const HELP_PER_TURN = 8;
-
 
 export interface SignatureVerifyPoolOptions {
   /** Verified triples go here; the ante handler reads them. */

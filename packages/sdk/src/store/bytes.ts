@@ -5,6 +5,21 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);
 }
 
+/** Whether two short byte strings are equal: a loop (from the end, where store keys differ), no native call. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * 53 bits of `b[at, at + 7)` as a Number: a Map key for bytes that are uniformly spread (a signature,
+ * a public key's x coordinate) with no string made per lookup. A hit must still compare the bytes.
+ */
+export function bytesNumber53(b: Uint8Array, at: number): number {
+  return (((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0) * 0x200000 + ((b[at + 4] << 13) | (b[at + 5] << 5) | (b[at + 6] >>> 3));
+}
+
 /**
  * Small byte arrays as views of a shared slab, as Buffer's pool and cosmjs-types' writer do: a fresh
  * Uint8Array above 64 bytes costs an allocator call (~0.7 µs), a view of a slab ~20 ns. The arrays

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { bytesToKey, compareBytes, copyBytes, copyRange } from './bytes.ts';
+import { bytesToKey, compareBytes, copyBytes, copyRange, equalBytes } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -348,7 +348,7 @@ class ParentReads {
     } else {
       for (let j = 0; j < PARENT_READS; j++) {
         const k = this.keys[j];
-        if (k !== undefined && sameBytes(k, key)) return this.values[j];
+        if (k !== undefined && equalBytes(k, key)) return this.values[j];
       }
     }
     const v = this.parent.get(key);
@@ -357,12 +357,6 @@ class ParentReads {
     this.next = (this.next + 1) % PARENT_READS;
     return v;
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**

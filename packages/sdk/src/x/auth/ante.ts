@@ -9,6 +9,7 @@ import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
 import { rawAddressFromPublicKey, verifySignature, type VerifiedSignatures } from '../../crypto/index.ts';
+import { equalBytes } from '../../store/index.ts';
 import type { DecodedTx } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../../tx/pubkey.ts';
 import { signDocBytes } from '../../tx/sign.ts';
@@ -43,12 +44,6 @@ export interface AnteHandlerOptions {
 interface Signer {
   readonly address: string;
   readonly bytes: Uint8Array;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Adds a signer unless its address bytes are already there (a tx has a handful of signers at most). */
