@@ -90,10 +90,13 @@ export function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<
     return Promise.reject(e);
   }
   // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
-  return m.inArrivalOrder(tx, () => {
-    refuse(m, tx, hash);
-    return m.add(tx, hash);
-  });
+  return m.inArrivalOrder(tx, admitInTurn, { m, tx, hash });
+}
+
+/** A tx's turn in `checkTx`: one long-lived function, not a closure per tx (see `Mempool.inArrivalOrder`). */
+function admitInTurn(t: { readonly m: TxNode['mempool']; readonly tx: Uint8Array; readonly hash: Uint8Array }): ResponseCheckTx {
+  refuse(t.m, t.tx, t.hash);
+  return t.m.add(t.tx, t.hash);
 }
 
 /**

@@ -272,11 +272,11 @@ export class SignatureVerifyPool {
     for (const batch of done) t.posted -= batch.length;
     if (t.alive && t.batches.length === 0) t.worker.unref();
     for (const batch of done) {
-      batch.forEach((job, i) => {
+      for (let i = 0; i < batch.length; i++) {
         const ok = answer !== null && answer[i] === 1;
-        if (ok) this.cache.add(job.triple);
-        settle(job, ok);
-      });
+        if (ok) this.cache.add(batch[i].triple);
+        settle(batch[i], ok);
+      }
     }
     if (!this.threads.some((x) => x.alive)) for (const job of this.queue.splice(0)) settle(job, false);
     else this.dispatch();

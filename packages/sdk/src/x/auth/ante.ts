@@ -208,7 +208,7 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
 
 /** IncrementSequenceDecorator (also stores a public key set on first use). */
 function incrementSequences(ctx: Context, accounts: readonly Account[], signers: readonly Signer[], ak: AccountKeeper): void {
-  accounts.forEach((acc, i) => ak.updateAccount(ctx, { ...acc, sequence: acc.sequence + 1n }, signers[i].bytes));
+  for (let i = 0; i < accounts.length; i++) ak.updateAccount(ctx, { ...accounts[i], sequence: accounts[i].sequence + 1n }, signers[i].bytes);
 }
 
 /** The ante handler for `DecodedTx`s, checks in the Cosmos SDK's order. */
