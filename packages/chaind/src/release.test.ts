@@ -114,7 +114,7 @@ describe('npm run release', { timeout: 600_000 }, () => {
       assert.equal(statSync(launcher).mode & 0o111, 0o111, 'executable');
       // the development launcher's shebang, with chaind's Node flags
       const shebang = readFileSync(join(ROOT, 'packages/chaind/bin/chaind.js'), 'utf8').split('\n')[0];
-      assert.equal(shebang, '#!/usr/bin/env -S node --max-semi-space-size=128 --min-semi-space-size=128');
+      assert.equal(shebang, '#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=64');
       assert.equal(readFileSync(launcher, 'utf8').split('\n')[0], shebang);
     }
     const v1 = readFileSync(join(x.v1, 'bin/chaind.mjs'), 'utf8');
