@@ -4,6 +4,7 @@
 import { Buffer } from 'node:buffer';
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { SignMode, signModeToJSON } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
+import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { AnteHandler } from '../../app/application.ts';
 import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
@@ -17,6 +18,7 @@ import type { Account } from './account.ts';
 import { coinsString, isAnyGTE, isValidCoins, parseFeeCoins, parseGasPrices, requiredFees, type FeeCoin, type GasPrice } from './fee.ts';
 import type { AccountKeeper } from './keeper.ts';
 import type { Params } from './params.ts';
+import { preverifiedSigner } from './preverify.ts';
 
 /** The SDK's MaxGasWanted: gas limits must fit an int64. */
 const MAX_GAS_WANTED = (1n << 63n) - 1n;
@@ -159,8 +161,11 @@ function deductFees(ctx: Context, tx: DecodedTx, fee: readonly FeeCoin[], payerS
 function setPubKeys(ctx: Context, tx: DecodedTx, signers: readonly Signer[], simulate: boolean, ak: AccountKeeper): Account[] {
   const accounts = tx.authInfo.signerInfos.map((si, i) => {
     const signer = signers[i];
-    const key = si.publicKey === undefined ? undefined : decodeSecp256k1PubKey(si.publicKey);
-    if (key !== undefined && !simulate && !equalBytes(rawAddressFromPublicKey(key), signer.bytes)) {
+    // pre-verification decoded and hashed this very key object already
+    const pre = si.publicKey === undefined ? undefined : preverifiedSigner(tx, i);
+    const known = pre !== undefined && pre.publicKey === si.publicKey;
+    const key = si.publicKey === undefined ? undefined : known ? pre.pubkey : decodeSecp256k1PubKey(si.publicKey);
+    if (key !== undefined && !simulate && !equalBytes(known ? pre.address : rawAddressFromPublicKey(key), signer.bytes)) {
       throw errors.invalidPubKey.wrap(`pubKey does not match signer address ${signer.address} with signer index: ${i}`);
     }
     let acc = ak.getAccountByAddress(ctx, signer.bytes);
@@ -195,8 +200,12 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
     if (si.modeInfo?.multi !== undefined) throw errors.notSupported.wrap('multisig signatures are not supported');
     const mode = si.modeInfo?.single?.mode ?? SignMode.SIGN_MODE_UNSPECIFIED;
     if (mode !== SignMode.SIGN_MODE_DIRECT) throw errors.notSupported.wrap(`sign mode ${signModeToJSON(mode)} is not supported; only SIGN_MODE_DIRECT is`);
-    const key = decodeSecp256k1PubKey(acc.pubKey as NonNullable<Account['pubKey']>);
-    const signDoc = signDocBytes(tx, ctx.chainId, acc.accountNumber);
+    const stored = acc.pubKey as NonNullable<Account['pubKey']>;
+    // pre-verification's key and sign bytes, when made from the same key, chain id and account number
+    const pre = preverifiedSigner(tx, i);
+    const reuse = pre !== undefined && pre.accountNumber === acc.accountNumber && pre.chainId === ctx.chainId && sameAny(stored, pre.publicKey);
+    const key = reuse ? pre.pubkey : decodeSecp256k1PubKey(stored);
+    const signDoc = reuse ? pre.signDoc : signDocBytes(tx, ctx.chainId, acc.accountNumber);
     const signature = tx.signatures[i];
     if (!verified?.has({ pubkey: key, signDoc, signature }) && !verifySignature(key, signDoc, signature)) {
       throw errors.unauthorized.wrap(
@@ -204,6 +213,11 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
       );
     }
   });
+}
+
+/** Whether two Anys are the same type and bytes (then they decode to the same key). */
+function sameAny(a: Any, b: Any): boolean {
+  return a === b || (a.typeUrl === b.typeUrl && equalBytes(a.value, b.value));
 }
 
 /** IncrementSequenceDecorator (also stores a public key set on first use). */

@@ -1,12 +1,39 @@
 // What the node can verify of a tx before CheckTx runs: the SIGN_MODE_DIRECT signatures whose signer
 // info carries its public key, over the sign bytes for the account number found in committed state.
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
+import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
 import { rawAddressFromPublicKey, type SignatureTriple } from '../../crypto/index.ts';
 import type { SignedTxParts } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey } from '../../tx/pubkey.ts';
 import { signDocBytes } from '../../tx/sign.ts';
 import type { AccountKeeper } from './keeper.ts';
+
+/** What pre-verification derived for one signer: the ante handler takes it instead of deriving it again. */
+export interface PreverifiedSigner {
+  /** The signer info's key, as found (the ante handler takes the rest only for this very object). */
+  readonly publicKey: Any;
+  /** `publicKey` decoded. */
+  readonly pubkey: Uint8Array;
+  /** The address `pubkey` hashes to. */
+  readonly address: Uint8Array;
+  readonly chainId: string;
+  readonly accountNumber: bigint;
+  /** SignDoc{body, auth info, chainId, accountNumber} encoded. */
+  readonly signDoc: Uint8Array;
+}
+
+interface Preverified {
+  readonly bodyBytes: Uint8Array;
+  readonly authInfoBytes: Uint8Array;
+  readonly signers: readonly (PreverifiedSigner | undefined)[];
+}
+
+/**
+ * Keyed by the decoded AuthInfo object, which CheckTx's decode of the same bytes reuses: kept here, not
+ * on the tx, so only this module's own derivations can ever be taken for a tx's.
+ */
+const derived = new WeakMap<object, Preverified>();
 
 /**
  * The (public key, sign bytes, signature) triples the ante handler will verify for `tx`, as far as they
@@ -16,18 +43,36 @@ import type { AccountKeeper } from './keeper.ts';
  */
 export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, tx: SignedTxParts): SignatureTriple[] {
   const out: SignatureTriple[] = [];
-  tx.authInfo.signerInfos.forEach((si, i) => {
+  const infos = tx.authInfo.signerInfos;
+  const signers = new Array<PreverifiedSigner | undefined>(infos.length);
+  for (let i = 0; i < infos.length; i++) {
+    const si = infos[i];
     const signature = tx.signatures[i];
-    if (signature === undefined || si.publicKey === undefined || si.modeInfo?.single?.mode !== SignMode.SIGN_MODE_DIRECT) return;
+    const publicKey = si.publicKey;
+    if (signature === undefined || publicKey === undefined || si.modeInfo?.single?.mode !== SignMode.SIGN_MODE_DIRECT) continue;
     let pubkey: Uint8Array;
     try {
-      pubkey = decodeSecp256k1PubKey(si.publicKey);
+      pubkey = decodeSecp256k1PubKey(publicKey);
     } catch {
-      return; // the ante handler gives the error
+      continue; // the ante handler gives the error
     }
-    const acc = ak.getAccountByAddress(ctx, rawAddressFromPublicKey(pubkey));
-    if (acc === undefined) return;
-    out.push({ pubkey, signDoc: signDocBytes(tx, ctx.chainId, acc.accountNumber), signature });
-  });
+    const address = rawAddressFromPublicKey(pubkey);
+    const acc = ak.getAccountByAddress(ctx, address);
+    if (acc === undefined) continue;
+    const signDoc = signDocBytes(tx, ctx.chainId, acc.accountNumber);
+    signers[i] = { publicKey, pubkey, address, chainId: ctx.chainId, accountNumber: acc.accountNumber, signDoc };
+    out.push({ pubkey, signDoc, signature });
+  }
+  derived.set(tx.authInfo, { bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes, signers });
   return out;
+}
+
+/**
+ * Signer `i`'s derivations by `signaturesToPreverify`, when `tx` is the very tx they were made for (the
+ * same decoded objects, never an equal copy); undefined otherwise. The caller still checks that the key,
+ * chain id and account number it would use are the ones these were made with.
+ */
+export function preverifiedSigner(tx: SignedTxParts, i: number): PreverifiedSigner | undefined {
+  const d = derived.get(tx.authInfo);
+  return d !== undefined && d.bodyBytes === tx.bodyBytes && d.authInfoBytes === tx.authInfoBytes ? d.signers[i] : undefined;
 }

@@ -1,0 +1,131 @@
+// What pre-verification derives for a tx (the signer's key, address, account number and sign bytes) is
+// taken by the ante handler only while it still holds: a changed account number or chain id, or a key
+// that is not the signer's, gets exactly the answer the ante handler gives without pre-verification.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { BasicGasMeter, Context } from '../../app/index.ts';
+import { VerifiedSignatures } from '../../crypto/index.ts';
+import { ScratchMultiStore } from '../../store/index.ts';
+import { decodeSignedParts, decodeTx, decodeTxWithParts, encodeTx, type DecodedTx } from '../../tx/index.ts';
+import type { Account } from './account.ts';
+import { newAnteHandler } from './ante.ts';
+import { preverifiedSigner, signaturesToPreverify } from './preverify.ts';
+import { CHAIN_ID, DENOM, deductFee, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from './testutil.ts';
+
+after(removeTmpDirs);
+
+const alice = testKey(0);
+const bob = testKey(1);
+const GAS = 200_000n;
+
+/** Alice's send, signed by `key` for `accountNumber`, decoded as CheckTx decodes a pre-verified tx. */
+function preverified(t: TestApp, cache: VerifiedSignatures, key = alice, accountNumber = 0n): { tx: Uint8Array; decoded: DecodedTx } {
+  const tx = encodeTx(
+    { msgs: [sendMsg(alice.address, bob.address, '10')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } },
+    [{ privateKey: key.privateKey, accountNumber, sequence: 0n }],
+    CHAIN_ID,
+  );
+  const parts = decodeSignedParts(tx);
+  // as the worker pool does for a triple that verified
+  for (const triple of t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, parts))) cache.add(triple);
+  return { tx, decoded: decodeTxWithParts(tx, parts) };
+}
+
+/** Runs the ante handler (with `cache`) on committed state, `edit` applied first; its error text, or its gas and events. */
+function runAnte(t: TestApp, cache: VerifiedSignatures, tx: DecodedTx, o: { chainId?: string; edit?: (ctx: Context) => void } = {}): string {
+  const ante = newAnteHandler({ accountKeeper: t.ak, msgRouter: t.app.modules.msgRouter, deductFee: deductFee(t.ak), verifiedSignatures: cache });
+  const snap = t.app.store.snapshot();
+  try {
+    const header = { chainId: o.chainId ?? CHAIN_ID, height: 2n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) };
+    const ctx = new Context({ store: new ScratchMultiStore(snap), header, mode: 'check', gasMeter: new BasicGasMeter(GAS) });
+    o.edit?.(ctx);
+    try {
+      ante(ctx, tx, false);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return `ok: gas ${ctx.gasMeter.consumed()}, events ${JSON.stringify(ctx.events.events())}`;
+  } finally {
+    snap.release();
+  }
+}
+
+describe('pre-verification derivations in the ante handler', () => {
+  test('taken for the tx they were made for: the same gas and events as without them', async () => {
+    const t = testApp({ funded: [alice.address, bob.address] });
+    try {
+      const cache = new VerifiedSignatures();
+      const { tx, decoded } = preverified(t, cache);
+      assert.notEqual(preverifiedSigner(decoded, 0), undefined);
+      // an equal copy decoded afresh is not the tx they were made for
+      const fresh = decodeTx(tx);
+      assert.equal(preverifiedSigner(fresh, 0), undefined);
+      const got = runAnte(t, cache, decoded);
+      assert.match(got, /^ok: /);
+      assert.equal(got, runAnte(t, new VerifiedSignatures(), fresh));
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('an account number changed since: the sign bytes are made again, and the old signature fails', async () => {
+    const t = testApp({ funded: [alice.address, bob.address] });
+    try {
+      const cache = new VerifiedSignatures();
+      const { decoded } = preverified(t, cache);
+      const renumber = (ctx: Context): void => {
+        const acc = t.ak.getAccount(ctx, alice.address) as Account;
+        t.ak.setAccount(ctx, { ...acc, accountNumber: 7n });
+      };
+      // the cache holds the signature over account number 0's sign bytes: taking them would accept it
+      assert.equal(
+        runAnte(t, cache, decoded, { edit: renumber }),
+        `signature verification failed; please verify account number (7), sequence (0) and chain-id (${CHAIN_ID}): unauthorized`,
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('another chain id: the sign bytes are made again, and the signature fails', async () => {
+    const t = testApp({ funded: [alice.address, bob.address] });
+    try {
+      const cache = new VerifiedSignatures();
+      const { decoded } = preverified(t, cache);
+      assert.equal(
+        runAnte(t, cache, decoded, { chainId: 'other-chain' }),
+        'signature verification failed; please verify account number (0), sequence (0) and chain-id (other-chain): unauthorized',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a signer info whose key object was replaced after pre-verification: the key it holds now is checked", async () => {
+    const t = testApp({ funded: [alice.address, bob.address] });
+    try {
+      const cache = new VerifiedSignatures();
+      const { decoded } = preverified(t, cache);
+      const bobs = decodeSignedParts(preverified(t, cache, bob).tx).authInfo.signerInfos[0].publicKey;
+      (decoded.authInfo.signerInfos[0] as { publicKey: unknown }).publicKey = bobs;
+      assert.equal(runAnte(t, cache, decoded), `pubKey does not match signer address ${alice.address} with signer index: 0: invalid pubkey`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a signer info key that is not the signer's (pre-verified for its own account) is refused as without", async () => {
+    const t = testApp({ funded: [alice.address, bob.address] });
+    try {
+      const cache = new VerifiedSignatures();
+      // Bob's key signs Alice's send: pre-verification finds Bob's account and verifies his signature
+      const { tx, decoded } = preverified(t, cache, bob, t.account(bob.address)?.accountNumber ?? -1n);
+      assert.notEqual(preverifiedSigner(decoded, 0), undefined);
+      const text = `pubKey does not match signer address ${alice.address} with signer index: 0: invalid pubkey`;
+      assert.equal(runAnte(t, cache, decoded), text);
+      assert.equal(runAnte(t, new VerifiedSignatures(), decodeTx(tx)), text);
+    } finally {
+      await t.close();
+    }
+  });
+});
