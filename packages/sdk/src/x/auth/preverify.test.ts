@@ -50,11 +50,19 @@ function runAnte(t: TestApp, cache: VerifiedSignatures, tx: DecodedTx, o: { chai
   }
 }
 
+/** `fn` on an app where Alice and Bob are funded, with an empty signature cache standing in for the pool's. */
+async function onApp(fn: (t: TestApp, cache: VerifiedSignatures) => void): Promise<void> {
+  const t = testApp({ funded: [alice.address, bob.address] });
+  try {
+    fn(t, new VerifiedSignatures());
+  } finally {
+    await t.close();
+  }
+}
+
 describe('pre-verification derivations in the ante handler', () => {
-  test('taken for the tx they were made for: the same gas and events as without them', async () => {
-    const t = testApp({ funded: [alice.address, bob.address] });
-    try {
-      const cache = new VerifiedSignatures();
+  test('taken for the tx they were made for: the same gas and events as without them', () =>
+    onApp((t, cache) => {
       const { tx, decoded } = preverified(t, cache);
       assert.notEqual(preverifiedSigner(decoded, 0), undefined);
       // an equal copy decoded afresh is not the tx they were made for
@@ -63,15 +71,10 @@ describe('pre-verification derivations in the ante handler', () => {
       const got = runAnte(t, cache, decoded);
       assert.match(got, /^ok: /);
       assert.equal(got, runAnte(t, new VerifiedSignatures(), fresh));
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  test('an account number changed since: the sign bytes are made again, and the old signature fails', async () => {
-    const t = testApp({ funded: [alice.address, bob.address] });
-    try {
-      const cache = new VerifiedSignatures();
+  test('an account number changed since: the sign bytes are made again, and the old signature fails', () =>
+    onApp((t, cache) => {
       const { decoded } = preverified(t, cache);
       const renumber = (ctx: Context): void => {
         const acc = t.ak.getAccount(ctx, alice.address) as Account;
@@ -82,50 +85,32 @@ describe('pre-verification derivations in the ante handler', () => {
         runAnte(t, cache, decoded, { edit: renumber }),
         `signature verification failed; please verify account number (7), sequence (0) and chain-id (${CHAIN_ID}): unauthorized`,
       );
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  test('another chain id: the sign bytes are made again, and the signature fails', async () => {
-    const t = testApp({ funded: [alice.address, bob.address] });
-    try {
-      const cache = new VerifiedSignatures();
+  test('another chain id: the sign bytes are made again, and the signature fails', () =>
+    onApp((t, cache) => {
       const { decoded } = preverified(t, cache);
       assert.equal(
         runAnte(t, cache, decoded, { chainId: 'other-chain' }),
         'signature verification failed; please verify account number (0), sequence (0) and chain-id (other-chain): unauthorized',
       );
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  test("a signer info whose key object was replaced after pre-verification: the key it holds now is checked", async () => {
-    const t = testApp({ funded: [alice.address, bob.address] });
-    try {
-      const cache = new VerifiedSignatures();
+  test("a signer info whose key object was replaced after pre-verification: the key it holds now is checked", () =>
+    onApp((t, cache) => {
       const { decoded } = preverified(t, cache);
       const bobs = decodeSignedParts(preverified(t, cache, bob).tx).authInfo.signerInfos[0].publicKey;
       (decoded.authInfo.signerInfos[0] as { publicKey: unknown }).publicKey = bobs;
       assert.equal(runAnte(t, cache, decoded), `pubKey does not match signer address ${alice.address} with signer index: 0: invalid pubkey`);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  test("a signer info key that is not the signer's (pre-verified for its own account) is refused as without", async () => {
-    const t = testApp({ funded: [alice.address, bob.address] });
-    try {
-      const cache = new VerifiedSignatures();
+  test("a signer info key that is not the signer's (pre-verified for its own account) is refused as without", () =>
+    onApp((t, cache) => {
       // Bob's key signs Alice's send: pre-verification finds Bob's account and verifies his signature
       const { tx, decoded } = preverified(t, cache, bob, t.account(bob.address)?.accountNumber ?? -1n);
       assert.notEqual(preverifiedSigner(decoded, 0), undefined);
       const text = `pubKey does not match signer address ${alice.address} with signer index: 0: invalid pubkey`;
       assert.equal(runAnte(t, cache, decoded), text);
       assert.equal(runAnte(t, new VerifiedSignatures(), decodeTx(tx)), text);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 });

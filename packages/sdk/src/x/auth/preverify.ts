@@ -63,7 +63,7 @@ export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, tx: Signe
     signers[i] = { publicKey, pubkey, address, chainId: ctx.chainId, accountNumber: acc.accountNumber, signDoc };
     out.push({ pubkey, signDoc, signature });
   }
-  derived.set(tx.authInfo, { bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes, signers });
+  if (out.length > 0) derived.set(tx.authInfo, { bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes, signers });
   return out;
 }
 
