@@ -22,7 +22,7 @@ import {
   type ResponseQuery,
   type ValidatorUpdate,
 } from 'cosmjs-types/tendermint/abci/types';
-import { defaultStoreLoader, ScratchMultiStore, withReadCache, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
+import { defaultStoreLoader, ScratchMultiStore, type CommitMultiStore, type MultiStore, type Snapshot, type StoreLoader } from '../store/index.ts';
 import { Context, type BlockHeader, type ExecMode, type Timestamp } from './context.ts';
 import { abciError, CodedError, errors } from './errors.ts';
 import { BasicGasMeter, InfiniteGasMeter, type GasMeter } from './gas.ts';
@@ -260,7 +260,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
 
   private resetCheckState(): void {
     this.committedSnap?.release();
-    this.committedSnap = withReadCache(this.store.snapshot());
+    this.committedSnap = this.store.snapshot();
     this.checkState = new ScratchMultiStore(this.committedSnap);
   }
 

@@ -2,7 +2,7 @@ export * from './bytes.ts';
 export * from './types.ts';
 export { CacheKVStore, type Change } from './cachekv.ts';
 export { LmdbStoreView } from './lmdb.ts';
-export { READ_CACHE_ENTRIES, withReadCache } from './read-cache.ts';
+export { INTER_BLOCK_CACHE_ENTRIES, InterBlockCache, type ChangeSet } from './inter-block-cache.ts';
 export {
   CommitMultiStore,
   BranchStore,

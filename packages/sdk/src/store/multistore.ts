@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
 import { copyRange, prefixEnd, readU64be, u64be } from './bytes.ts';
 import { CacheKVStore } from './cachekv.ts';
+import { InterBlockCache } from './inter-block-cache.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
 import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
@@ -87,8 +88,11 @@ export class CommitMultiStore implements MultiStore {
   private hashCache: { writes: number; hashes: Registry; appHash: Uint8Array; changed: boolean } | null = null;
   /** The loader staged store additions, renames or deletions for the next block. */
   private layoutStaged = false;
+  /** Point reads of the latest committed state, for the block's write sets and for snapshots of that height. */
+  private readonly cache: InterBlockCache;
 
-  private constructor(path: string) {
+  private constructor(path: string, cacheEntries: number | undefined) {
+    this.cache = new InterBlockCache(cacheEntries);
     this.env = open({ path, maxDbs: 4 });
     this.data = this.env.openDB({ name: 'data', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
     this.meta = this.env.openDB({ name: 'meta', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
@@ -106,9 +110,12 @@ export class CommitMultiStore implements MultiStore {
     this.working = cloneLayout(this.committed);
   }
 
-  /** Opens (creating when absent) the state database in directory `path`. */
-  static open(path: string): CommitMultiStore {
-    return new CommitMultiStore(path);
+  /**
+   * Opens (creating when absent) the state database in directory `path`. `cacheEntries` bounds the
+   * inter-block cache per store (default INTER_BLOCK_CACHE_ENTRIES).
+   */
+  static open(path: string, opts: { readonly cacheEntries?: number } = {}): CommitMultiStore {
+    return new CommitMultiStore(path, opts.cacheEntries);
   }
 
   lastCommitInfo(): CommitInfo {
@@ -175,7 +182,7 @@ export class CommitMultiStore implements MultiStore {
     if (info === undefined) throw new StoreError(`store "${name}" does not exist`);
     let ws = this.writeSets.get(info.id);
     if (ws === undefined) {
-      ws = new CacheKVStore(new LmdbStoreView(this.data, idPrefix(info.id)));
+      ws = new CacheKVStore(this.cache.view(info.id, new LmdbStoreView(this.data, idPrefix(info.id))));
       this.writeSets.set(info.id, ws);
     }
     return ws;
@@ -249,6 +256,10 @@ export class CommitMultiStore implements MultiStore {
       nid.writeUInt16BE(working.nextId);
       this.meta.putSync(META_NEXTID, nid);
     });
+    // durable: the cache takes the block's changes (a failed transaction threw before this)
+    for (const [id, ws] of this.writeSets) if (ws.size > 0) this.cache.committed(id, ws);
+    for (const id of working.deletedIds) this.cache.dropStore(id);
+    this.cache.advance();
     this.last = { height, appHash };
     this.committed = { registry: hashes, nextId: working.nextId, deletedIds: [] };
     this.layoutStaged = false;
@@ -268,7 +279,11 @@ export class CommitMultiStore implements MultiStore {
     this.hashCache = null;
   }
 
-  /** A consistent view of the latest committed state that stays valid while later blocks commit. */
+  /**
+   * A consistent view of the latest committed state that stays valid while later blocks commit. Until
+   * the next commit its point reads go through the inter-block cache; after it, to its own LMDB read
+   * transaction.
+   */
   snapshot(): Snapshot {
     const txn = this.env.useReadTransaction();
     const opts = { transaction: txn };
@@ -277,6 +292,8 @@ export class CommitMultiStore implements MultiStore {
     const reg = this.meta.get(META_REGISTRY, opts);
     const registry = reg ? decodeRegistry(reg) : new Map<string, StoreInfo>();
     const data = this.data;
+    const cache = this.cache;
+    const views = new Map<string, ReadKVStore>();
     let released = false;
     return {
       height: height ? readU64be(height) : 0n,
@@ -285,13 +302,19 @@ export class CommitMultiStore implements MultiStore {
       storeNames: () => [...registry.keys()].sort(),
       getStore(name: string): ReadKVStore {
         if (released) throw new StoreError('snapshot already released');
-        const info = registry.get(name);
-        if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
-        return new LmdbStoreView(data, idPrefix(info.id), txn);
+        let view = views.get(name);
+        if (view === undefined) {
+          const info = registry.get(name);
+          if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
+          view = cache.view(info.id, new LmdbStoreView(data, idPrefix(info.id), txn));
+          views.set(name, view);
+        }
+        return view;
       },
       release(): void {
         if (!released) txn.done();
         released = true;
+        views.clear();
       },
     };
   }

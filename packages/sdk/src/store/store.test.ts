@@ -13,10 +13,9 @@ import {
   storeUpgradesFromJSON,
   toHex,
   utf8,
-  withReadCache,
+  InterBlockCache,
   type Entry,
   type ReadKVStore,
-  type Snapshot,
 } from './index.ts';
 
 const dirs: string[] = [];
@@ -360,54 +359,19 @@ describe('commit and app hash', () => {
   });
 });
 
-describe('a snapshot with cached reads (what CheckTx and the node\'s pre-verification read)', () => {
-  /** `snap` with a count of the point reads that reach it. */
-  function counted(snap: Snapshot): { snap: Snapshot; reads: () => number } {
+describe('the inter-block cache (committed values kept from block to block)', () => {
+  /** A store over `values` counting the point reads that reach it. */
+  function counted(values: Record<string, string>): { store: ReadKVStore; reads: () => number } {
     let n = 0;
-    const wrap = (st: ReadKVStore): ReadKVStore => ({
-      get: (k) => (n++, st.get(k)),
-      has: (k) => (n++, st.has(k)),
-      iterator: (a, z) => st.iterator(a, z),
-      reverseIterator: (a, z) => st.reverseIterator(a, z),
-    });
-    return { snap: { ...snap, getStore: (name) => wrap(snap.getStore(name)), release: () => snap.release() }, reads: () => n };
+    const get = (k: Uint8Array): Uint8Array | undefined => (n++, values[s(k) as string] === undefined ? undefined : b(values[s(k) as string]));
+    const none = (): IterableIterator<Entry> => [][Symbol.iterator]();
+    return { store: { get, has: (k) => get(k) !== undefined, iterator: none, reverseIterator: none }, reads: () => n };
   }
 
-  test('answers as the snapshot at its height while later blocks change and delete its keys; iteration sees every key', async () => {
-    const ms = openStore(tmp(), ['s', 't']);
-    for (let i = 0; i < 50; i++) ms.getStore('s').set(b(`k${i}`), b(`v${i}`));
-    ms.getStore('t').set(b('k1'), b('other store'));
-    ms.commit(1n);
-    const plain = ms.snapshot();
-    const cached = withReadCache(ms.snapshot(), 16);
-    for (let i = 0; i < 50; i += 2) ms.getStore('s').delete(b(`k${i}`));
-    ms.getStore('s').set(b('k1'), b('changed'));
-    ms.getStore('s').set(b('new'), b('x'));
-    ms.commit(2n);
-    assert.equal(cached.height, 1n);
-    // every key twice, in an order that overflows the 16-entry bound several times
-    for (const i of [...Array(60).keys(), ...[...Array(60).keys()].reverse()]) {
-      const k = b(`k${i}`);
-      assert.equal(s(cached.getStore('s').get(k)), s(plain.getStore('s').get(k)), `k${i}`);
-      assert.equal(cached.getStore('s').has(k), plain.getStore('s').has(k), `has k${i}`);
-    }
-    assert.equal(s(cached.getStore('s').get(b('new'))), undefined);
-    assert.equal(s(cached.getStore('t').get(b('k1'))), 'other store');
-    assert.deepEqual(keys(cached.getStore('s').iterator()), keys(plain.getStore('s').iterator()));
-    assert.deepEqual(keys(cached.getStore('s').reverseIterator(b('k3'), b('k31'))), ['k30=v30', 'k3=v3']);
-    cached.release();
-    plain.release();
-    assert.throws(() => cached.getStore('s'), /snapshot already released/);
-    await ms.close();
-  });
-
-  test('a key read again, present or absent, is not read from LMDB again, until the bound clears the cache', async () => {
-    const ms = openStore(tmp(), ['s']);
-    ms.getStore('s').set(b('a'), b('1'));
-    ms.commit(1n);
-    const c = counted(ms.snapshot());
-    const cached = withReadCache(c.snap, 3);
-    const st = cached.getStore('s');
+  test('a key read again, present or absent, is not read from LMDB again, in later blocks too, until the bound clears the cache', () => {
+    const cache = new InterBlockCache(3);
+    const c = counted({ a: '1' });
+    const st = cache.view(1, c.store);
     assert.equal(s(st.get(b('a'))), '1');
     assert.equal(st.has(b('missing')), false);
     assert.equal(c.reads(), 2);
@@ -415,13 +379,118 @@ describe('a snapshot with cached reads (what CheckTx and the node\'s pre-verific
     assert.equal(st.has(b('a')), true);
     assert.equal(st.get(b('missing')), undefined);
     assert.equal(c.reads(), 2);
-    st.get(b('x'));
-    st.get(b('y')); // a fourth key: the cache starts over with it
-    assert.equal(c.reads(), 4);
-    st.get(b('a'));
+    cache.advance(); // a block committed that changed neither key
+    const next = cache.view(1, c.store);
+    assert.equal(s(next.get(b('a'))), '1');
+    assert.equal(next.get(b('missing')), undefined);
+    assert.equal(c.reads(), 2, 'the next block reads them from the cache');
+    assert.equal(cache.view(2, c.store).get(b('a'))?.length, 1);
+    assert.equal(c.reads(), 3, 'another store id has a cache of its own');
+    next.get(b('x'));
+    next.get(b('y')); // a fourth key: the cache starts over with it
     assert.equal(c.reads(), 5);
-    cached.release();
+    next.get(b('a'));
+    assert.equal(c.reads(), 6);
+    // a view made before the last commit reads its own store, not the cache
+    assert.equal(s(st.get(b('a'))), '1');
+    assert.equal(c.reads(), 7);
+  });
+
+  test('commit writes through: the next block and new snapshots read what it set and deleted, including keys cached as absent', async () => {
+    const dir = tmp();
+    const ms = openStore(dir, ['s', 't']);
+    ms.getStore('s').set(b('a'), b('1'));
+    ms.getStore('s').set(b('b'), b('2'));
+    ms.getStore('t').set(b('a'), b('t1'));
+    ms.commit(1n);
+    // cached through both readers: a snapshot (CheckTx, queries) and the block's write set
+    const snap = ms.snapshot();
+    for (const k of ['a', 'b', 'c']) assert.equal(s(snap.getStore('s').get(b(k))), { a: '1', b: '2', c: undefined }[k]);
+    assert.equal(s(ms.getStore('s').get(b('a'))), '1');
+    assert.equal(ms.getStore('s').get(b('c')), undefined);
+    assert.equal(s(ms.getStore('t').get(b('a'))), 't1');
+    ms.getStore('s').set(b('a'), b('10'));
+    ms.getStore('s').delete(b('b'));
+    ms.getStore('s').set(b('c'), b('3'));
+    ms.commit(2n);
+    const want = { a: '10', b: undefined, c: '3' };
+    const after2 = ms.snapshot();
+    for (const k of ['a', 'b', 'c']) {
+      assert.equal(s(after2.getStore('s').get(b(k))), want[k as keyof typeof want], `snapshot at 2: ${k}`);
+      assert.equal(s(ms.getStore('s').get(b(k))), want[k as keyof typeof want], `block 3: ${k}`);
+    }
+    assert.equal(s(after2.getStore('t').get(b('a'))), 't1', 'a key of the same name in another store is its own');
+    // the snapshot taken at height 1 still answers for height 1
+    for (const k of ['a', 'b', 'c']) assert.equal(s(snap.getStore('s').get(b(k))), { a: '1', b: '2', c: undefined }[k], `snapshot at 1: ${k}`);
+    ms.getStore('s').set(b('a'), b('99'));
+    ms.commit(3n);
+    assert.equal(s(ms.snapshot().getStore('s').get(b('a'))), '99', 'and again at the next commit');
+    snap.release();
+    after2.release();
     await ms.close();
+    // a restart starts with an empty cache and reads the same
+    const again = openStore(dir, ['s', 't']);
+    assert.equal(s(again.snapshot().getStore('s').get(b('a'))), '99');
+    await again.close();
+  });
+
+  test('a snapshot answers as at its height while later blocks change and delete its keys, over a cache bound it overflows', async () => {
+    const dir = tmp();
+    const ms = CommitMultiStore.open(dir, { cacheEntries: 16 });
+    ms.mount(['s', 't']);
+    ms.loadLatest();
+    for (let i = 0; i < 50; i++) ms.getStore('s').set(b(`k${i}`), b(`v${i}`));
+    ms.getStore('t').set(b('k1'), b('other store'));
+    ms.commit(1n);
+    const at1 = ms.snapshot();
+    for (let i = 0; i < 60; i++) at1.getStore('s').get(b(`k${i}`)); // cached while height 1 is the latest
+    for (let i = 0; i < 50; i += 2) ms.getStore('s').delete(b(`k${i}`));
+    ms.getStore('s').set(b('k1'), b('changed'));
+    ms.getStore('s').set(b('new'), b('x'));
+    ms.commit(2n);
+    const at2 = ms.snapshot();
+    assert.equal(at1.height, 1n);
+    // every key twice, in an order that overflows the 16-entry bound several times
+    for (const i of [...Array(60).keys(), ...[...Array(60).keys()].reverse()]) {
+      const k = b(`k${i}`);
+      const was = i < 50 ? `v${i}` : undefined;
+      const is = i === 1 ? 'changed' : i < 50 && i % 2 === 1 ? `v${i}` : undefined;
+      assert.equal(s(at1.getStore('s').get(k)), was, `at 1: k${i}`);
+      assert.equal(at1.getStore('s').has(k), was !== undefined, `at 1: has k${i}`);
+      assert.equal(s(at2.getStore('s').get(k)), is, `at 2: k${i}`);
+      assert.equal(s(ms.getStore('s').get(k)), is, `block 3: k${i}`);
+    }
+    assert.equal(s(at1.getStore('s').get(b('new'))), undefined);
+    assert.equal(s(at2.getStore('s').get(b('new'))), 'x');
+    assert.equal(s(at1.getStore('t').get(b('k1'))), 'other store');
+    assert.equal(keys(at1.getStore('s').iterator()).length, 50);
+    assert.deepEqual(keys(at1.getStore('s').reverseIterator(b('k3'), b('k31'))), ['k30=v30', 'k3=v3']);
+    at1.release();
+    at2.release();
+    assert.throws(() => at1.getStore('s'), /snapshot already released/);
+    await ms.close();
+  });
+
+  test('a dropped block changes nothing cached; store upgrades (rename, delete, add) read right after commit', async () => {
+    const dir = tmp();
+    const ms = openStore(dir, ['bank', 'old']);
+    ms.getStore('bank').set(b('k'), b('bank'));
+    ms.getStore('old').set(b('k'), b('old'));
+    ms.commit(1n);
+    assert.equal(s(ms.getStore('bank').get(b('k'))), 'bank');
+    ms.getStore('bank').set(b('k'), b('dropped'));
+    ms.discard();
+    assert.equal(s(ms.getStore('bank').get(b('k'))), 'bank');
+    assert.equal(s(ms.snapshot().getStore('bank').get(b('k'))), 'bank');
+    assert.equal(s(ms.snapshot().getStore('old').get(b('k'))), 'old');
+    await ms.close();
+    const up = openStore(dir, ['money', 'old'], { renamed: [{ oldKey: 'bank', newKey: 'money' }], deleted: ['old'], added: ['old'] });
+    up.commit(2n);
+    const snap = up.snapshot();
+    assert.equal(s(snap.getStore('money').get(b('k'))), 'bank');
+    assert.equal(snap.getStore('old').get(b('k')), undefined, 'a store added under a deleted one\'s name starts empty');
+    snap.release();
+    await up.close();
   });
 });
 
