@@ -1,5 +1,5 @@
-// Committed values kept from block to block, as the Cosmos SDK's inter-block cache: CheckTx, queries,
-// pre-verification and the next block read the same keys again and again (a sender's account and
+// Committed values kept from block to block, like the Cosmos SDK's inter-block cache: CheckTx, queries
+// and pre-verification read the same keys again and again, block after block (a sender's account and
 // balance, the fee collector's balance, module params), and each LMDB lookup copies the value out.
 // Commit writes through: a cached key the block changed takes its new value, so what is cached is
 // always the latest committed state, and a key stays cached while its owner keeps sending.

@@ -88,7 +88,11 @@ export class CommitMultiStore implements MultiStore {
   private hashCache: { writes: number; hashes: Registry; appHash: Uint8Array; changed: boolean } | null = null;
   /** The loader staged store additions, renames or deletions for the next block. */
   private layoutStaged = false;
-  /** Point reads of the latest committed state, for the block's write sets and for snapshots of that height. */
+  /**
+   * Point reads of the latest committed state by snapshots of that height (CheckTx, queries). The
+   * block's write sets read LMDB: a migration's or a block's reads of many keys once each would only
+   * churn it.
+   */
   private readonly cache: InterBlockCache;
 
   private constructor(path: string, cacheEntries: number | undefined) {
@@ -182,7 +186,7 @@ export class CommitMultiStore implements MultiStore {
     if (info === undefined) throw new StoreError(`store "${name}" does not exist`);
     let ws = this.writeSets.get(info.id);
     if (ws === undefined) {
-      ws = new CacheKVStore(this.cache.view(info.id, new LmdbStoreView(this.data, idPrefix(info.id))));
+      ws = new CacheKVStore(new LmdbStoreView(this.data, idPrefix(info.id)));
       this.writeSets.set(info.id, ws);
     }
     return ws;
