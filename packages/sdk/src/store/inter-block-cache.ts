@@ -12,6 +12,8 @@ export const INTER_BLOCK_CACHE_ENTRIES = 32_768;
 
 /** What commit hands the cache: a store's changes, as a write set reports them. */
 export interface ChangeSet {
+  /** Keys changed. */
+  readonly size: number;
   forEachChange(fn: ChangeVisitor): void;
 }
 
@@ -42,10 +44,15 @@ export class InterBlockCache {
   /**
    * After the block's changes are durable: each cached key of store `id` that `changes` sets or deletes
    * takes its new value (a copy: the write set's memory is not kept). Keys not cached stay uncached.
+   * A block that changed more keys than the cache holds (a migration) empties it instead.
    */
   committed(id: number, changes: ChangeSet): void {
     const values = this.stores.get(id);
     if (values === undefined || values.size === 0) return;
+    if (changes.size > this.maxEntries) {
+      values.clear();
+      return;
+    }
     changes.forEachChange((keys, ks, ke, vals, vs, ve) => {
       const k = keys.toString('latin1', ks, ke);
       if (values.has(k)) values.set(k, vs < 0 ? null : Uint8Array.prototype.slice.call(vals, vs, ve));

@@ -396,6 +396,29 @@ describe('the inter-block cache (committed values kept from block to block)', ()
     assert.equal(c.reads(), 7);
   });
 
+  test('a block that changed more keys than the cache holds (a migration) empties it rather than visit each change', () => {
+    const cache = new InterBlockCache(4);
+    const c = counted({ a: '1', b: '2' });
+    const st = cache.view(1, c.store);
+    st.get(b('a'));
+    st.get(b('b'));
+    const changes = (n: number): CacheKVStore => {
+      const ws = new CacheKVStore(c.store);
+      for (let i = 0; i < n; i++) ws.set(b(`m${i}`), b('x'));
+      return ws;
+    };
+    cache.committed(1, changes(4));
+    cache.advance();
+    cache.view(1, c.store).get(b('a'));
+    assert.equal(c.reads(), 2, 'four changes: the cached keys stay');
+    cache.committed(1, changes(5));
+    cache.advance();
+    const after = cache.view(1, c.store);
+    assert.equal(s(after.get(b('a'))), '1');
+    assert.equal(s(after.get(b('b'))), '2');
+    assert.equal(c.reads(), 4, 'five changes: both are read again');
+  });
+
   test('commit writes through: the next block and new snapshots read what it set and deleted, including keys cached as absent', async () => {
     const dir = tmp();
     const ms = openStore(dir, ['s', 't']);
