@@ -2,7 +2,7 @@ export * from './bytes.ts';
 export * from './types.ts';
 export { CacheKVStore, type Change } from './cachekv.ts';
 export { LmdbStoreView } from './lmdb.ts';
-export { INTER_BLOCK_CACHE_ENTRIES, InterBlockCache, type ChangeSet } from './inter-block-cache.ts';
+export { INTER_BLOCK_CACHE_BYTES, INTER_BLOCK_CACHE_ENTRIES, InterBlockCache, type ChangeSet, type InterBlockCacheBounds } from './inter-block-cache.ts';
 export {
   CommitMultiStore,
   BranchStore,

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
 import { copyRange, prefixEnd, readU64be, u64be } from './bytes.ts';
 import { CacheKVStore } from './cachekv.ts';
-import { InterBlockCache } from './inter-block-cache.ts';
+import { InterBlockCache, type InterBlockCacheBounds } from './inter-block-cache.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
 import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
@@ -95,8 +95,8 @@ export class CommitMultiStore implements MultiStore {
    */
   private readonly cache: InterBlockCache;
 
-  private constructor(path: string, cacheEntries: number | undefined) {
-    this.cache = new InterBlockCache(cacheEntries);
+  private constructor(path: string, cache: InterBlockCacheBounds) {
+    this.cache = new InterBlockCache(cache);
     this.env = open({ path, maxDbs: 4 });
     this.data = this.env.openDB({ name: 'data', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
     this.meta = this.env.openDB({ name: 'meta', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
@@ -114,12 +114,9 @@ export class CommitMultiStore implements MultiStore {
     this.working = cloneLayout(this.committed);
   }
 
-  /**
-   * Opens (creating when absent) the state database in directory `path`. `cacheEntries` bounds the
-   * inter-block cache per store (default INTER_BLOCK_CACHE_ENTRIES).
-   */
-  static open(path: string, opts: { readonly cacheEntries?: number } = {}): CommitMultiStore {
-    return new CommitMultiStore(path, opts.cacheEntries);
+  /** Opens (creating when absent) the state database in directory `path`; `cache` bounds the inter-block cache per store. */
+  static open(path: string, opts: { readonly cache?: InterBlockCacheBounds } = {}): CommitMultiStore {
+    return new CommitMultiStore(path, opts.cache ?? {});
   }
 
   lastCommitInfo(): CommitInfo {

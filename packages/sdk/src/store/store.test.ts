@@ -369,7 +369,7 @@ describe('the inter-block cache (committed values kept from block to block)', ()
   }
 
   test('a key read again, present or absent, is not read from LMDB again, in later blocks too, until the bound clears the cache', () => {
-    const cache = new InterBlockCache(3);
+    const cache = new InterBlockCache({ maxEntries: 3 });
     const c = counted({ a: '1' });
     const st = cache.view(1, c.store);
     assert.equal(s(st.get(b('a'))), '1');
@@ -396,8 +396,27 @@ describe('the inter-block cache (committed values kept from block to block)', ()
     assert.equal(c.reads(), 7);
   });
 
+  test('the byte bound: a store over it starts over, a value larger than it is never kept', () => {
+    const cache = new InterBlockCache({ maxBytes: 10 });
+    const c = counted({ a: '12345', b: '1234', big: 'x'.repeat(20) });
+    const st = cache.view(1, c.store);
+    st.get(b('a')); // 1 + 5 bytes
+    st.get(b('a'));
+    assert.equal(c.reads(), 1);
+    st.get(b('b')); // 1 + 4 more would make 11: the cache starts over with b
+    st.get(b('b'));
+    assert.equal(c.reads(), 2);
+    st.get(b('a'));
+    assert.equal(c.reads(), 3, 'a was dropped when b came in');
+    assert.equal(s(st.get(b('big')))?.length, 20);
+    assert.equal(s(st.get(b('big')))?.length, 20);
+    assert.equal(c.reads(), 5, 'big is read from the store each time');
+    st.get(b('a'));
+    assert.equal(c.reads(), 5, 'and did not push a out');
+  });
+
   test('a block that changed more keys than the cache holds (a migration) empties it rather than visit each change', () => {
-    const cache = new InterBlockCache(4);
+    const cache = new InterBlockCache({ maxEntries: 4 });
     const c = counted({ a: '1', b: '2' });
     const st = cache.view(1, c.store);
     st.get(b('a'));
@@ -457,7 +476,7 @@ describe('the inter-block cache (committed values kept from block to block)', ()
 
   test('a snapshot answers as at its height while later blocks change and delete its keys, over a cache bound it overflows', async () => {
     const dir = tmp();
-    const ms = CommitMultiStore.open(dir, { cacheEntries: 16 });
+    const ms = CommitMultiStore.open(dir, { cache: { maxEntries: 16 } });
     ms.mount(['s', 't']);
     ms.loadLatest();
     for (let i = 0; i < 50; i++) ms.getStore('s').set(b(`k${i}`), b(`v${i}`));
