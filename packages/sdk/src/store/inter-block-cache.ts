@@ -9,7 +9,7 @@ import type { Entry, ReadKVStore } from './types.ts';
 
 /** Entries kept per store before that store's cache starts over: a bound on memory, not a working-set guess. */
 export const INTER_BLOCK_CACHE_ENTRIES = 32_768;
-/** Bytes of keys and values kept per store before it starts over (accounts and balances take ~150 each). */
+/** Bytes of keys and values kept per store before it starts over (an account takes ~180, a balance ~40). */
 export const INTER_BLOCK_CACHE_BYTES = 16 * 1024 * 1024;
 
 export interface InterBlockCacheBounds {
