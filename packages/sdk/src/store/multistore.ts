@@ -283,12 +283,13 @@ export class CommitMultiStore implements MultiStore {
   /**
    * A consistent view of the latest committed state that stays valid while later blocks commit. Until
    * the next commit its point reads go through the inter-block cache; after it, to its own LMDB read
-   * transaction.
+   * transaction. So does a snapshot of a height this store did not commit (another process's).
    */
   snapshot(): Snapshot {
     const txn = this.env.useReadTransaction();
     const opts = { transaction: txn };
     const height = this.meta.get(META_HEIGHT, opts);
+    const cached = (height ? readU64be(height) : 0n) === this.last.height;
     const appHash = this.meta.get(META_APPHASH, opts);
     const reg = this.meta.get(META_REGISTRY, opts);
     const registry = reg ? decodeRegistry(reg) : new Map<string, StoreInfo>();
@@ -307,7 +308,8 @@ export class CommitMultiStore implements MultiStore {
         if (view === undefined) {
           const info = registry.get(name);
           if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
-          view = cache.view(info.id, new LmdbStoreView(data, idPrefix(info.id), txn));
+          const lmdb = new LmdbStoreView(data, idPrefix(info.id), txn);
+          view = cached ? cache.view(info.id, lmdb) : lmdb;
           views.set(name, view);
         }
         return view;

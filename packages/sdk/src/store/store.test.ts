@@ -511,6 +511,26 @@ describe('the inter-block cache (committed values kept from block to block)', ()
     await ms.close();
   });
 
+  test('a snapshot of a height another process committed reads LMDB, not what this one cached', async () => {
+    const dir = tmp();
+    const writer = openStore(dir, ['s']);
+    writer.getStore('s').set(b('a'), b('1'));
+    writer.commit(1n);
+    const reader = openStore(dir, ['s']); // a second opener of the same database, as pre-upgrade is
+    const first = reader.snapshot();
+    assert.equal(s(first.getStore('s').get(b('a'))), '1');
+    first.release();
+    writer.getStore('s').set(b('a'), b('2'));
+    writer.commit(2n);
+    await new Promise((r) => setTimeout(r, 20)); // lmdb-js renews its shared read transaction after the event turn
+    const second = reader.snapshot();
+    assert.equal(second.height, 2n);
+    assert.equal(s(second.getStore('s').get(b('a'))), '2');
+    second.release();
+    await writer.close();
+    await reader.close();
+  });
+
   test('a dropped block changes nothing cached; store upgrades (rename, delete, add) read right after commit', async () => {
     const dir = tmp();
     const ms = openStore(dir, ['bank', 'old']);
