@@ -16,11 +16,10 @@ import {
   rawAddressFromPublicKey,
   secp256k1Implementation,
   signDirect,
-  SignatureVerifyPool,
   VerifiedSignatures,
   verifySignature,
 } from '../packages/sdk/src/crypto/index.ts';
-import { Mempool } from '../packages/sdk/src/mempool/index.ts';
+import { Mempool, SignatureVerifyPool } from '../packages/sdk/src/admission/index.ts';
 import { ScratchMultiStore } from '../packages/sdk/src/store/index.ts';
 import { decodeTx, encodeSecp256k1PubKey, encodeTxParts, encodeTxRaw, signDocBytes, type DecodedTx } from '../packages/sdk/src/tx/index.ts';
 import { fromProtoCoins } from '../packages/sdk/src/types/index.ts';

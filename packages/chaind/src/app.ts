@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
-import { moduleAddress, SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
+import { SignatureVerifyPool } from '@chaind/sdk/admission';
+import { moduleAddress, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
 import { CommitMultiStore, copyBytes } from '@chaind/sdk/store';
 import { decodeSignedParts, decodeTx, decodeTxWithParts, type DecodedTx, type SignedTxParts } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';

@@ -9,7 +9,7 @@ import { HashedParams, type ConsensusParams } from 'cosmjs-types/tendermint/type
 import { BlockID, CommitSig, type Commit, type Header, type PartSetHeader } from 'cosmjs-types/tendermint/types/types';
 import { SimpleValidator } from 'cosmjs-types/tendermint/types/validator';
 import { Consensus } from 'cosmjs-types/tendermint/version/types';
-import { txHash as mempoolTxHash } from '@chaind/sdk/mempool';
+import { txHash as mempoolTxHash } from '@chaind/sdk/admission';
 
 /** `types.BlockPartSizeBytes`: a block's protobuf bytes travel (and are hashed) in 64 KiB parts. */
 export const BLOCK_PART_SIZE_BYTES = 65_536;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '@chaind/sdk/app';
 import { parseGenesis, validateGenesis, type GenesisDoc } from '@chaind/sdk/genesis';
-import { Mempool } from '@chaind/sdk/mempool';
+import { Mempool } from '@chaind/sdk/admission';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { createChainApp, type ChainApp } from '../app.ts';
 import { readPrivValidatorKey } from '../cli/node-keys.ts';

@@ -17,7 +17,7 @@ import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
 import { MemoryLogger } from '@chaind/sdk/app';
 import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
-import { Mempool } from '@chaind/sdk/mempool';
+import { Mempool } from '@chaind/sdk/admission';
 import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { consensusAddress } from '@chaind/sdk/x/validators';

@@ -17,7 +17,7 @@ import type { BlockID, Commit, Header } from 'cosmjs-types/tendermint/types/type
 import type { KeyObject } from 'node:crypto';
 import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
 import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
-import type { Mempool } from '@chaind/sdk/mempool';
+import type { Mempool } from '@chaind/sdk/admission';
 import { toHex } from '@chaind/sdk/store';
 import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/upgrade';
 import type { BlockStore } from './blockstore.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BroadcastMode } from 'cosmjs-types/cosmos/tx/v1beta1/service';
-import { Mempool } from '@chaind/sdk/mempool';
+import { Mempool } from '@chaind/sdk/admission';
 import { ALICE, BOB, removeHomes } from '../testing/harness.ts';
 import { sha256 } from './hash.ts';
 import { TestNode } from './rpc/testnode.ts';

@@ -20,7 +20,7 @@ import { Tx as ProtoTx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { errors, type BaseApp, type Logger, type RegisteredError, type Tx, type TxRunResult } from '@chaind/sdk/app';
-import type { Mempool } from '@chaind/sdk/mempool';
+import type { Mempool } from '@chaind/sdk/admission';
 import type { BlockStore, TxRecord } from './blockstore.ts';
 import { grpcCodeOf } from './grpc/status.ts';
 import { txHash } from './hash.ts';

@@ -1,4 +1,4 @@
 export * from './address.ts';
 export * from './mnemonic.ts';
 export * from './secp256k1.ts';
-export * from './verify-pool.ts';
+export * from './verified-signatures.ts';

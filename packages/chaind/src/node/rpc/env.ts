@@ -2,7 +2,7 @@
 // every method shares (CometBFT's rpc/core Environment: heights, pagination).
 import type { BaseApp, Logger, QueryRouter, Tx } from '@chaind/sdk/app';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
-import type { Mempool } from '@chaind/sdk/mempool';
+import type { Mempool } from '@chaind/sdk/admission';
 import type { BlockStore } from '../blockstore.ts';
 import type { SoloDriver } from '../solo.ts';
 import { internalError } from './errors.ts';

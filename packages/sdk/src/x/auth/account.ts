@@ -2,8 +2,8 @@
 import { BaseAccount, ModuleAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import { errors } from '../../app/errors.ts';
-import { anySize, readAny, writeAny } from '../../tx/codec.ts';
-import { asciiLength, fastOr, lenFieldSize, NotFast, u64Size, WireReader, WireWriter } from '../../tx/wire.ts';
+import { anySize, readAny, writeAny } from '../../codec/tx.ts';
+import { asciiLength, fastOr, lenFieldSize, NotFast, u64Size, WireReader, WireWriter } from '../../codec/wire.ts';
 
 export const BASE_ACCOUNT_TYPE_URL = '/cosmos.auth.v1beta1.BaseAccount';
 export const MODULE_ACCOUNT_TYPE_URL = '/cosmos.auth.v1beta1.ModuleAccount';

@@ -1,5 +1,5 @@
 import { Params } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
-import { fastOr, WireReader } from '../../tx/wire.ts';
+import { fastOr, WireReader } from '../../codec/wire.ts';
 
 export { Params };
 

@@ -4,8 +4,8 @@ import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRoute, MsgRouter } from '../../app/router.ts';
 import { bech32DataLength } from '../../crypto/index.ts';
-import { readCoin } from '../../tx/codec.ts';
-import { fastOr, WireReader } from '../../tx/wire.ts';
+import { readCoin } from '../../codec/tx.ts';
+import { fastOr, WireReader } from '../../codec/wire.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
 import type { BankKeeper } from './keeper.ts';
 

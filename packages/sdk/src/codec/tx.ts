@@ -1,5 +1,5 @@
 // Fast codecs for the messages of every transaction, byte for byte and value for value what
-// cosmjs-types gives (tx/codec.test.ts compares them). Decoders fall back to cosmjs-types for whatever
+// cosmjs-types gives (codec.test.ts compares them). Decoders fall back to cosmjs-types for whatever
 // the strict wire reader leaves alone (see wire.ts), so results and errors stay cosmjs-types' own.
 import type { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { AuthInfo, SignDoc, TxBody, TxRaw, type Fee, type ModeInfo, type SignerInfo } from 'cosmjs-types/cosmos/tx/v1beta1/tx';

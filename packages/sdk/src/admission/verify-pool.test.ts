@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { isWellFormedSignature, publicKeyFromPrivate, signDirect, verifySignature } from './secp256k1.ts';
-import { SignatureVerifyPool, VerifiedSignatures, type SignatureTriple } from './verify-pool.ts';
+import { isWellFormedSignature, publicKeyFromPrivate, signDirect, verifySignature } from '../crypto/secp256k1.ts';
+import { VerifiedSignatures, type SignatureTriple } from '../crypto/verified-signatures.ts';
+import { SignatureVerifyPool } from './verify-pool.ts';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const be32 = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');

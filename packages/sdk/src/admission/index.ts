@@ -1,2 +1,3 @@
 export * from './mempool.ts';
 export * from './order.ts';
+export * from './verify-pool.ts';

@@ -12,8 +12,8 @@ import { Any } from 'cosmjs-types/google/protobuf/any';
 import { accountFromAny, accountToAny, decodeAccount, encodeAccount, type Account } from '../x/auth/account.ts';
 import { decodeParams } from '../x/auth/params.ts';
 import { msgSendCodec } from '../x/bank/msg-server.ts';
-import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, encodeAnyMessage, encodeSignDocMessage } from './codec.ts';
-import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from './pubkey.ts';
+import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, encodeAnyMessage, encodeSignDocMessage } from './tx.ts';
+import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../tx/pubkey.ts';
 
 /** A deterministic generator (xorshift32), so every run tests the same values. */
 function rng(seed: number): { int(n: number): number; pick<T>(xs: readonly T[]): T; bytes(n: number): Uint8Array } {
