@@ -2,10 +2,9 @@
 import { BaseAccount, ModuleAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import { errors } from '../../app/errors.ts';
-import { anySize, readAny, writeAny } from '../../codec/tx.ts';
-import { asciiLength, fastOr, lenFieldSize, NotFast, u64Size, WireReader, WireWriter } from '../../codec/wire.ts';
+import { BASE_ACCOUNT_TYPE_URL, decodeBaseAccount, encodeBaseAccount } from '../../codec/index.ts';
 
-export const BASE_ACCOUNT_TYPE_URL = '/cosmos.auth.v1beta1.BaseAccount';
+export { BASE_ACCOUNT_TYPE_URL };
 export const MODULE_ACCOUNT_TYPE_URL = '/cosmos.auth.v1beta1.ModuleAccount';
 
 export interface ModuleAccountInfo {
@@ -52,73 +51,12 @@ export function accountFromAny(any: Any): Account {
   throw errors.unpackAny.wrap(`unsupported account type ${any.typeUrl}`);
 }
 
-const BASE_URL_LENGTH = BASE_ACCOUNT_TYPE_URL.length;
-
-/** Size of BaseAccount{address, pub_key, account_number, sequence}, as BaseAccount.encode writes it. */
-function baseAccountSize(acc: Account): number {
-  const a = asciiLength(acc.address);
-  let n = a === 0 ? 0 : lenFieldSize(a);
-  if (acc.pubKey !== undefined) n += lenFieldSize(anySize(acc.pubKey));
-  if (acc.accountNumber !== 0n) n += 1 + u64Size(acc.accountNumber);
-  if (acc.sequence !== 0n) n += 1 + u64Size(acc.sequence);
-  return n;
-}
-
-/** Any{BASE_ACCOUNT_TYPE_URL, BaseAccount}: the bytes of every user account, written in one go. */
-function fastEncodeBaseAccount(acc: Account): Uint8Array {
-  const inner = baseAccountSize(acc);
-  const w = new WireWriter(lenFieldSize(BASE_URL_LENGTH) + (inner === 0 ? 0 : lenFieldSize(inner)));
-  w.ascii(0x0a, BASE_ACCOUNT_TYPE_URL);
-  if (inner > 0) {
-    w.lenTag(0x12, inner);
-    if (acc.address.length > 0) w.ascii(0x0a, acc.address);
-    if (acc.pubKey !== undefined) {
-      w.lenTag(0x12, anySize(acc.pubKey));
-      writeAny(w, acc.pubKey);
-    }
-    if (acc.accountNumber !== 0n) {
-      w.byte(0x18);
-      w.u64(acc.accountNumber);
-    }
-    if (acc.sequence !== 0n) {
-      w.byte(0x20);
-      w.u64(acc.sequence);
-    }
-  }
-  return w.finish();
-}
-
-const slowEncodeAccount = (acc: Account): Uint8Array => Any.encode(accountToAny(acc)).finish();
-
 /** Stored bytes of an account: the encoded Any. */
 export function encodeAccount(acc: Account): Uint8Array {
-  if (acc.module !== undefined) return slowEncodeAccount(acc);
-  return fastOr(fastEncodeBaseAccount, slowEncodeAccount, acc);
+  if (acc.module !== undefined) return Any.encode(accountToAny(acc)).finish();
+  return encodeBaseAccount(acc);
 }
-
-const notFast = new NotFast('not on the fast path');
-
-/** A stored BaseAccount; anything else (module accounts, odd encodings) goes through cosmjs-types. */
-function fastDecodeBaseAccount(bytes: Uint8Array): Account {
-  const any = readAny(WireReader.of(bytes));
-  if (any.typeUrl !== BASE_ACCOUNT_TYPE_URL) throw notFast;
-  const r = new WireReader(any.value);
-  let address = '';
-  let pubKey: Any | undefined;
-  let accountNumber = 0n;
-  let sequence = 0n;
-  while (r.next()) {
-    if (r.field === 1) address = r.string();
-    else if (r.field === 2) pubKey = readAny(r.sub());
-    else if (r.field === 3) accountNumber = r.uint64();
-    else if (r.field === 4) sequence = r.uint64();
-    else r.skip();
-  }
-  return { address, pubKey, accountNumber, sequence };
-}
-
-const slowDecodeAccount = (bytes: Uint8Array): Account => accountFromAny(Any.decode(bytes));
 
 export function decodeAccount(bytes: Uint8Array): Account {
-  return fastOr(fastDecodeBaseAccount, slowDecodeAccount, bytes);
+  return decodeBaseAccount(bytes) ?? accountFromAny(Any.decode(bytes));
 }

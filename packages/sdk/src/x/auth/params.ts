@@ -1,5 +1,5 @@
 import { Params } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
-import { fastOr, WireReader } from '../../codec/wire.ts';
+import { decodeAuthParams } from '../../codec/index.ts';
 
 export { Params };
 
@@ -22,24 +22,7 @@ export function validateParams(p: Params): void {
   }
 }
 
-/** Params{max_memo_characters, tx_sig_limit, tx_size_cost_per_byte, sig_verify_cost_ed25519, sig_verify_cost_secp256k1}. */
-function fastParams(bytes: Uint8Array): Params {
-  const r = new WireReader(bytes);
-  const p: Params = { maxMemoCharacters: 0n, txSigLimit: 0n, txSizeCostPerByte: 0n, sigVerifyCostEd25519: 0n, sigVerifyCostSecp256k1: 0n };
-  while (r.next()) {
-    if (r.field === 1) p.maxMemoCharacters = r.uint64();
-    else if (r.field === 2) p.txSigLimit = r.uint64();
-    else if (r.field === 3) p.txSizeCostPerByte = r.uint64();
-    else if (r.field === 4) p.sigVerifyCostEd25519 = r.uint64();
-    else if (r.field === 5) p.sigVerifyCostSecp256k1 = r.uint64();
-    else r.skip();
-  }
-  return p;
-}
-
-const slowParams = (bytes: Uint8Array): Params => Params.decode(bytes);
-
-/** Params.decode, without its reader's copy (no bytes fields to alias). */
+/** Params.decode, fast. */
 export function decodeParams(bytes: Uint8Array): Params {
-  return fastOr(fastParams, slowParams, bytes);
+  return decodeAuthParams(bytes);
 }

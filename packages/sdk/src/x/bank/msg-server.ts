@@ -4,8 +4,7 @@ import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRoute, MsgRouter } from '../../app/router.ts';
 import { bech32DataLength } from '../../crypto/index.ts';
-import { readCoin } from '../../codec/tx.ts';
-import { fastOr, WireReader } from '../../codec/wire.ts';
+import { decodeMsgSend } from '../../codec/index.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
 import type { BankKeeper } from './keeper.ts';
 
@@ -37,27 +36,12 @@ export function validateMsgSend(msg: MsgSend, prefix: string): Coin[] {
   return fromProtoCoins(msg.amount);
 }
 
-function fastMsgSend(bytes: Uint8Array): MsgSend {
-  // no bytes fields: nothing can alias the input, so no private copy is needed
-  const r = new WireReader(bytes);
-  const m: MsgSend = { fromAddress: '', toAddress: '', amount: [] };
-  while (r.next()) {
-    if (r.field === 1) m.fromAddress = r.string();
-    else if (r.field === 2) m.toAddress = r.string();
-    else if (r.field === 3) m.amount.push(readCoin(r.sub()));
-    else r.skip();
-  }
-  return m;
-}
-
-const slowMsgSend = (bytes: Uint8Array): MsgSend => MsgSend.decode(bytes);
-
 /** MsgSend's codec with a decoder that skips cosmjs-types' reader for the usual encodings (same result). */
 export const msgSendCodec: typeof MsgSend = {
   ...MsgSend,
   decode: (input: Uint8Array | BinaryReader, length?: number): MsgSend =>
     input instanceof Uint8Array && length === undefined
-      ? fastOr(fastMsgSend, slowMsgSend, input)
+      ? decodeMsgSend(input)
       : MsgSend.decode(input, length),
 };
 
