@@ -1,10 +1,8 @@
-import { Buffer } from 'node:buffer';
-import { availableParallelism } from 'node:os';
+import { SignaturePreverifier } from '@chaind/sdk/admission';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
-import { SignatureVerifyPool } from '@chaind/sdk/admission';
-import { moduleAddress, VerifiedSignatures, type SignatureTriple } from '@chaind/sdk/crypto';
-import { CommitMultiStore, copyBytes } from '@chaind/sdk/store';
-import { decodeSignedParts, decodeTx, decodeTxWithParts, type DecodedTx, type SignedTxParts } from '@chaind/sdk/tx';
+import { moduleAddress } from '@chaind/sdk/crypto';
+import { CommitMultiStore } from '@chaind/sdk/store';
+import type { DecodedTx } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
@@ -102,10 +100,6 @@ export function moduleOptions(upgrades: readonly Upgrade[]): ChainModuleOptions 
 export function createChainApp(o: ChainAppOptions): ChainApp {
   const logger = o.logger ?? nopLogger;
   const upgrades = o.upgrades ?? UPGRADES;
-  const verified = new VerifiedSignatures();
-  const verifyThreads = o.verifyThreads ?? Math.min(4, availableParallelism() - 1);
-  let pool: SignatureVerifyPool | undefined;
-  let closed = false;
   const { modules, upgrade, accounts, bank, validators, gov } = chainModules({
     upgradeInfoPath: o.upgradeInfoPath,
     skipUpgradeHeights: o.skipUpgradeHeights,
@@ -116,16 +110,18 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       app.appVersion = v;
     },
   });
-  const preDecoded = new PreDecoded();
+  const preverifier: SignaturePreverifier = new SignaturePreverifier({
+    threads: o.verifyThreads,
+    logger,
+    // runs only after `app` exists (at a tx's pre-verification)
+    signaturesOf: (parts) => app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, parts)),
+  });
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,
     store: CommitMultiStore.open(o.dbPath),
     modules,
-    txDecoder: (bytes) => {
-      const parts = preDecoded.take(bytes);
-      return parts === undefined ? decodeTx(bytes) : decodeTxWithParts(bytes, parts);
-    },
+    txDecoder: preverifier.decodeTx,
     chainId: o.chainId,
     logger,
   });
@@ -135,7 +131,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       msgRouter: modules.msgRouter,
       deductFee: bank.keeper.deductFeeTo(FEE_COLLECTOR),
       minGasPrices: o.minGasPrices,
-      verifiedSignatures: verified,
+      verifiedSignatures: preverifier.verified,
     }),
   );
   for (const u of upgrades) upgrade.keeper.setUpgradeHandler(u.name, u.handler({ modules }));
@@ -156,56 +152,13 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     bank: bank.keeper,
     validators: validators.keeper,
     gov: gov.keeper,
-    preverify(tx: Uint8Array): Promise<unknown> | undefined {
-      if (verifyThreads < 1 || closed) return undefined;
-      let triples: SignatureTriple[];
-      try {
-        // not the body; CheckTx of these same bytes decodes only the body
-        const parts = decodeSignedParts(tx);
-        preDecoded.put(tx, parts);
-        triples = app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, parts));
-      } catch {
-        return undefined; // not a tx: CheckTx gives the error
-      }
-      if (triples.length === 0) return undefined;
-      pool ??= new SignatureVerifyPool({
-        cache: verified,
-        threads: verifyThreads,
-        onWorkerError: (e) => logger.error('signature verification worker failed; the ante handler verifies inline', { err: e.message }),
-      });
-      return pool.verifyAhead(triples);
-    },
+    preverify: (tx) => preverifier.preverify(tx),
     close: async () => {
-      closed = true;
-      await pool?.close();
+      await preverifier.close();
       app.releaseQuerySnapshot();
       await app.store.close();
     },
   };
-}
-
-/**
- * TxRaw and AuthInfo decoded by pre-verification, handed to CheckTx's decode of the same bytes object,
- * once. An entry holds a copy of the bytes it was decoded from: bytes changed in between (a caller
- * reusing its buffer) are decoded afresh. Bounded, the oldest dropped first: a tx refused before its
- * CheckTx leaves its entry behind.
- */
-class PreDecoded {
-  private readonly entries = new Map<Uint8Array, { readonly copy: Uint8Array; readonly parts: SignedTxParts }>();
-
-  constructor(private readonly capacity = 4096) {}
-
-  put(bytes: Uint8Array, parts: SignedTxParts): void {
-    this.entries.set(bytes, { copy: copyBytes(bytes), parts });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as Uint8Array);
-  }
-
-  take(bytes: Uint8Array): SignedTxParts | undefined {
-    const e = this.entries.get(bytes);
-    if (e === undefined) return undefined;
-    this.entries.delete(bytes);
-    return Buffer.compare(e.copy, bytes) === 0 ? e.parts : undefined;
-  }
 }
 
 /** The protocol version committed under key 0x3, which Info reports as the app version. */

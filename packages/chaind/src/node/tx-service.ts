@@ -19,8 +19,8 @@ import {
 import { Tx as ProtoTx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import { errors, type BaseApp, type Logger, type RegisteredError, type Tx, type TxRunResult } from '@chaind/sdk/app';
-import type { Mempool } from '@chaind/sdk/admission';
+import { MempoolRefusal, type Mempool } from '@chaind/sdk/admission';
+import type { BaseApp, Logger, Tx, TxRunResult } from '@chaind/sdk/app';
 import type { BlockStore, TxRecord } from './blockstore.ts';
 import { grpcCodeOf } from './grpc/status.ts';
 import { txHash } from './hash.ts';
@@ -32,19 +32,9 @@ export interface TxNode {
   readonly driver: Pick<SoloDriver, 'height'>;
   readonly blockStore: Pick<BlockStore, 'txByHash' | 'blockMeta'>;
   readonly app: Pick<BaseApp<Tx>, 'simulate'>;
-  readonly mempool: Pick<Mempool, 'add' | 'inArrivalOrder' | 'has' | 'size' | 'bytes' | 'maxTxs' | 'maxTxsBytes' | 'maxTxBytes'>;
+  /** The admission pipeline (and the largest tx it takes). */
+  readonly mempool: Pick<Mempool, 'submit' | 'submitLater' | 'maxTxBytes'>;
   readonly logger: Logger;
-}
-
-/** A refusal of the mempool itself, before the app sees the tx, with CometBFT's text and the SDK's error for it. */
-export class MempoolRefusal extends Error {
-  override readonly name = 'MempoolRefusal';
-  constructor(
-    readonly error: RegisteredError,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A failed tx-service call: the gRPC code and the message (REST maps the code to its HTTP status). */
@@ -60,43 +50,12 @@ export class TxServiceError extends Error {
 
 const hexUpper = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase();
 
-function refuseEarly(m: TxNode['mempool'], tx: Uint8Array, hash: Uint8Array): void {
-  if (tx.length > m.maxTxBytes) throw new MempoolRefusal(errors.txTooLarge, `tx too large. Max size is ${m.maxTxBytes}, but got ${tx.length}`);
-  if (m.has(hash)) throw new MempoolRefusal(errors.txInMempoolCache, 'tx already exists in cache');
-}
-
-function refuse(m: TxNode['mempool'], tx: Uint8Array, hash: Uint8Array): void {
-  if (m.size() >= m.maxTxs || m.bytes() + tx.length > m.maxTxsBytes) {
-    throw new MempoolRefusal(
-      errors.mempoolIsFull,
-      `mempool is full: number of txs ${m.size()} (max: ${m.maxTxs}), total txs bytes ${m.bytes()} (max: ${m.maxTxsBytes})`,
-    );
-  }
-  refuseEarly(m, tx, hash);
-}
-
 /**
- * `CListMempool.CheckTx`: the mempool's own refusals (rejected as MempoolRefusal, with CometBFT's texts),
- * then the mempool's add, which runs the app's CheckTx; its failures are results. Admissions run in
- * arrival order while the signatures of the txs behind are verified on worker threads.
+ * `CListMempool.CheckTx` through the admission pipeline: the mempool's own refusals reject with a
+ * MempoolRefusal (CometBFT's texts); CheckTx's failures are results.
  */
 export function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<ResponseCheckTx> {
-  const m = node.mempool;
-  const hash = txHash(tx);
-  // refused at once when it already must be; checked again in turn, when txs ahead may have filled the pool
-  try {
-    refuse(m, tx, hash);
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
-  return m.inArrivalOrder(tx, admitInTurn, { m, tx, hash });
-}
-
-/** A tx's turn in `checkTx`: one long-lived function, not a closure per tx (see `Mempool.inArrivalOrder`). */
-function admitInTurn(t: { readonly m: TxNode['mempool']; readonly tx: Uint8Array; readonly hash: Uint8Array }): ResponseCheckTx {
-  refuse(t.m, t.tx, t.hash);
-  return t.m.add(t.tx, t.hash);
+  return node.mempool.submit(tx);
 }
 
 /**
@@ -104,14 +63,12 @@ function admitInTurn(t: { readonly m: TxNode['mempool']; readonly tx: Uint8Array
  * after the caller has its answer, its outcome only logged.
  */
 export function checkTxLater(node: TxNode, tx: Uint8Array): void {
-  const hash = txHash(tx);
-  refuseEarly(node.mempool, tx, hash);
-  checkTx(node, tx).then(
+  node.mempool.submitLater(tx).then(
     (r) => {
-      if (r.code !== 0) node.logger.debug('async broadcast: CheckTx refused the tx', { hash: hexUpper(hash), code: r.code, log: r.log });
+      if (r.code !== 0) node.logger.debug('async broadcast: CheckTx refused the tx', { hash: hexUpper(txHash(tx)), code: r.code, log: r.log });
     },
     (e: unknown) => {
-      node.logger.debug('async broadcast: the mempool refused the tx', { hash: hexUpper(hash), error: e instanceof Error ? e.message : String(e) });
+      node.logger.debug('async broadcast: the mempool refused the tx', { hash: hexUpper(txHash(tx)), error: e instanceof Error ? e.message : String(e) });
     },
   );
 }

@@ -4,7 +4,7 @@ import { CheckTxType, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/
 import { toHex } from '../store/index.ts';
 import { encodeTx } from '../tx/index.ts';
 import { CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '../x/auth/testutil.ts';
-import { Mempool, txHash, type MempoolOptions } from './index.ts';
+import { Mempool, MempoolRefusal, txHash, type MempoolOptions } from './index.ts';
 
 after(removeTmpDirs);
 
@@ -40,6 +40,17 @@ function setup(o: Omit<MempoolOptions, 'app'> = {}): { t: TestApp; pool: Mempool
 
 function ok(res: ResponseCheckTx): void {
   assert.equal(res.code, 0, res.log);
+}
+
+/** The mempool's own refusal `add` throws: code, codespace and CometBFT's text. */
+function refusal(add: () => unknown): { code: number; codespace: string; log: string } {
+  try {
+    add();
+  } catch (e) {
+    if (e instanceof MempoolRefusal) return { code: e.error.code, codespace: e.error.codespace, log: e.message };
+    throw e;
+  }
+  assert.fail('not refused');
 }
 
 const hashHex = (b: Uint8Array): string => toHex(txHash(b)).toUpperCase();
@@ -155,10 +166,10 @@ describe('admission', () => {
     const { t, pool } = setup();
     const a0 = tx(alice, 0n);
     ok(pool.add(a0));
-    const res = pool.add(Uint8Array.from(a0));
+    const res = refusal(() => pool.add(Uint8Array.from(a0)));
     assert.equal(res.code, 19);
     assert.equal(res.codespace, 'sdk');
-    assert.equal(res.log, `tx ${hashHex(a0)}: tx already in mempool`);
+    assert.equal(res.log, 'tx already exists in cache');
     assert.equal(pool.size(), 1);
     await t.close();
   });
@@ -168,7 +179,7 @@ describe('admission', () => {
     const txs = [tx(alice, 0n), tx(alice, 1n), tx(alice, 2n)];
     ok(pool.add(txs[0]));
     ok(pool.add(txs[1]));
-    const res = pool.add(txs[2]);
+    const res = refusal(() => pool.add(txs[2]));
     assert.equal(res.code, 20);
     assert.equal(res.codespace, 'sdk');
     assert.equal(res.log, `mempool is full: number of txs 2 (max: 2), total txs bytes ${txs[0].length + txs[1].length} (max: ${64 * 1024 * 1024})`);
@@ -184,7 +195,7 @@ describe('admission', () => {
     ok(pool.add(a0));
     ok(pool.add(tx(bob, 0n)));
     const used = pool.bytes();
-    const res = pool.add(tx(carol, 0n));
+    const res = refusal(() => pool.add(tx(carol, 0n)));
     assert.equal(res.code, 20);
     assert.equal(res.log, `mempool is full: number of txs 2 (max: 5000), total txs bytes ${used} (max: ${max})`);
     assert.equal(pool.size(), 2);
@@ -194,10 +205,10 @@ describe('admission', () => {
   test('a tx over max tx bytes is too large', async () => {
     const a0 = tx(alice, 0n);
     const { t, pool } = setup({ maxTxBytes: a0.length - 1 });
-    const res = pool.add(a0);
+    const res = refusal(() => pool.add(a0));
     assert.equal(res.code, 21);
     assert.equal(res.codespace, 'sdk');
-    assert.equal(res.log, `max size is ${a0.length - 1} bytes, got ${a0.length}: tx too large`);
+    assert.equal(res.log, `tx too large. Max size is ${a0.length - 1}, but got ${a0.length}`);
     assert.equal(pool.size(), 0);
     ok(t.app.checkTx({ tx: tx(alice, 0n), type: CheckTxType.NEW }));
     await t.close();

@@ -2,10 +2,11 @@
 // Deterministic in what it keeps and returns, but a node-local structure: never part of consensus state.
 import { Buffer } from 'node:buffer';
 import { CheckTxType, type RequestCheckTx, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
-import { errors, type CodedError } from '../app/errors.ts';
 import type { MsgRouter } from '../app/router.ts';
 import type { DecodedTx } from '../tx/decode.ts';
+import { ArrivalOrder, type Preverify } from './arrival.ts';
 import { txHash, txOrderKey } from './order.ts';
+import { mempoolIsFull, txInCache, txTooLarge, type MempoolRefusal } from './refusals.ts';
 
 /** What the mempool needs of the app: CheckTx, and the message router to read a tx's sender (a BaseApp is one). */
 export interface MempoolApp {
@@ -27,36 +28,20 @@ export interface MempoolOptions {
    * Starts verifying a tx's signatures off the main thread (the app's `preverify`); CheckTx then finds
    * them verified; undefined when there is nothing to wait for. Its outcome never decides admission, CheckTx does.
    */
-  readonly preverify?: (tx: Uint8Array) => Promise<unknown> | undefined;
-  /**
-   * Txs waiting for CheckTx whose pre-verification may run at once (default 1024, about 60 ms of one
-   * worker's verifying): enough to keep the workers busy, few enough that a burst of arrivals does not
-   * hold thousands of half-admitted txs in memory.
-   */
+  readonly preverify?: Preverify;
+  /** Txs waiting for CheckTx whose pre-verification may run at once (default 1024, about 60 ms of one worker's verifying). */
   readonly preverifyAhead?: number;
 }
 
 export const DEFAULT_MAX_TXS = 5000;
 export const DEFAULT_MAX_TXS_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_TX_BYTES = 1024 * 1024;
-export const DEFAULT_PREVERIFY_AHEAD = 1024;
 
 export interface MempoolUpdate {
   /** Txs of the block that were in the pool. */
   readonly committed: number;
   /** Txs that failed their recheck against the new state and were dropped. */
   readonly dropped: number;
-}
-
-/** A tx waiting for its turn in `inArrivalOrder`. */
-interface Arrival {
-  readonly tx: Uint8Array;
-  readonly admit: (arg: unknown) => unknown;
-  readonly arg: unknown;
-  readonly resolve: (v: unknown) => void;
-  readonly reject: (e: unknown) => void;
-  /** Pre-verification finished (or failed, or there is none). */
-  ready: boolean;
 }
 
 interface Entry {
@@ -75,8 +60,9 @@ const hex = (h: Uint8Array): string => Buffer.from(h.buffer, h.byteOffset, h.byt
 const hashKey = (h: Uint8Array): string => Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString('latin1');
 const HEX_HASH = /^[0-9a-fA-F]{64}$/;
 
-function refusal(e: CodedError): ResponseCheckTx {
-  return { code: e.code, codespace: e.codespace, log: e.message, data: new Uint8Array(0), info: '', gasWanted: 0n, gasUsed: 0n, events: [] };
+/** A tx's turn in `submit`: one long-lived function, not a closure per tx (see `ArrivalOrder.run`). */
+function addInTurn(t: { readonly pool: Mempool; readonly tx: Uint8Array; readonly hash: Uint8Array }): ResponseCheckTx {
+  return t.pool.add(t.tx, t.hash);
 }
 
 /**
@@ -90,16 +76,7 @@ export class Mempool {
   readonly maxTxsBytes: number;
   readonly maxTxBytes: number;
   private readonly app: MempoolApp;
-  private readonly preverify: ((tx: Uint8Array) => Promise<unknown> | undefined) | undefined;
-  private readonly preverifyAhead: number;
-  /**
-   * Txs not yet admitted, in arrival order from `next` (the slots before it are emptied as they are
-   * admitted, so an admitted tx's bytes are not kept); pre-verification started for those before `started`.
-   */
-  private waiting: (Arrival | undefined)[] = [];
-  private next = 0;
-  private started = 0;
-  private pumping = false;
+  private readonly arrivalOrder: ArrivalOrder;
   private readonly byHash = new Map<string, Entry>();
   /** Sender → its entries sorted by (sequence, arrival). */
   private readonly bySender = new Map<string, Entry[]>();
@@ -109,90 +86,45 @@ export class Mempool {
 
   constructor(o: MempoolOptions) {
     this.app = o.app;
-    this.preverify = o.preverify;
-    this.preverifyAhead = o.preverifyAhead ?? DEFAULT_PREVERIFY_AHEAD;
-    if (!Number.isSafeInteger(this.preverifyAhead) || this.preverifyAhead < 1) {
-      throw new RangeError(`preverifyAhead must be a positive integer, got ${this.preverifyAhead}`);
-    }
+    this.arrivalOrder = new ArrivalOrder(o.preverify, o.preverifyAhead);
     this.maxTxs = o.maxTxs ?? DEFAULT_MAX_TXS;
     this.maxTxsBytes = o.maxTxsBytes ?? DEFAULT_MAX_TXS_BYTES;
     this.maxTxBytes = o.maxTxBytes ?? DEFAULT_MAX_TX_BYTES;
   }
 
   /**
-   * Runs `admit` (the node's refusals, then `add`) for `tx` after every earlier call's, once the tx's
-   * signatures are pre-verified: the workers verify later txs while CheckTx runs on earlier ones, and a
-   * sender's sequence n is still checked before its n+1 that arrived after it. At most `preverifyAhead`
-   * txs are pre-verified ahead of the one admitted next. `admit` is called with `arg`: a hot caller
-   * passes one long-lived function and its per-tx data, not a closure per tx, see `Mempool.settled`.
+   * CometBFT's `CListMempool.CheckTx`: the mempool's own refusals (a rejection with a MempoolRefusal),
+   * then, in arrival order once the tx's signatures are pre-verified, `add`. CheckTx's failures are results.
+   * Arrival order keeps a sender's sequence n checked before its n+1 that arrived after it, while the
+   * workers verify later txs as CheckTx runs on earlier ones.
+   */
+  submit(tx: Uint8Array): Promise<ResponseCheckTx> {
+    const hash = txHash(tx);
+    // refused at once when it already must be; checked again in its turn, when txs ahead may have filled the pool
+    const refused = this.refusal(tx.length, hashKey(hash), false);
+    // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
+    if (refused !== undefined) return Promise.reject(refused);
+    return this.arrivalOrder.run(tx, addInTurn, { pool: this, tx, hash });
+  }
+
+  /**
+   * broadcast_tx_async's admission: the refusals that need no CheckTx (too large, already in the pool)
+   * are thrown at once, to answer the call; the rest of `submit` runs after, its outcome the promise.
+   */
+  submitLater(tx: Uint8Array): Promise<ResponseCheckTx> {
+    const refused = this.refusal(tx.length, hashKey(txHash(tx)), true);
+    if (refused !== undefined) throw refused;
+    return this.submit(tx);
+  }
+
+  /**
+   * Runs `admit` for `tx` after every earlier call's, once the tx's signatures are pre-verified (see
+   * `submit`); at most `preverifyAhead` txs are pre-verified ahead of the one admitted next.
    */
   inArrivalOrder<T>(tx: Uint8Array, admit: () => T): Promise<T>;
   inArrivalOrder<T, A>(tx: Uint8Array, admit: (arg: A) => T, arg: A): Promise<T>;
   inArrivalOrder<T, A>(tx: Uint8Array, admit: (arg: A | undefined) => T, arg?: A): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ tx, admit: admit as (arg: unknown) => unknown, arg, resolve: resolve as (v: unknown) => void, reject, ready: this.preverify === undefined });
-      this.pump();
-    });
-  }
-
-  /**
-   * `a`'s pre-verification settled (bound per arrival). One long-lived function rather than a closure per
-   * arrival: V8 keeps a closure's optimised code only while an instance of it lives, so after a quiet
-   * spell every burst ran the admission path unoptimised and recompiled it beside the signature
-   * workers (ante-verify's bursts of 4,000 txs: 7-14 recompiles, 31-54 ms of compiling, each burst).
-   */
-  private static settled(this: void, pool: Mempool, a: Arrival): void {
-    a.ready = true;
-    pool.pump();
-  }
-
-  /** Starts the pre-verifications the window allows, then admits every arrival at the head that is ready. */
-  private pump(): void {
-    // an admission that queues another arrival (nothing does today) is picked up by the running loop
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      this.pumpLoop();
-    } finally {
-      this.pumping = false;
-    }
-  }
-
-  private pumpLoop(): void {
-    const q = this.waiting;
-    for (;;) {
-      while (this.started < q.length && this.started - this.next < this.preverifyAhead) {
-        const a = q[this.started++] as Arrival;
-        const preverify = this.preverify;
-        if (preverify === undefined) continue;
-        // a failed pre-verification only means CheckTx verifies inline
-        let p: Promise<unknown> | undefined;
-        try {
-          p = preverify(a.tx);
-        } catch {
-          p = undefined;
-        }
-        if (p === undefined) a.ready = true;
-        else {
-          const done = Mempool.settled.bind(undefined, this, a);
-          p.then(done, done);
-        }
-      }
-      const a = q[this.next];
-      if (a === undefined || !a.ready) break;
-      q[this.next++] = undefined;
-      try {
-        a.resolve(a.admit(a.arg));
-      } catch (e) {
-        a.reject(e);
-      }
-    }
-    // drop the admitted prefix now and then, not on every admission
-    if (this.next > 1024 && this.next * 2 > q.length) {
-      this.waiting = q.slice(this.next);
-      this.started -= this.next;
-      this.next = 0;
-    }
+    return this.arrivalOrder.run(tx, admit, arg);
   }
 
   /** Number of txs in the pool. */
@@ -217,23 +149,14 @@ export class Mempool {
   }
 
   /**
-   * Admits a tx: size and capacity checks (CometBFT's texts), then the app's CheckTx; kept when it
-   * passes. The response is CheckTx's, or the mempool's own refusal (txTooLarge, txInMempoolCache,
-   * mempoolIsFull) without running CheckTx. `txHashBytes`: the tx's hash when the caller has it already.
+   * Admits a tx now: the mempool's own refusals (thrown as MempoolRefusal, without running CheckTx), then
+   * the app's CheckTx; kept when it passes. `txHashBytes`: the tx's hash when the caller has it already.
    */
   add(txBytes: Uint8Array, txHashBytes?: Uint8Array): ResponseCheckTx {
-    const size = txBytes.length;
-    if (size > this.maxTxBytes) return refusal(errors.txTooLarge.wrap(`max size is ${this.maxTxBytes} bytes, got ${size}`));
     const hashBytes = txHashBytes ?? txHash(txBytes);
     const hash = hashKey(hashBytes);
-    if (this.byHash.has(hash)) return refusal(errors.txInMempoolCache.wrap(`tx ${hex(hashBytes)}`));
-    if (this.byHash.size >= this.maxTxs || this.totalBytes + size > this.maxTxsBytes) {
-      return refusal(
-        errors.mempoolIsFull.withText(
-          `mempool is full: number of txs ${this.byHash.size} (max: ${this.maxTxs}), total txs bytes ${this.totalBytes} (max: ${this.maxTxsBytes})`,
-        ),
-      );
-    }
+    const refused = this.refusal(txBytes.length, hash, false);
+    if (refused !== undefined) throw refused;
     const res = this.app.checkTx({ tx: txBytes, type: CheckTxType.NEW });
     if (res.code !== 0) return res;
     // CheckTx passed, so the app read the signers; a tx whose sender we still cannot read is kept, ordered alone
@@ -241,6 +164,19 @@ export class Mempool {
     const tx = Uint8Array.prototype.slice.call(txBytes);
     this.insert({ tx, hash, sender: key.sender, sequence: key.sequence, arrival: this.arrivals++, gasWanted: res.gasWanted });
     return res;
+  }
+
+  /**
+   * The mempool's own refusal of a tx of `size` bytes with hash key `key`, in CometBFT's order: full, too
+   * large, already in the pool; `early`: only the last two, which hold whatever the txs ahead of it do.
+   */
+  private refusal(size: number, key: string, early: boolean): MempoolRefusal | undefined {
+    if (!early && (this.byHash.size >= this.maxTxs || this.totalBytes + size > this.maxTxsBytes)) {
+      return mempoolIsFull(this.byHash.size, this.maxTxs, this.totalBytes, this.maxTxsBytes);
+    }
+    if (size > this.maxTxBytes) return txTooLarge(this.maxTxBytes, size);
+    if (this.byHash.has(key)) return txInCache();
+    return undefined;
   }
 
   private insert(e: Entry): void {

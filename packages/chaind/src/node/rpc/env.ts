@@ -18,7 +18,7 @@ export type RpcBlockStore = Pick<
 /** Info, Query and Simulate; the query router tells whether the app serves a path itself. */
 export type RpcApp = Pick<BaseApp<Tx>, 'info' | 'query' | 'simulate'> & { readonly modules: { readonly queryRouter: Pick<QueryRouter, 'has'> } };
 
-export type RpcMempool = Pick<Mempool, 'add' | 'inArrivalOrder' | 'has' | 'size' | 'bytes' | 'reap' | 'maxTxs' | 'maxTxsBytes' | 'maxTxBytes'>;
+export type RpcMempool = Pick<Mempool, 'submit' | 'submitLater' | 'size' | 'bytes' | 'reap' | 'maxTxBytes'>;
 
 /** What `status` and `net_info` report about this node. */
 export interface RpcNodeInfo {

@@ -3,9 +3,10 @@
 // contents (CometBFT rpc/core/mempool.go, tx.go).
 import { Buffer } from 'node:buffer';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
+import { MempoolRefusal } from '@chaind/sdk/admission';
 import type { TxRecord } from '../../blockstore.ts';
 import { txHash } from '../../hash.ts';
-import { checkTx, checkTxLater, committedTx, MempoolRefusal } from '../../tx-service.ts';
+import { checkTx, checkTxLater, committedTx } from '../../tx-service.ts';
 import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
 import { latestHeight, method, page, perPage, type RpcEnv, type RpcMethod } from '../env.ts';
 import { internalError } from '../errors.ts';

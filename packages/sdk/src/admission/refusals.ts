@@ -1,0 +1,30 @@
+// The mempool's own refusals, before the app's CheckTx sees a tx: CometBFT's `CListMempool.CheckTx`
+// errors, with its texts (what JSON-RPC, REST and gRPC callers read) and the SDK's registered error for
+// each (codes 19, 20, 21 of the sdk codespace). `Mempool` decides when; these say what.
+import { errors, type RegisteredError } from '../app/errors.ts';
+
+/** A refusal of the mempool itself, with CometBFT's text and the SDK's error for it. */
+export class MempoolRefusal extends Error {
+  override readonly name = 'MempoolRefusal';
+  constructor(
+    readonly error: RegisteredError,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `ErrMempoolIsFull`: `txs` txs of `bytes` bytes held, and no room for the tx. */
+export function mempoolIsFull(txs: number, maxTxs: number, bytes: number, maxTxsBytes: number): MempoolRefusal {
+  return new MempoolRefusal(errors.mempoolIsFull, `mempool is full: number of txs ${txs} (max: ${maxTxs}), total txs bytes ${bytes} (max: ${maxTxsBytes})`);
+}
+
+/** `ErrTxTooLarge`. */
+export function txTooLarge(maxTxBytes: number, size: number): MempoolRefusal {
+  return new MempoolRefusal(errors.txTooLarge, `tx too large. Max size is ${maxTxBytes}, but got ${size}`);
+}
+
+/** `ErrTxInCache`: the same tx is in the pool. */
+export function txInCache(): MempoolRefusal {
+  return new MempoolRefusal(errors.txInMempoolCache, 'tx already exists in cache');
+}
