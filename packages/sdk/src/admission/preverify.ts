@@ -5,7 +5,7 @@ import { Buffer } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../app/logger.ts';
 import { VerifiedSignatures, type SignatureTriple } from '../crypto/index.ts';
-import { copyBytes } from '../store/bytes.ts';
+import { copyBytes } from '../bytes/index.ts';
 import { decodeSignedParts, decodeTx, decodeTxWithParts, type DecodedTx, type SignedTxParts } from '../tx/decode.ts';
 import { SignatureVerifyPool } from './verify-pool.ts';
 

@@ -7,7 +7,7 @@
 // string) throws `NotFast`, and callers then decode with cosmjs-types, which gives its own result or
 // its own error. So a fast decode, whenever it succeeds, gives exactly what cosmjs-types would.
 import { Buffer } from 'node:buffer';
-import { allocBytes } from '../store/bytes.ts';
+import { allocBytes } from '../bytes/index.ts';
 
 /** Thrown by the strict reader and writer: "use the cosmjs-types codec for this one". */
 export class NotFast extends Error {

@@ -4,7 +4,7 @@ import { bech32 } from '@scure/base';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { errors } from '../app/errors.ts';
-import { bytesNumber53 } from '../store/bytes.ts';
+import { bytesNumber53 } from '../bytes/index.ts';
 import { PUBLIC_KEY_LENGTH } from './secp256k1.ts';
 
 export const DEFAULT_PREFIX = 'chain';

@@ -3,7 +3,7 @@
 // and skips the curve arithmetic. A hit needs the exact (public key, sign bytes, signature), so a miss
 // only means the ante handler verifies inline: whether a tx is accepted never depends on this cache.
 import { Buffer } from 'node:buffer';
-import { bytesNumber53 } from '../store/bytes.ts';
+import { bytesNumber53 } from '../bytes/index.ts';
 import { SIGNATURE_LENGTH } from './secp256k1.ts';
 
 export interface SignatureTriple {

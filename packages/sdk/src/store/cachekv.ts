@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
-import { bytesToKey, compareBytes, copyBytes, copyRange, equalBytes } from './bytes.ts';
+import { copyBytes, copyRange, equalBytes } from '../bytes/index.ts';
+import { bytesToKey, compareBytes } from './bytes.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */

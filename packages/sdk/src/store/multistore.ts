@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
-import { copyRange, prefixEnd, readU64be, u64be } from './bytes.ts';
+import { copyRange } from '../bytes/index.ts';
+import { prefixEnd, readU64be, u64be } from './bytes.ts';
 import { CacheKVStore } from './cachekv.ts';
 import { InterBlockCache, type InterBlockCacheBounds } from './inter-block-cache.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';

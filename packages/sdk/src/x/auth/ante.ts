@@ -10,7 +10,7 @@ import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
 import { rawAddressFromPublicKey, verifySignature, type VerifiedSignatures } from '../../crypto/index.ts';
-import { equalBytes } from '../../store/index.ts';
+import { equalBytes } from '../../bytes/index.ts';
 import type { DecodedTx } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../../tx/pubkey.ts';
 import { signDocBytes } from '../../tx/sign.ts';
