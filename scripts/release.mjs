@@ -7,6 +7,8 @@
 // Archive layout (cosmovisor's expectation: bin/<daemon> at the archive root):
 //   bin/chaind                       executable launcher (#!/usr/bin/env node): checks Node ≥ 20.19
 //   bin/chaind.mjs                   the esbuild bundle (ESM, platform node, target node20)
+//   bin/verify-worker.mjs            the signature worker's own bundle (a worker thread runs an entry
+//                                    file, found beside the node's bundle: sdk admission/verify-pool.ts)
 //   bin/cosmos-descriptors.binpb     gRPC descriptors, found beside the bundle (import.meta.url)
 //   node_modules/…                   what cannot be bundled, with its dependency closure: lmdb and
 //                                    secp256k1 (native addons and their prebuilt binaries),
@@ -146,8 +148,12 @@ async function stageRelease(release, stage) {
   const bin = join(stage, 'bin');
   mkdirSync(bin, { recursive: true });
   await build({
-    entryPoints: [join(ROOT, 'packages/chaind/src/cli/main.ts')],
-    outfile: join(bin, 'chaind.mjs'),
+    entryPoints: {
+      chaind: join(ROOT, 'packages/chaind/src/cli/main.ts'),
+      'verify-worker': join(ROOT, 'packages/sdk/src/admission/verify-worker.ts'),
+    },
+    outdir: bin,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -125,6 +125,35 @@ describe('npm run release', { timeout: 600_000 }, () => {
     }
   });
 
+  test("the signature worker runs from its own bundle beside the node's, on the release's secp256k1", async () => {
+    // a batch of two triples (key length, key, signature, sign bytes length, sign bytes): a signature over its own sign bytes, then over others
+    const code = `
+      import { createHash } from 'node:crypto';
+      import { createRequire } from 'node:module';
+      import { pathToFileURL } from 'node:url';
+      import { Worker } from 'node:worker_threads';
+      const bin = pathToFileURL(process.cwd() + '/bin/');
+      const require = createRequire(new URL('chaind.mjs', bin));
+      const secp256k1 = require.resolve('secp256k1/bindings');
+      const secp = require(secp256k1);
+      const key = createHash('sha256').update('release').digest();
+      const pub = secp.publicKeyCreate(key, true);
+      const doc = Buffer.from('sign doc');
+      const sig = secp.ecdsaSign(createHash('sha256').update(doc).digest(), key).signature;
+      const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+      const triple = (d) => Buffer.concat([Buffer.from([pub.length]), pub, sig, u32(d.length), d]);
+      const batch = Buffer.concat([u32(2), triple(doc), triple(Buffer.from('other'))]);
+      // execArgv: not this script's --input-type, which a worker's file entry refuses
+      const w = new Worker(new URL('verify-worker.mjs', bin), { workerData: { secp256k1 }, execArgv: [] });
+      w.on('error', (e) => { console.error(e); process.exit(1); });
+      w.once('message', (a) => { console.log(JSON.stringify(Array.from(a))); void w.terminate(); });
+      w.postMessage(batch.buffer.slice(batch.byteOffset, batch.byteOffset + batch.length));
+    `;
+    const r = await run(process.execPath, ['--input-type=module', '-e', code], x.v2);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '[1,0]\n');
+  });
+
   test("both run `version --long` from their folder: the release's upgrades and the commit built in", async () => {
     for (const [v, upgrades] of [['v1', []], ['v2', ['v2']]] as const) {
       const r = await run(join(x[v], 'bin/chaind'), ['version', '--long', '-o', 'json'], x[v]);

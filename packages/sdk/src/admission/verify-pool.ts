@@ -4,40 +4,21 @@
 // are remembered, and a hit needs the exact (public key, sign bytes, signature): a cache miss, a worker
 // that died or a pool that was never started only means the ante handler verifies inline. Whether a tx
 // is accepted never depends on the pool, so the state machine stays deterministic.
-import { Buffer } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
-import { isWellFormedSignature, SIGNATURE_LENGTH, secp256k1ModulePath, verifySignature, type SignatureTriple, type VerifiedSignatures } from '../crypto/index.ts';
+import { isWellFormedSignature, secp256k1ModulePath, verifySignature, type SignatureTriple, type VerifiedSignatures } from '../crypto/index.ts';
+import { packBatch, type VerifyWorkerData } from './verify-batch.ts';
 
-// The worker: CommonJS evaluated from this string, so it runs the same from the sources (tsx) and from
-// the release bundle. A batch is one transferred buffer: per triple, key length (u8), key, signature
-// (64 bytes), sign bytes length (u32 LE), sign bytes. The answer: one byte per triple, 1 = verified.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { hash } = require('node:crypto');
-const secp = require(workerData.secp256k1);
-parentPort.on('message', (ab) => {
-  const b = Buffer.from(ab);
-  const n = b.readUInt32LE(0);
-  const out = new Uint8Array(n);
-  let o = 4;
-  for (let i = 0; i < n; i++) {
-    const kl = b[o];
-    const key = b.subarray(o + 1, o + 1 + kl);
-    o += 1 + kl;
-    const sig = b.subarray(o, o + ${SIGNATURE_LENGTH});
-    o += ${SIGNATURE_LENGTH};
-    const dl = b.readUInt32LE(o);
-    const doc = b.subarray(o + 4, o + 4 + dl);
-    o += 4 + dl;
-    try {
-      out[i] = secp.ecdsaVerify(sig, hash('sha256', doc, 'buffer'), key) ? 1 : 0;
-    } catch {
-      out[i] = 0;
-    }
-  }
-  parentPort.postMessage(out, [out.buffer]);
-});
-`;
+/**
+ * A worker running verify-worker.ts. From the sources it registers tsx's loader itself (a worker does
+ * not inherit its parent's loader hooks); a release runs verify-worker.mjs, which scripts/release.mjs
+ * builds beside the node's bundle.
+ */
+function startWorker(workerData: VerifyWorkerData): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.mjs', import.meta.url), { workerData });
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(new URL('./verify-worker.ts', import.meta.url).href);
+  return new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true, workerData });
+}
 
 /** One `verify` call: its results, filled as answers come, and how many are still awaited. */
 interface Call {
@@ -115,7 +96,7 @@ export class SignatureVerifyPool {
     const n = o.threads ?? 1;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`threads must be a positive integer, got ${n}`);
     this.threads = Array.from({ length: n }, () => {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { secp256k1: o.secp256k1Module ?? secp256k1ModulePath } });
+      const worker = startWorker({ secp256k1: o.secp256k1Module ?? secp256k1ModulePath });
       // an idle pool must not keep the process alive
       worker.unref();
       const t: Thread = { worker, batches: [], posted: 0, alive: true };
@@ -183,7 +164,7 @@ export class SignatureVerifyPool {
       t.batches.push(batch);
       t.posted += n;
       t.worker.ref();
-      const msg = pack(batch);
+      const msg = packBatch(batch);
       t.worker.postMessage(msg, [msg]);
     }
     if (this.helpInline && this.queue.length > 0 && !this.helpScheduled) {
@@ -228,24 +209,4 @@ export class SignatureVerifyPool {
     for (const job of this.queue.splice(0)) settle(job, false);
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
-}
-
-function pack(batch: readonly Job[]): ArrayBuffer {
-  let size = 4;
-  for (const { triple } of batch) size += 1 + triple.pubkey.length + SIGNATURE_LENGTH + 4 + triple.signDoc.length;
-  const ab = new ArrayBuffer(size);
-  const b = Buffer.from(ab);
-  b.writeUInt32LE(batch.length, 0);
-  let o = 4;
-  for (const { triple } of batch) {
-    b[o] = triple.pubkey.length;
-    b.set(triple.pubkey, o + 1);
-    o += 1 + triple.pubkey.length;
-    b.set(triple.signature, o);
-    o += SIGNATURE_LENGTH;
-    b.writeUInt32LE(triple.signDoc.length, o);
-    b.set(triple.signDoc, o + 4);
-    o += 4 + triple.signDoc.length;
-  }
-  return ab;
 }
