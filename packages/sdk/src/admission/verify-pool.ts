@@ -52,8 +52,7 @@ interface Thread {
 /**
  * Triples a worker may have posted and unanswered: two full batches, about 30 ms of work, so a worker
  * stays busy while the main thread, busy with a burst of arrivals, cannot read its answers; the rest
- * wait in the queue, where the main thread takes them when it has nothing else to do (with 1024 it
- * rarely found any, and admission measured about 10% slower).
+ * wait in the queue, where the main thread takes them when it has nothing else to do (bench/README.md).
  */
 const MAX_POSTED = 512;
 
