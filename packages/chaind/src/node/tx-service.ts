@@ -22,7 +22,7 @@ import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { errors, type BaseApp, type Logger, type RegisteredError, type Tx, type TxRunResult } from '@chaind/sdk/app';
 import type { Mempool } from '@chaind/sdk/mempool';
 import type { BlockStore, TxRecord } from './blockstore.ts';
-import { grpcCodeOf } from './grpc/status.ts';
+import { grpcCodeOf } from './query/status.ts';
 import { txHash } from './hash.ts';
 import type { SoloDriver } from './solo.ts';
 

@@ -20,7 +20,7 @@ import {
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
 import { ALICE, DENOM, newHome, removeHomes, softwareUpgrade, TestChain } from '../../testing/harness.ts';
-import { SDK_DESCRIPTOR_SET } from './descriptors.ts';
+import { SDK_DESCRIPTOR_SET } from '../query/descriptors.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 
 const execFileP = promisify(execFile);

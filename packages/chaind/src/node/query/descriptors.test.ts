@@ -20,8 +20,8 @@ import { CompactBitArray } from 'cosmjs-types/cosmos/crypto/multisig/v1beta1/mul
 import { BroadcastTxRequest, BroadcastTxResponse, GetTxRequest, GetTxResponse, SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { AuthInfo, Fee, ModeInfo, ModeInfo_Multi, ModeInfo_Single, SignerInfo, Tx, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { newHome, removeHomes, TestChain } from '../../testing/harness.ts';
+import { servicesOf } from '../grpc/server.ts';
 import { COSMOS_DESCRIPTOR_SET, loadDescriptors } from './descriptors.ts';
-import { servicesOf } from './server.ts';
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('../../../scripts/cosmos-descriptors.mjs', import.meta.url));
