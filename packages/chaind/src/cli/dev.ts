@@ -13,7 +13,7 @@ import { parseDuration } from '../config/duration.ts';
 import { printLine, UserError } from './common.ts';
 import { genesisPath, readGenesisFile, writeGenesisFile } from './genesis.ts';
 import { initHome } from './init.ts';
-import { readPrivValidatorKey } from './node-keys.ts';
+import { readPrivValidatorKey } from '../node/keys.ts';
 import { addStartOptions, runNode, type StartOptions } from './start.ts';
 import type { ServerStarter } from '../node/node.ts';
 

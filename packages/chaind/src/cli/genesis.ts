@@ -17,7 +17,7 @@ import { loadNodeConfig, writeFileAtomic } from '../config/index.ts';
 import { withChainModules } from './chain.ts';
 import { addHomeOption, addKeyringOptions, homeOf, openKeyring, printLine, UserError, type HomeOptions, type KeyringOptions } from './common.ts';
 import { Input } from './input.ts';
-import { readPrivValidatorKey } from './node-keys.ts';
+import { readPrivValidatorKey } from '../node/keys.ts';
 
 export const genesisPath = (home: string): string => join(home, 'config', 'genesis.json');
 

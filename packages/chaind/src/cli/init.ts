@@ -12,7 +12,7 @@ import { checkMoniker, exists, writeDefaultConfig } from '../config/index.ts';
 import { defaultAppState, withChainModules } from './chain.ts';
 import { addHomeOption, homeOf, printErrLine, UserError, type HomeOptions } from './common.ts';
 import { genesisPath, writeGenesisFile } from './genesis.ts';
-import { ensureNodeKeys } from './node-keys.ts';
+import { ensureNodeKeys } from '../node/keys.ts';
 
 export interface InitOptions extends HomeOptions {
   chainId: string;

@@ -7,7 +7,7 @@ import { parseGenesis, validateGenesis, type GenesisDoc } from '@chaind/sdk/gene
 import { Mempool } from '@chaind/sdk/mempool';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { createChainApp, type ChainApp } from '../app.ts';
-import { readPrivValidatorKey } from '../cli/node-keys.ts';
+import { readPrivValidatorKey } from './keys.ts';
 import { loadConfig, resolveServerAddresses, type LoadedConfig, type ServerAddresses, type ServerOverrides } from '../config/index.ts';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';

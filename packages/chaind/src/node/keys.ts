@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COMETBFT_ED25519_TYPE } from '@chaind/sdk/x/validators';
 import { exists, writeFileAtomic } from '../config/index.ts';
-import { UserError } from './common.ts';
+import { UserError } from '../cli/common.ts';
 
 export const COMETBFT_ED25519_PRIV_TYPE = 'tendermint/PrivKeyEd25519';
 
