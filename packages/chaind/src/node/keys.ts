@@ -9,9 +9,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COMETBFT_ED25519_TYPE } from '@chaind/sdk/x/validators';
 import { exists, writeFileAtomic } from '../config/index.ts';
-import { UserError } from '../cli/common.ts';
 
 export const COMETBFT_ED25519_PRIV_TYPE = 'tendermint/PrivKeyEd25519';
+
+/** A key file that is missing or not what CometBFT writes: the operator's to fix (the CLI prints it as a user error). */
+export class NodeKeyError extends Error {
+  override readonly name = 'NodeKeyError';
+}
 
 export interface Ed25519Key {
   readonly seed: Buffer;
@@ -54,7 +58,7 @@ const privKeyJSON = (k: Ed25519Key): { type: string; value: string } => ({
 
 /** Reads a `{type, value}` ed25519 private key from a key file, checking that its halves belong together. */
 function readPrivKey(file: string, v: unknown): Ed25519Key {
-  const bad = (why: string): UserError => new UserError(`${file} is not a CometBFT ed25519 key file: ${why}`);
+  const bad = (why: string): NodeKeyError => new NodeKeyError(`${file} is not a CometBFT ed25519 key file: ${why}`);
   const o = v as { type?: unknown; value?: unknown } | null;
   if (typeof o !== 'object' || o === null) throw bad('priv_key is missing');
   if (o.type !== COMETBFT_ED25519_PRIV_TYPE) throw bad(`priv_key.type is ${JSON.stringify(o.type)}, expected "${COMETBFT_ED25519_PRIV_TYPE}"`);
@@ -70,7 +74,7 @@ async function readJSON(file: string): Promise<Record<string, unknown>> {
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`${file} not found: run "chaind init" first, or pass the right --home`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new NodeKeyError(`${file} not found: run "chaind init" first, or pass the right --home`);
     throw e;
   }
   try {
@@ -79,7 +83,7 @@ async function readJSON(file: string): Promise<Record<string, unknown>> {
   } catch {
     // reported below
   }
-  throw new UserError(`${file} is not a JSON object`);
+  throw new NodeKeyError(`${file} is not a JSON object`);
 }
 
 /** The validator's consensus key from priv_validator_key.json, checked for consistency. */
@@ -89,10 +93,10 @@ export async function readPrivValidatorKey(home: string): Promise<Ed25519Key & {
   const k = readPrivKey(file, j.priv_key);
   const pub = j.pub_key as { type?: unknown; value?: unknown } | undefined;
   if (pub?.type !== COMETBFT_ED25519_TYPE || pub.value !== k.pubKey.toString('base64')) {
-    throw new UserError(`${file}: pub_key must be {"type":"${COMETBFT_ED25519_TYPE}","value":"${k.pubKey.toString('base64')}"} (the private key's)`);
+    throw new NodeKeyError(`${file}: pub_key must be {"type":"${COMETBFT_ED25519_TYPE}","value":"${k.pubKey.toString('base64')}"} (the private key's)`);
   }
   const address = cometAddress(k.pubKey);
-  if (j.address !== address) throw new UserError(`${file}: address must be ${address} (from the public key), got ${JSON.stringify(j.address)}`);
+  if (j.address !== address) throw new NodeKeyError(`${file}: address must be ${address} (from the public key), got ${JSON.stringify(j.address)}`);
   return { ...k, address };
 }
 
