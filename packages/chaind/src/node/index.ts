@@ -1,6 +1,7 @@
-// The node's core as a library: hashing, block store, solo consensus driver. Servers and the CLI build on it.
+// The node's core as a library: hashing, block store, the consensus-driver seam and the solo driver. Servers and the CLI build on it.
 export * from './blockstore.ts';
 export * from './commit.ts';
+export * from './driver.ts';
 export * from './hash.ts';
 export * from './protocol.ts';
 export * from './solo.ts';

@@ -29,7 +29,8 @@ import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
 import { timestampFromMs, voteSignBytes, type ValidatorKey } from './commit.ts';
 import { commitHash, dataHash, EMPTY_HASH, encodeBlock, resultsHash, sha256, validatorsHash } from './hash.ts';
-import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions, type SoloStopResult } from './solo.ts';
+import type { DriverStopResult } from './driver.ts';
+import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions } from './solo.ts';
 
 /** Every driver a test made: a failing test must not leave one ticking (the runner would never exit). */
 const drivers = new Set<SoloDriver>();
@@ -397,7 +398,7 @@ describe('solo driver', () => {
     const ve = await waitForBlock(d, includes([vh]));
     assert.ok(ve.height < planHeight - 15n, 'the vote lands well before the plan height');
 
-    const r: SoloStopResult = await d.done;
+    const r: DriverStopResult = await d.done;
     assert.equal(r.reason, 'halt', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
     assert.ok(r.reason === 'halt');
     assert.equal(r.kind, 'upgrade-needed');
@@ -464,7 +465,7 @@ describe('solo driver', () => {
 
     // a listener stopping the driver from inside a block: that block still completes
     d = n.open({ blockIntervalMs: 0 });
-    let stopped: Promise<SoloStopResult> | undefined;
+    let stopped: Promise<DriverStopResult> | undefined;
     d.onBlock((e) => {
       if (e.height === r.height + 3n) stopped = d.stop();
     });
