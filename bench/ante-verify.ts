@@ -27,7 +27,7 @@ import { fromProtoCoins } from '../packages/sdk/src/types/index.ts';
 import { newAnteHandler, type Account } from '../packages/sdk/src/x/auth/index.ts';
 import { FEE_COLLECTOR } from '../packages/chaind/src/app.ts';
 import { checkTx as admitTx } from '../packages/chaind/src/node/tx-service.ts';
-import { BOB, CHAIN_ID, DENOM, TestChain } from '../packages/chaind/src/testing/harness.ts';
+import { BOB, CHAIN_ID, DENOM, TestChain } from '../packages/chaind/test/kit/chain.ts';
 import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
 
 // the node's code, timed in this process: under the Node flags chaind runs with

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { addressFromPublicKey, publicKeyFromPrivate, secp256k1Implementation, signDirect, verifySignature } from '../packages/sdk/src/crypto/index.ts';
 import { decodeTx, encodeTxParts, encodeTxRaw, signDocBytes } from '../packages/sdk/src/tx/index.ts';
-import { CHAIN_ID, DENOM, GENESIS_SECONDS, TestChain } from '../packages/chaind/src/testing/harness.ts';
+import { CHAIN_ID, DENOM, GENESIS_SECONDS, TestChain } from '../packages/chaind/test/kit/chain.ts';
 import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
 
 // the node's code, timed in this process: under the Node flags chaind runs with

@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import type { Block } from 'cosmjs-types/tendermint/types/block';
 import { defaultConsensusParams } from '@chaind/sdk/genesis';
-import { newHome, removeHomes } from '../testing/harness.ts';
+import { newHome, removeHomes } from '../../test/kit/chain.ts';
 import { BlockStore, type BlockRecord } from './blockstore.ts';
 import { emptyCommit, makeCommit } from './commit.ts';
 import { dataHash, EMPTY_HASH, emptyBlockId, encodeBlock, txHash, validatorsHash } from './hash.ts';

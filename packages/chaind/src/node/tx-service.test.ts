@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BroadcastMode } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { Mempool } from '@chaind/sdk/mempool';
-import { ALICE, BOB, removeHomes } from '../testing/harness.ts';
+import { ALICE, BOB, removeHomes } from '../../test/kit/chain.ts';
 import { sha256 } from './hash.ts';
-import { TestNode } from './rpc/testnode.ts';
+import { TestNode } from '../../test/kit/node.ts';
 import { broadcastTx, committedTx, getTx, type TxNode } from './tx-service.ts';
 
 let node: TestNode;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { create as createTar } from 'tar';
-import { fails, removeTempDirs, tempDir } from '../testkit.ts';
+import { fails, removeTempDirs, tempDir } from '../../../test/kit/cli.ts';
 import { checkUpgradeInfo, parseBinaries } from './upgrade-info.ts';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');

@@ -19,7 +19,7 @@ import {
   QueryModuleVersionsRequest,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { ALICE, DENOM, newHome, removeHomes, softwareUpgrade, TestChain } from '../../testing/harness.ts';
+import { ALICE, DENOM, newHome, removeHomes, softwareUpgrade, TestChain } from '../../../test/kit/chain.ts';
 import { SDK_DESCRIPTOR_SET } from './descriptors.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 

@@ -20,9 +20,9 @@ import {
 } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { Tx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { MessageCodec } from '@chaind/sdk/app';
-import { ALICE, BOB, DENOM, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, DENOM, removeHomes } from '../../../test/kit/chain.ts';
 import { sha256 } from '../hash.ts';
-import { TestNode } from '../rpc/testnode.ts';
+import { TestNode } from '../../../test/kit/node.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 
 const execFileP = promisify(execFile);

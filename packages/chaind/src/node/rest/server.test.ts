@@ -6,8 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { ALICE, BOB, cancelUpgrade, DENOM, newHome, PERIOD, removeHomes, softwareUpgrade, TestChain, VALIDATOR } from '../../testing/harness.ts';
-import { NEWMOD, upgradeV2 } from '../../testing/upgrades.ts';
+import { ALICE, BOB, cancelUpgrade, DENOM, newHome, PERIOD, removeHomes, softwareUpgrade, TestChain, VALIDATOR } from '../../../test/kit/chain.ts';
+import { NEWMOD, upgradeV2 } from '../../../test/kit/upgrades.ts';
 import { GATEWAY_ROUTES } from './routes.ts';
 import { startRestServer, type RestServer } from './server.ts';
 

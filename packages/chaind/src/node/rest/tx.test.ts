@@ -3,9 +3,9 @@
 // error each bad input gets — after which the node still takes txs and makes blocks.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ALICE, BOB, DENOM, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, DENOM, removeHomes } from '../../../test/kit/chain.ts';
 import { sha256 } from '../hash.ts';
-import { TestNode, until } from '../rpc/testnode.ts';
+import { TestNode, until } from '../../../test/kit/node.ts';
 import type { TxNode } from '../tx-service.ts';
 import { startRestServer, type RestServer } from './server.ts';
 

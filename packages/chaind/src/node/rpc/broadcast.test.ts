@@ -4,10 +4,10 @@
 // node stops), and nothing read past the committed height while the block store is one block ahead.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ALICE, BOB, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, removeHomes } from '../../../test/kit/chain.ts';
 import { sha256 } from '../hash.ts';
 import { startRpcServer, type RpcServer } from './server.ts';
-import { TestNode, until } from './testnode.ts';
+import { TestNode, until } from '../../../test/kit/node.ts';
 
 let node: TestNode;
 const extra: RpcServer[] = [];

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Comet38Client, connectComet, isComet38Client } from '@cosmjs/tendermint-rpc';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, removeHomes } from '../../../test/kit/chain.ts';
 import { sha256 } from '../hash.ts';
 import { COMETBFT_VERSION } from '../protocol.ts';
-import { MONIKER, NODE_ID, TestNode, VALIDATOR_KEY } from './testnode.ts';
+import { MONIKER, NODE_ID, TestNode, VALIDATOR_KEY } from '../../../test/kit/node.ts';
 
 let node: TestNode;
 let tm: Comet38Client;

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { BOB, DENOM, removeHomes } from '../../testing/harness.ts';
+import { BOB, DENOM, removeHomes } from '../../../test/kit/chain.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './server.ts';
-import { TestNode } from './testnode.ts';
+import { TestNode } from '../../../test/kit/node.ts';
 
 let node: TestNode;
 

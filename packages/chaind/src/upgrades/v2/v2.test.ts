@@ -9,7 +9,7 @@ import { concatBytes, toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { UpgradeHaltError, upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { validatorKey } from '@chaind/sdk/x/validators';
 import { moduleOptions } from '../../app.ts';
-import { newHome, PASSED, removeHomes, softwareUpgrade, TestChain, VALIDATOR } from '../../testing/harness.ts';
+import { newHome, PASSED, removeHomes, softwareUpgrade, TestChain, VALIDATOR } from '../../../test/kit/chain.ts';
 import { v2 } from './index.ts';
 
 after(removeHomes);

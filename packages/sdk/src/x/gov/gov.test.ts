@@ -47,7 +47,7 @@ import {
   type GovTestApp,
   type GovTestAppOptions,
   type TestKey,
-} from './testutil.ts';
+} from '../../../test/kit/gov.ts';
 
 after(removeTmpDirs);
 

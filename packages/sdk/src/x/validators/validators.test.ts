@@ -21,8 +21,8 @@ import {
   type ValidatorJSON,
   type ValidatorsModule,
 } from './index.ts';
-import { testConsensusKey } from './testutil.ts';
-import { blockRequest } from '../../app/testing.ts';
+import { testConsensusKey } from '../../../test/kit/keys.ts';
+import { blockRequest } from '../../../test/kit/block.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
