@@ -14,9 +14,9 @@ import { privateKeyFromMnemonic, signDirect } from '@chaind/sdk/crypto';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
 import { GOV_AUTHORITY } from '../src/app.ts';
-import { BOB, CHAIN_ID, DENOM, newHome, PASSED, PERIOD, removeHomes, TestChain } from './kit/chain.ts';
+import { BOB, CHAIN_ID, DENOM, newHome, PASSED, PERIOD, removeTmpDirs, TestChain } from '@chaind/chaind/testing';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 const MNEMONIC = 'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';
 const SEND_TYPE = '/cosmos.bank.v1beta1.MsgSend';

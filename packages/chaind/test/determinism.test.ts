@@ -10,10 +10,9 @@ import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import { toHex } from '@chaind/sdk/store';
 import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
-import { ALICE, BOB, DENOM, newHome, PASSED, removeHomes, softwareUpgrade, TestChain, VALIDATOR, type TestKey } from './kit/chain.ts';
-import { upgradeV2 } from './kit/upgrades.ts';
+import { ALICE, BOB, DENOM, newHome, PASSED, removeTmpDirs, softwareUpgrade, TestChain, type TestKey, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 const REPLICAS = 4;
 const KEYS: readonly TestKey[] = [VALIDATOR, ALICE, BOB];

@@ -6,9 +6,9 @@ import { after, describe, test } from 'node:test';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { CheckTxType } from 'cosmjs-types/tendermint/abci/types';
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
-import { ALICE, BOB, DENOM, newHome, removeHomes, TestChain } from './kit/chain.ts';
+import { ALICE, BOB, DENOM, newHome, removeTmpDirs, TestChain } from '@chaind/chaind/testing';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 const send = (amount: string): { typeUrl: string; value: Uint8Array } => ({
   typeUrl: '/cosmos.bank.v1beta1.MsgSend',

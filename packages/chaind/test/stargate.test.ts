@@ -11,8 +11,7 @@ import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MsgSubmitProposal, MsgSubmitProposalResponse } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
 import { GOV_AUTHORITY } from '../src/app.ts';
-import { BOB, CHAIN_ID, DENOM, removeHomes, testKey } from './kit/chain.ts';
-import { TestNode } from './kit/node.ts';
+import { BOB, CHAIN_ID, DENOM, removeTmpDirs, testKey, TestNode } from '@chaind/chaind/testing';
 
 const MNEMONIC = 'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';
 const UPGRADE_TYPE = '/chain.upgrade.v1beta1.MsgSoftwareUpgrade';
@@ -33,7 +32,7 @@ before(async () => {
 after(async () => {
   for (const c of clients) c.disconnect();
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 async function connect(): Promise<StargateClient> {

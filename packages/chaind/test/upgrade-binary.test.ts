@@ -8,11 +8,10 @@ import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { UpgradeHaltError, upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { GOV_AUTHORITY } from '../src/app.ts';
-import { newHome, removeHomes, softwareUpgrade, TestChain } from './kit/chain.ts';
-import { NEWMOD, upgradeV2 } from './kit/upgrades.ts';
+import { newHome, NEWMOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2 } from '@chaind/chaind/testing';
 import type { Upgrade } from '../src/upgrades/index.ts';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 const hex = (b: Uint8Array): string => toHex(b);
 const key = (...parts: (number | string)[]): Uint8Array =>

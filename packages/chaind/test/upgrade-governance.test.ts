@@ -5,10 +5,9 @@ import { after, describe, test } from 'node:test';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { UpgradeHaltError, upgradeInfoPath } from '@chaind/sdk/x/upgrade';
-import { upgradeV2 } from './kit/upgrades.ts';
-import { ALICE, cancelUpgrade, DENOM, FAILED, newHome, PASSED, PERIOD, removeHomes, softwareUpgrade, TestChain } from './kit/chain.ts';
+import { ALICE, cancelUpgrade, DENOM, FAILED, newHome, PASSED, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2 } from '@chaind/chaind/testing';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 function currentPlan(c: TestChain): { name: string; height: bigint } | undefined {
   const r = c.query('/chain.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest.encode({}).finish());

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileS
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
-import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from './kit.ts';
+import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 describe('chainvisor commands', () => {
   let h: Home;

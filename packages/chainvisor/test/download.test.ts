@@ -10,7 +10,7 @@ import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
 import { Server as GrpcServer, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { EXIT } from '../src/exit-codes.ts';
 import { decodeCurrentPlan } from '../src/prepare.ts';
-import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from './kit.ts';
+import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** The release: a daemon script that answers pre-upgrade and runs until SIGTERM. */
 function releaseScript(h: Home): Buffer {

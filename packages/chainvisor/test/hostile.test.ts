@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT, type ExitCode } from '../src/exit-codes.ts';
 import { hex, serve, tgz, type RawEntry, type Served } from '../src/fetch/testkit.ts';
-import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from './kit.ts';
+import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** The v2 release's binary: answers pre-upgrade, then runs until SIGTERM. */
 const NEW_BINARY = `#!${process.execPath}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
 import { tarGzOf, tgz } from '../src/fetch/testkit.ts';
-import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from './kit.ts';
+import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** A daemon that cannot run alone: it loads ../lib/message.js (through the symlink lib/current.js) beside its bin/. */
 const NEEDS_LIB = "const m = require(path.join(__dirname, '..', 'lib', 'current.js')); log(m);";

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
-import { baseEnv, chainvisor, killAll, makeHome, statusServer, writeDaemon, type Home } from './kit.ts';
+import { baseEnv, chainvisor, killAll, makeHome, statusServer, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 const PLAN = "writeInfo({ name: 'v2', time: '0001-01-01T00:00:00Z', height: 20, info: '' });";
 

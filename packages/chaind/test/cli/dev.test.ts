@@ -5,11 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { DirectSecp256k1HdWallet } from '@cosmjs/proto-signing';
+import { BIN } from '@chaind/chaind/testing';
 import { DEV_MNEMONICS } from '../../src/cli/dev.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const chaind = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fails, ok, removeTempDirs, tempDir } from '../kit/cli.ts';
+import { fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
 
-after(removeTempDirs);
+after(removeTmpDirs);
 
 type Json = Record<string, unknown>;
 interface AppState {
@@ -21,7 +21,7 @@ const appState = (home: string): AppState => (JSON.parse(readFileSync(genesisFil
 const test_ = ['--keyring-backend', 'test'];
 
 async function initHome(): Promise<string> {
-  const home = tempDir();
+  const home = tmpDir();
   await ok(['init', 'node0', '--chain-id', 'test-1', '--home', home]);
   return home;
 }
@@ -130,7 +130,7 @@ describe('mistakes', () => {
   });
 
   test('no genesis: say where it was looked for', async () => {
-    const h = tempDir();
+    const h = tmpDir();
     await fails(['genesis', 'validate', '--home', h], [`genesis file ${genesisFile(h)} not found: run "chaind init" first`]);
     await fails(['genesis', 'add-account', STRANGER, '1stake', '--home', h], [`genesis file ${genesisFile(h)} not found`]);
   });
@@ -162,7 +162,7 @@ describe('validate names what is wrong in a corrupted genesis', () => {
   ];
   for (const [name, text, want] of cases) {
     test(name, async () => {
-      const file = join(tempDir(), 'genesis.json');
+      const file = join(tmpDir(), 'genesis.json');
       writeFileSync(file, text());
       const r = await fails(['genesis', 'validate', file], [`error validating genesis file ${file}: `, want()]);
       assert.equal(r.stdout, '');

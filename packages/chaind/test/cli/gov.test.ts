@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { moduleAddress, toBech32 } from '@chaind/sdk/crypto';
 import { Keyring } from '@chaind/sdk/keyring';
 import { createDevHome } from '../../src/cli/dev.ts';
-import { BIN, chaind, fails, ok, removeTempDirs, tempDir, watchNode } from '../kit/cli.ts';
+import { BIN, chaind, fails, ok, removeTmpDirs, tmpDir, watchNode } from '@chaind/chaind/testing';
 
 interface TxResponse {
   height: string;
@@ -48,7 +48,7 @@ describe('gov transactions and the module, block and tx queries against a develo
   const proposal = async (id: string): Promise<Proposal> => (await json<{ proposal: Proposal }>(['query', 'gov', 'proposal', id])).proposal;
 
   before(async () => {
-    home = join(tempDir(), 'home');
+    home = join(tmpDir(), 'home');
     await createDevHome(home);
     // long gov periods: the proposals must stay open while the assertions run, however slow the machine
     const gpath = join(home, 'config', 'genesis.json');
@@ -70,11 +70,11 @@ describe('gov transactions and the module, block and tx queries against a develo
       node.kill('SIGTERM');
       await exited;
     }
-    removeTempDirs();
+    removeTmpDirs();
   });
 
   test('submit-proposal from a v0.50 file; the proposal, its tx and its block as queried', async () => {
-    const file = join(tempDir(), 'proposal.json');
+    const file = join(tmpDir(), 'proposal.json');
     const msg = { '@type': SEND, from_address: GOV, to_address: addr.bob, amount: [{ denom: 'stake', amount: '5' }] };
     writeFileSync(file, JSON.stringify({ messages: [msg], metadata: 'ipfs://meta', deposit: '10000000stake', title: 'Pay bob', summary: 'five stake' }));
     const res = await commit(['tx', 'gov', 'submit-proposal', file], 'alice');
@@ -194,7 +194,7 @@ describe('gov transactions and the module, block and tx queries against a develo
 
   test('bad inputs: one clear line each, exit 1', async () => {
     const file = (content: unknown): string => {
-      const f = join(tempDir(), 'p.json');
+      const f = join(tmpDir(), 'p.json');
       writeFileSync(f, typeof content === 'string' ? content : JSON.stringify(content));
       return f;
     };

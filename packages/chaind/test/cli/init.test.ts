@@ -8,9 +8,9 @@ import { after, describe, test } from 'node:test';
 import { defaultConsensusParams, parseGenesis } from '@chaind/sdk/genesis';
 import { loadConfig, defaultAppConfig, defaultNodeConfig } from '../../src/config/index.ts';
 import { defaultAppState, withChainModules } from '../../src/cli/chain.ts';
-import { fails, ok, removeTempDirs, tempDir } from '../kit/cli.ts';
+import { fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
 
-after(removeTempDirs);
+after(removeTmpDirs);
 
 const FILES = ['config/config.toml', 'config/app.toml', 'config/genesis.json', 'config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json'];
 const read = (home: string, f: string): string => readFileSync(join(home, f), 'utf8');
@@ -27,7 +27,7 @@ function privateKeyOf(value: string): { seed: Buffer; pub: Buffer; key: ReturnTy
 
 describe('chaind init', () => {
   test('writes every file in its shape, keys 0600, and a genesis the chain modules accept', async () => {
-    const home = join(tempDir(), 'home');
+    const home = join(tmpDir(), 'home');
     const r = await ok(['init', 'node0', '--chain-id', 'test-chain-1', '--home', home]);
     for (const f of FILES) assert.ok(existsSync(join(home, f)), f);
     for (const f of ['config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json']) assert.equal(mode(home, f), '600', f);
@@ -90,7 +90,7 @@ describe('chaind init', () => {
   });
 
   test('refuses a second init; --overwrite replaces genesis and config but keeps the keys', async () => {
-    const home = tempDir();
+    const home = tmpDir();
     await ok(['init', 'a', '--chain-id', 'one', '--home', home]);
     const before = Object.fromEntries(FILES.map((f) => [f, read(home, f)]));
     await fails(['init', 'b', '--chain-id', 'two', '--home', home], [`genesis.json file already exists: ${join(home, 'config/genesis.json')}`, '--overwrite']);
@@ -103,19 +103,19 @@ describe('chaind init', () => {
   });
 
   test('home: --home, else $CHAIND_HOME, else ~/.chaind', async () => {
-    const fromEnv = join(tempDir(), 'env-home');
+    const fromEnv = join(tmpDir(), 'env-home');
     await ok(['init', 'n', '--chain-id', 'c'], { env: { CHAIND_HOME: fromEnv } });
     assert.ok(existsSync(join(fromEnv, 'config/genesis.json')));
-    const user = tempDir();
+    const user = tmpDir();
     await ok(['init', 'n', '--chain-id', 'c'], { env: { HOME: user } });
     assert.ok(existsSync(join(user, '.chaind/config/genesis.json')));
-    const flag = join(tempDir(), 'flag-home');
+    const flag = join(tmpDir(), 'flag-home');
     await ok(['init', 'n', '--chain-id', 'c', '--home', flag], { env: { CHAIND_HOME: fromEnv, HOME: user } });
     assert.ok(existsSync(join(flag, 'config/genesis.json')));
   });
 
   test('bad arguments are one clear line, and nothing is written', async () => {
-    const home = join(tempDir(), 'h');
+    const home = join(tmpDir(), 'h');
     await fails(['init', 'n', '--chain-id', 'x'.repeat(51), '--home', home], ['--chain-id is too long: 51 bytes (max: 50)']);
     await fails(['init', 'n', '--chain-id', 'a b', '--home', home], ['invalid --chain-id "a b"']);
     await fails(['init', ' ', '--chain-id', 'c', '--home', home], ['invalid moniker " ": empty']);

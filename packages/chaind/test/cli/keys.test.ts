@@ -6,9 +6,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DirectSecp256k1HdWallet, makeCosmoshubPath } from '@cosmjs/proto-signing';
-import { chaind, fails, ok, removeTempDirs, tempDir } from '../kit/cli.ts';
+import { chaind, fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
 
-after(removeTempDirs);
+after(removeTmpDirs);
 
 const T = ['--keyring-backend', 'test'];
 const F = ['--keyring-backend', 'file'];
@@ -30,7 +30,7 @@ async function cosmjsAddress(mnemonic: string, index?: number): Promise<string> 
 }
 
 describe('keys on the test backend', () => {
-  const home = tempDir();
+  const home = tmpDir();
   const k = (...args: string[]): string[] => ['keys', ...args, ...T, '--home', home];
 
   test('add prints the key as Cosmos does, and the mnemonic once, with its warning, on stderr', async () => {
@@ -86,7 +86,7 @@ describe('keys on the test backend', () => {
     assert.equal(del.stderr, 'Key deleted forever (uh oh!)\n');
     await fails(k('show', 'alice'), ['key "alice" not found']);
 
-    const file = join(tempDir(), 'alice.hex');
+    const file = join(tmpDir(), 'alice.hex');
     writeFileSync(file, `${hex}\n`);
     await ok(k('import', 'alice', file));
     assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
@@ -120,7 +120,7 @@ describe('keys on the test backend', () => {
 });
 
 describe('keys on the file backend, passphrase on stdin', () => {
-  const home = tempDir();
+  const home = tmpDir();
   const k = (...args: string[]): string[] => ['keys', ...args, ...F, '--home', home];
 
   test('add then show with the passphrase; a wrong or missing one is refused', async () => {

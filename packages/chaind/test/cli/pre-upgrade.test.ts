@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { toHex } from '@chaind/sdk/store';
 import { UpgradeHaltError, upgradeInfoPath, writeUpgradeInfo } from '@chaind/sdk/x/upgrade';
-import { newHome, removeHomes, softwareUpgrade, TestChain } from '../kit/chain.ts';
+import { chaind, newHome, removeTmpDirs, type Run, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 import { v2 } from '../../src/upgrades/v2/index.ts';
 import { isBusyError } from '../../src/cli/pre-upgrade.ts';
-import { chaind, type Run } from '../kit/cli.ts';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 /** A chain run by a binary knowing `genesisUpgrades` (v1: none), halted at a "v2" plan's height. */
 async function haltedAtV2(genesisUpgrades: readonly Upgrade[] = []): Promise<{ home: string; h: bigint; appHash: string }> {

@@ -7,14 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { moduleAddress } from '@chaind/sdk/crypto';
 import { nodeUrl } from '../../src/cli/query/rpc.ts';
 import { toText } from '../../src/cli/query/format.ts';
 import { timestampJSON } from '../../src/cli/query/upgrade.ts';
-import { watchNode } from '../kit/cli.ts';
+import { BIN, watchNode } from '@chaind/chaind/testing';
 
-const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
 
 interface Run {
   status: number | null;

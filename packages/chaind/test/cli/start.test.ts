@@ -5,9 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { BIN } from '@chaind/chaind/testing';
 
-const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
 const homes: string[] = [];
 after(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
 

@@ -9,15 +9,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { Keyring } from '@chaind/sdk/keyring';
 import { credentials, Client, type ServiceError } from '@grpc/grpc-js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { RpcClient } from '../../src/cli/query/rpc.ts';
-import { watchNode, type WatchedNode } from '../kit/cli.ts';
+import { BIN, watchNode, type WatchedNode } from '@chaind/chaind/testing';
 
-const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
 const HEX64 = 'ab'.repeat(32);
 const INFO = JSON.stringify({ binaries: { 'linux/amd64': `https://example.com/v2.tar.gz?checksum=sha256:${HEX64}` } });
 

@@ -1,8 +1,6 @@
 // Test support (not used by production code): a chaind application over a real LMDB directory, fed
 // real signed transactions in real blocks, that can be closed and reopened as another "binary" (a
 // different set of known upgrades) over the same data, as an operator swapping binaries would.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
@@ -10,35 +8,22 @@ import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import { ProposalStatus, VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { QueryProposalRequest, QueryProposalResponse } from 'cosmjs-types/cosmos/gov/v1/query';
 import { MsgSubmitProposal, MsgSubmitProposalResponse, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
-import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { ExecTxResult, ResponseFinalizeBlock, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
 import type { Proposal } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MemoryLogger } from '@chaind/sdk/app';
-import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
 import { toHex, utf8 } from '@chaind/sdk/store';
+import { blockRequest, DENOM, genesisAccounts, sendMsg, testConsensusKey, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
-import { testConsensusKey } from '../../../sdk/test/kit/keys.ts';
 import { createChainApp, GOV_AUTHORITY, type ChainApp } from '../../src/app.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 
 export const CHAIN_ID = 'chain-test-1';
-export const DENOM = 'stake';
 export const GENESIS_SECONDS = 1_700_000_000n;
 /** Voting and deposit periods of the test chain (seconds); blocks are 1 s apart unless advanced. */
 export const PERIOD = 10n;
-
-export interface TestKey {
-  readonly privateKey: Uint8Array;
-  readonly address: string;
-}
-
-export function testKey(i: number): TestKey {
-  const privateKey = new Uint8Array(32).fill(i + 1);
-  return { privateKey, address: addressFromPublicKey(publicKeyFromPrivate(privateKey)) };
-}
 
 /** The validator's operator (the only voter), and two users. */
 export const VALIDATOR = testKey(0);
@@ -49,7 +34,7 @@ export const BOB = testKey(2);
 export function genesisAppState(extraAccounts: readonly string[] = []): Record<string, unknown> {
   const funded = [...[VALIDATOR, ALICE, BOB].map((k) => k.address), ...extraAccounts];
   return {
-    auth: { accounts: funded.map((address) => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' })) },
+    auth: { accounts: genesisAccounts(funded) },
     bank: { balances: funded.map((address) => ({ address, coins: [{ denom: DENOM, amount: '1000000000' }] })) },
     validators: {
       validators: [
@@ -79,14 +64,22 @@ export interface BinaryOptions {
   readonly extraAccounts?: readonly string[];
 }
 
-const homes: string[] = [];
+/** A node home: a new temp dir, removed with the others by `removeTmpDirs`. */
 export function newHome(): string {
-  const d = mkdtempSync(join(tmpdir(), 'chaind-test-'));
-  homes.push(d);
-  return d;
+  return tmpDir('chaind-test-');
 }
-export function removeHomes(): void {
-  for (const d of homes.splice(0)) rmSync(d, { recursive: true, force: true });
+
+/** The committed account at `address`; throws the query's log when there is none. */
+export function committedAccount(app: ChainApp['app'], address: string): BaseAccount {
+  const r = app.query({ path: '/cosmos.auth.v1beta1.Query/Account', data: QueryAccountRequest.encode({ address }).finish(), height: 0n, prove: false });
+  if (r.code !== 0) throw new Error(r.log);
+  return BaseAccount.decode((QueryAccountResponse.decode(r.value).account as Any).value);
+}
+
+/** `msgs` signed by `key` at its committed sequence plus `offset` (for several txs in one block), no fee. */
+export function signTx(app: ChainApp['app'], key: TestKey, msgs: Any[], offset = 0n, gasLimit = 10_000_000n): Uint8Array {
+  const acc = committedAccount(app, key.address);
+  return encodeTx({ msgs, fee: { amount: [], gasLimit } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], CHAIN_ID);
 }
 
 /** A node's application over `home`; InitChain runs when the state is new. */
@@ -139,16 +132,7 @@ export class TestChain {
   block(txs: Uint8Array[] = [], advance = 1n): ResponseFinalizeBlock {
     const height = this.height + 1n;
     const time = this.time + advance;
-    const res = this.app.finalizeBlock({
-      txs,
-      decidedLastCommit: { round: 0, votes: [] },
-      misbehavior: [],
-      hash: new Uint8Array(32),
-      height,
-      time: { seconds: time, nanos: 0 },
-      nextValidatorsHash: new Uint8Array(32),
-      proposerAddress: new Uint8Array(20),
-    });
+    const res = this.app.finalizeBlock(blockRequest(height, time, txs));
     this.app.commit();
     this.time = time;
     return res;
@@ -160,19 +144,12 @@ export class TestChain {
   }
 
   account(address: string): BaseAccount {
-    const r = this.query('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address }).finish());
-    if (r.code !== 0) throw new Error(r.log);
-    return BaseAccount.decode((QueryAccountResponse.decode(r.value).account as Any).value);
+    return committedAccount(this.app, address);
   }
 
   /** A signed tx from `key` at its committed sequence plus `offset` (for several txs in one block). */
   tx(key: TestKey, msgs: Any[], offset = 0n): Uint8Array {
-    const acc = this.account(key.address);
-    return encodeTx(
-      { msgs, fee: { amount: [], gasLimit: 10_000_000n } },
-      [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }],
-      CHAIN_ID,
-    );
+    return signTx(this.app, key, msgs, offset);
   }
 
   /** One tx alone in a block; its result. */
@@ -220,8 +197,7 @@ export class TestChain {
   }
 
   send(from: TestKey, to: string, amount: string, offset = 0n): Uint8Array {
-    const m = MsgSend.fromPartial({ fromAddress: from.address, toAddress: to, amount: [{ denom: DENOM, amount }] });
-    return this.tx(from, [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(m).finish() }], offset);
+    return this.tx(from, [sendMsg(from.address, to, amount)], offset);
   }
 
   close(): Promise<void> {

@@ -1,9 +1,6 @@
-// For the CLI tests: the real `chaind` binary run as a child process in throw-away homes.
+// For the CLI tests: the real `chaind` binary run as a child process, its homes made with `tmpDir`.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
@@ -57,19 +54,6 @@ export async function fails(args: readonly string[], wants: readonly (string | R
     else assert.match(r.stderr, w);
   }
   return r;
-}
-
-const dirs: string[] = [];
-
-/** A new empty directory, removed by `removeTempDirs`. */
-export function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'chaind-cli-'));
-  dirs.push(d);
-  return d;
-}
-
-export function removeTempDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 /** A running node child: its JSON-RPC url once it listens, and everything it has logged so far. */

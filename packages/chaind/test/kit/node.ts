@@ -2,31 +2,26 @@
 // mempool, the block store, the driver producing blocks every `blockIntervalMs` — with the RPC server
 // in front of it on 127.0.0.1 and a free port.
 import { join } from 'node:path';
-import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
-import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
-import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
-import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { MemoryLogger } from '@chaind/sdk/app';
 import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/mempool';
-import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { consensusAddress } from '@chaind/sdk/x/validators';
-import { testConsensusKey } from '../../../sdk/test/kit/keys.ts';
+import { sendMsg, testConsensusKey, type TestKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../../src/app.ts';
-import { CHAIN_ID, DENOM, GENESIS_SECONDS, genesisAppState, newHome, type TestKey } from './chain.ts';
+import { CHAIN_ID, GENESIS_SECONDS, genesisAppState, newHome, signTx } from './chain.ts';
 import { BlockStore } from '../../src/node/blockstore.ts';
 import type { ValidatorKey } from '../../src/node/commit.ts';
 import { SoloDriver, type BlockEvent } from '../../src/node/solo.ts';
 import { startRpcServer, type RpcServer, type RpcServerOptions } from '../../src/node/rpc/server.ts';
 
-/** The harness' validator consensus key (seed 0x01…), as solo.test.ts uses it. */
+/** The test chain's validator consensus key (seed 0x01…). */
 export const VALIDATOR_KEY: ValidatorKey = { pubKey: testConsensusKey(0), address: consensusAddress(testConsensusKey(0)), privateKey: new Uint8Array(32).fill(1) };
 export const NODE_ID = 'ab'.repeat(20);
 export const MONIKER = 'rpc-test-node';
 
 export interface TestNodeOptions {
-  /** Accounts funded at genesis besides the harness' VALIDATOR, ALICE and BOB. */
+  /** Accounts funded at genesis besides the test chain's VALIDATOR, ALICE and BOB. */
   readonly extraAccounts?: readonly string[];
   readonly blockIntervalMs?: number;
   /** No block loop: blocks come only from `produceBlock()` (two are produced before the server starts). */
@@ -107,15 +102,7 @@ export class TestNode {
 
   /** A bank send signed by `from` at its committed sequence plus `offset`. */
   send(from: TestKey, to: string, amount: string, offset = 0n): Uint8Array {
-    const r = this.chain.app.query({ path: '/cosmos.auth.v1beta1.Query/Account', data: QueryAccountRequest.encode({ address: from.address }).finish(), height: 0n, prove: false });
-    if (r.code !== 0) throw new Error(r.log);
-    const acc = BaseAccount.decode((QueryAccountResponse.decode(r.value).account as Any).value);
-    const msg = MsgSend.fromPartial({ fromAddress: from.address, toAddress: to, amount: [{ denom: DENOM, amount }] });
-    return encodeTx(
-      { msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }], fee: { amount: [], gasLimit: 500_000n } },
-      [{ privateKey: from.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }],
-      CHAIN_ID,
-    );
+    return signTx(this.chain.app, from, [sendMsg(from.address, to, amount)], offset, 500_000n);
   }
 
   /** Stops the server, then the driver, then closes the stores. */

@@ -1,47 +1,22 @@
 // Test support for x/auth and its ante handler (not used by production code): a real BaseApp over
 // LMDB with auth and "ledger", a tiny balance module whose MsgSend (cosmjs-types' bank MsgSend) must
 // be signed by its sender. The real bank module is separate; this one only keeps balances.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MsgSend, MsgSendResponse } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
-import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { ResponseFinalizeBlock, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
-import { BaseApp, Context, ModuleManager, errors, registerError, type AppModule } from '../../src/app/index.ts';
-import { addressFromPublicKey, publicKeyFromPrivate } from '../../src/crypto/index.ts';
-import { CommitMultiStore, toHex, utf8 } from '../../src/store/index.ts';
-import { decodeTx, type DecodedTx } from '../../src/tx/index.ts';
-import { accountFromAny, type Account } from '../../src/x/auth/account.ts';
-import { newAnteHandler } from '../../src/x/auth/ante.ts';
-import { AccountKeeper } from '../../src/x/auth/keeper.ts';
-import { FEE_COLLECTOR_NAME } from '../../src/x/auth/keys.ts';
-import { authModule } from '../../src/x/auth/module.ts';
+import { BaseApp, Context, ModuleManager, errors, registerError, type AppModule } from '@chaind/sdk/app';
+import { CommitMultiStore, utf8 } from '@chaind/sdk/store';
+import { decodeTx, type DecodedTx } from '@chaind/sdk/tx';
+import { AccountKeeper, authModule, FEE_COLLECTOR_NAME, newAnteHandler, type Account } from '@chaind/sdk/x/auth';
 import { blockRequest } from './block.ts';
+import { DENOM, dumpStores, genesisAccounts, queryAccount } from './common.ts';
+import { tmpDir } from './dirs.ts';
 
-export const CHAIN_ID = 'auth-test-1';
-export const DENOM = 'stake';
+export const AUTH_CHAIN_ID = 'auth-test-1';
 export const SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
 
 export const ledgerError = registerError('authtest', 2, 'ledger refused');
-
-const dirs: string[] = [];
-export function tmpDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'chaind-auth-'));
-  dirs.push(d);
-  return d;
-}
-export function removeTmpDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}
-
-/** A deterministic test key: 32 bytes of `i + 1` (a valid scalar). */
-export function testKey(i: number): { privateKey: Uint8Array; publicKey: Uint8Array; address: string } {
-  const privateKey = new Uint8Array(32).fill(i + 1);
-  const publicKey = publicKeyFromPrivate(privateKey);
-  return { privateKey, publicKey, address: addressFromPublicKey(publicKey) };
-}
 
 const balanceKey = (address: string, denom: string): Uint8Array => utf8(`bal/${address}/${denom}`);
 
@@ -129,21 +104,19 @@ export function testApp(o: TestAppOptions = {}): TestApp {
   const app = new BaseApp<DecodedTx>({
     name: 'authtest',
     version: '0.0.1',
-    store: CommitMultiStore.open(tmpDir()),
+    store: CommitMultiStore.open(tmpDir('chaind-auth-')),
     modules: mm,
     txDecoder: decodeTx,
-    chainId: CHAIN_ID,
+    chainId: AUTH_CHAIN_ID,
   });
   app.setAnteHandler(newAnteHandler({ accountKeeper: ak, msgRouter: mm.msgRouter, deductFee: deductFee(ak), minGasPrices: o.minGasPrices }));
   app.load();
   const funded = o.funded ?? [];
   const appState = {
-    auth: o.authGenesis ?? {
-      accounts: funded.map((address) => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' })),
-    },
+    auth: o.authGenesis ?? { accounts: genesisAccounts(funded) },
     ledger: { balances: funded.map((address) => ({ address, denom: DENOM, amount: String(o.balance ?? 1_000_000n) })) },
   };
-  app.initChain({ time: { seconds: 0n, nanos: 0 }, chainId: CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
+  app.initChain({ time: { seconds: 0n, nanos: 0 }, chainId: AUTH_CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
   let height = 0n;
   const query = (path: string, data: Uint8Array): ResponseQuery => app.query({ path, data, height: 0n, prove: false });
   const t: TestApp = {
@@ -159,25 +132,9 @@ export function testApp(o: TestAppOptions = {}): TestApp {
       const r = query('/store/ledger/key', balanceKey(address, denom));
       return r.value.length === 0 ? 0n : BigInt(Buffer.from(r.value).toString());
     },
-    account(address) {
-      const r = query('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address }).finish());
-      if (r.code !== 0) return undefined;
-      const any = QueryAccountResponse.decode(r.value).account as Any;
-      return accountFromAny(any);
-    },
+    account: (address) => queryAccount(query, address),
     query,
-    dump() {
-      const snap = app.store.snapshot();
-      try {
-        const out = new Map<string, string>();
-        for (const name of ['auth', 'ledger']) {
-          for (const e of snap.getStore(name).iterator()) out.set(`${name}/${toHex(e.key)}`, toHex(e.value));
-        }
-        return out;
-      } finally {
-        snap.release();
-      }
-    },
+    dump: () => dumpStores(app.store, ['auth', 'ledger']),
     close: () => app.store.close(),
   };
   t.block([]);

@@ -3,10 +3,6 @@
 // MsgSoftwareUpgrade must be signed by the gov module account and writes the plan's name into its
 // store (and fails for the name "fail"). Validator power is a map the test sets.
 import { Buffer } from 'node:buffer';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { MsgSoftwareUpgrade, MsgSoftwareUpgradeResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/tx';
@@ -14,44 +10,25 @@ import { MsgDeposit, MsgSubmitProposal, MsgVote, MsgVoteWeighted } from 'cosmjs-
 import type { VoteOption, WeightedVoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Event, ExecTxResult, ResponseFinalizeBlock, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
-import { BaseApp, Context, MemoryLogger, ModuleManager, errors, registerError, type AppModule } from '../../src/app/index.ts';
-import { addressFromPublicKey, moduleAddress, publicKeyFromPrivate } from '../../src/crypto/index.ts';
-import { CommitMultiStore, ScratchMultiStore, toHex, utf8 } from '../../src/store/index.ts';
-import { decodeTx, encodeTx, type DecodedTx } from '../../src/tx/index.ts';
-import { accountFromAny, type Account } from '../../src/x/auth/account.ts';
-import { newAnteHandler } from '../../src/x/auth/ante.ts';
-import { AccountKeeper } from '../../src/x/auth/keeper.ts';
-import { FEE_COLLECTOR_NAME } from '../../src/x/auth/keys.ts';
-import { authModule } from '../../src/x/auth/module.ts';
-import { bankModule } from '../../src/x/bank/module.ts';
-import type { GovKeeper } from '../../src/x/gov/keeper.ts';
-import { govModule } from '../../src/x/gov/module.ts';
+import { BaseApp, Context, MemoryLogger, ModuleManager, errors, registerError, type AppModule } from '@chaind/sdk/app';
+import { moduleAddress } from '@chaind/sdk/crypto';
+import { CommitMultiStore, ScratchMultiStore, utf8 } from '@chaind/sdk/store';
+import { decodeTx, encodeTx, type DecodedTx } from '@chaind/sdk/tx';
+import { AccountKeeper, authModule, FEE_COLLECTOR_NAME, newAnteHandler, type Account } from '@chaind/sdk/x/auth';
+import { bankModule } from '@chaind/sdk/x/bank';
+import { govModule, type GovKeeper } from '@chaind/sdk/x/gov';
 import { blockRequest } from './block.ts';
+import { DENOM, dumpStores, genesisAccounts, queryAccount } from './common.ts';
+import { tmpDir } from './dirs.ts';
+import type { TestKey } from './keys.ts';
 
-export const CHAIN_ID = 'gov-test-1';
-export const DENOM = 'stake';
+export const GOV_CHAIN_ID = 'gov-test-1';
 export const GOV_ADDRESS = moduleAddress('gov');
 export const UPGRADE_TYPE_URL = '/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade';
 /** Block n (n ≥ 1) has time GENESIS_TIME + n seconds unless a test advances it further. */
 export const GENESIS_TIME = 1_000_000n;
 
 export const upgradeTestError = registerError('upgradetest', 2, 'upgrade refused');
-
-const dirs: string[] = [];
-export function removeTmpDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}
-
-export interface TestKey {
-  readonly privateKey: Uint8Array;
-  readonly address: string;
-}
-
-/** A deterministic test key: 32 bytes of `i + 1`. */
-export function testKey(i: number): TestKey {
-  const privateKey = new Uint8Array(32).fill(i + 1);
-  return { privateKey, address: addressFromPublicKey(publicKeyFromPrivate(privateKey)) };
-}
 
 export const planKey = (name: string): Uint8Array => utf8(`plan/${name}`);
 
@@ -161,15 +138,14 @@ export const TEST_PARAMS = {
 };
 
 export function govTestApp(o: GovTestAppOptions): GovTestApp {
-  const dir = mkdtempSync(join(tmpdir(), 'chaind-gov-'));
-  dirs.push(dir);
+  const dir = tmpDir('chaind-gov-');
   const ak = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [], gov: ['burner'] } });
   const bank = bankModule();
   const powers = new Map<string, bigint>(Object.entries(o.powers ?? {}));
   const gov = govModule({ bank: bank.keeper, accounts: ak, votingPower: () => powers });
   const mm = new ModuleManager([authModule({ keeper: ak }), bank, gov, upgradeTestModule()]);
   const logger = new MemoryLogger();
-  const app = new BaseApp<DecodedTx>({ name: 'govtest', version: '0.0.1', store: CommitMultiStore.open(dir), modules: mm, txDecoder: decodeTx, chainId: CHAIN_ID, logger });
+  const app = new BaseApp<DecodedTx>({ name: 'govtest', version: '0.0.1', store: CommitMultiStore.open(dir), modules: mm, txDecoder: decodeTx, chainId: GOV_CHAIN_ID, logger });
   app.setAnteHandler(
     newAnteHandler({
       accountKeeper: ak,
@@ -180,19 +156,16 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
   app.load();
   const balance = (o.balance ?? 1_000_000n).toString();
   const appState = {
-    auth: { accounts: o.funded.map((address) => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' })) },
+    auth: { accounts: genesisAccounts(o.funded) },
     bank: { balances: [...o.funded.map((address) => ({ address, coins: [{ denom: DENOM, amount: balance }] })), ...(o.extraBalances ?? [])] },
     gov: o.govGenesis ?? { ...gov.defaultGenesis(), params: { ...gov.defaultGenesis().params, ...TEST_PARAMS, ...o.params } },
   };
-  app.initChain({ time: { seconds: GENESIS_TIME, nanos: 0 }, chainId: CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
+  app.initChain({ time: { seconds: GENESIS_TIME, nanos: 0 }, chainId: GOV_CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
   let height = 0n;
   let time = GENESIS_TIME;
   const pending = new Map<string, bigint>();
   const query = (path: string, data: Uint8Array): ResponseQuery => app.query({ path, data, height: 0n, prove: false });
-  const account = (address: string): Account | undefined => {
-    const r = query('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address }).finish());
-    return r.code !== 0 ? undefined : accountFromAny(QueryAccountResponse.decode(r.value).account as Any);
-  };
+  const account = (address: string): Account | undefined => queryAccount(query, address);
   const t: GovTestApp = {
     app,
     gov: gov.keeper,
@@ -209,7 +182,7 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
       if (acc === undefined) throw new Error(`test account ${key.address} does not exist`);
       const offset = pending.get(key.address) ?? 0n;
       pending.set(key.address, offset + 1n);
-      return encodeTx({ msgs, fee: { amount: fee, gasLimit: 5_000_000n } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], CHAIN_ID);
+      return encodeTx({ msgs, fee: { amount: fee, gasLimit: 5_000_000n } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], GOV_CHAIN_ID);
     },
     block(txs = [], advance = 1n) {
       height++;
@@ -233,22 +206,11 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
       const r = query('/store/upgradetest/key', planKey(name));
       return r.value.length === 0 ? undefined : Buffer.from(r.value).toString();
     },
-    dump() {
-      const snap = app.store.snapshot();
-      try {
-        const out = new Map<string, string>();
-        for (const name of snap.storeNames()) {
-          for (const e of snap.getStore(name).iterator()) out.set(`${name}/${toHex(e.key)}`, toHex(e.value));
-        }
-        return out;
-      } finally {
-        snap.release();
-      }
-    },
+    dump: () => dumpStores(app.store),
     exportState() {
       const snap = app.store.snapshot();
       try {
-        const header = { chainId: CHAIN_ID, height, time: { seconds: time, nanos: 0 }, proposerAddress: new Uint8Array(0) };
+        const header = { chainId: GOV_CHAIN_ID, height, time: { seconds: time, nanos: 0 }, proposerAddress: new Uint8Array(0) };
         return mm.exportGenesis(new Context({ store: new ScratchMultiStore(snap), header, mode: 'query' }));
       } finally {
         snap.release();

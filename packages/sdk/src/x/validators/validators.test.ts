@@ -21,8 +21,7 @@ import {
   type ValidatorJSON,
   type ValidatorsModule,
 } from './index.ts';
-import { testConsensusKey } from '../../../test/kit/keys.ts';
-import { blockRequest } from '../../../test/kit/block.ts';
+import { blockRequest, testConsensusKey } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
