@@ -21,13 +21,12 @@ import { Mempool } from '@chaind/sdk/mempool';
 import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { consensusAddress } from '@chaind/sdk/x/validators';
-import { testConsensusKey } from '../../../sdk/src/x/validators/testutil.ts';
+import { testConsensusKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../app.ts';
-import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, genesisAppState, newHome, removeHomes, softwareUpgrade, testKey, VALIDATOR, type TestKey } from '../testing/harness.ts';
-import { upgradeV2 } from '../testing/upgrades.ts';
+import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, genesisAppState, newHome, removeTmpDirs, softwareUpgrade, testKey, type TestKey, upgradeV2, VALIDATOR, VALIDATOR_KEY } from '@chaind/chaind/testing';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
-import { timestampFromMs, voteSignBytes, type ValidatorKey } from './commit.ts';
+import { timestampFromMs, voteSignBytes } from './commit.ts';
 import { commitHash, dataHash, EMPTY_HASH, encodeBlock, resultsHash, sha256, validatorsHash } from './hash.ts';
 import type { DriverStopResult } from './driver.ts';
 import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions } from './solo.ts';
@@ -36,12 +35,11 @@ import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions } f
 const drivers = new Set<SoloDriver>();
 after(async () => {
   for (const d of drivers) await d.stop();
-  removeHomes();
+  removeTmpDirs();
 });
 
 const INTERVAL = 20;
-const SEED = new Uint8Array(32).fill(1);
-const KEY: ValidatorKey = { pubKey: testConsensusKey(0), address: consensusAddress(testConsensusKey(0)), privateKey: SEED };
+const KEY = VALIDATOR_KEY;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 function genesis(extraAccounts: readonly string[] = []): GenesisDoc {

@@ -19,7 +19,7 @@ import { ABCIMessageLog, GasInfo, Result, TxResponse } from 'cosmjs-types/cosmos
 import { CompactBitArray } from 'cosmjs-types/cosmos/crypto/multisig/v1beta1/multisig';
 import { BroadcastTxRequest, BroadcastTxResponse, GetTxRequest, GetTxResponse, SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { AuthInfo, Fee, ModeInfo, ModeInfo_Multi, ModeInfo_Single, SignerInfo, Tx, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
-import { newHome, removeHomes, TestChain } from '../../testing/harness.ts';
+import { newHome, removeTmpDirs, TestChain } from '@chaind/chaind/testing';
 import { servicesOf } from '../grpc/server.ts';
 import { COSMOS_DESCRIPTOR_SET, loadDescriptors } from './descriptors.ts';
 
@@ -94,7 +94,7 @@ describe('cosmos descriptors', () => {
   });
   after(async () => {
     await chain.close();
-    removeHomes();
+    removeTmpDirs();
   });
 
   test('the committed cosmos-descriptors.binpb is what scripts/cosmos-descriptors.mjs builds', async () => {
