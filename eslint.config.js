@@ -14,7 +14,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    files: ['**/*.test.ts', 'bench/**/*.ts', 'test/**/*.ts', 'packages/*/test/**/*.ts'],
+    // the test kits are package exports (`@chaind/*/testing`): their exported types stay explicit
+    ignores: ['packages/*/test/kit/**', 'packages/*/test/kit.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },
   {

@@ -8,7 +8,8 @@ import { runInNewContext } from 'node:vm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { CheckTxType } from 'cosmjs-types/tendermint/abci/types';
-import { BasicGasMeter, Context, type BlockHeader } from '../packages/sdk/src/app/index.ts';
+import { Mempool, SignatureVerifyPool } from '@chaind/sdk/admission';
+import { BasicGasMeter, Context, type BlockHeader } from '@chaind/sdk/app';
 import {
   addressFromPublicKey,
   fromBech32,
@@ -18,15 +19,14 @@ import {
   signDirect,
   VerifiedSignatures,
   verifySignature,
-} from '../packages/sdk/src/crypto/index.ts';
-import { Mempool, SignatureVerifyPool } from '../packages/sdk/src/admission/index.ts';
-import { ScratchMultiStore } from '../packages/sdk/src/store/index.ts';
-import { decodeTx, encodeSecp256k1PubKey, encodeTxParts, encodeTxRaw, signDocBytes, type DecodedTx } from '../packages/sdk/src/tx/index.ts';
-import { fromProtoCoins } from '../packages/sdk/src/types/index.ts';
-import { newAnteHandler, type Account } from '../packages/sdk/src/x/auth/index.ts';
-import { FEE_COLLECTOR } from '../packages/chaind/src/app.ts';
-import { checkTx as admitTx } from '../packages/chaind/src/node/tx-service.ts';
-import { BOB, CHAIN_ID, DENOM, TestChain } from '../packages/chaind/src/testing/harness.ts';
+} from '@chaind/sdk/crypto';
+import { ScratchMultiStore } from '@chaind/sdk/store';
+import { decodeTx, encodeSecp256k1PubKey, encodeTxParts, encodeTxRaw, signDocBytes, type DecodedTx } from '@chaind/sdk/tx';
+import { fromProtoCoins } from '@chaind/sdk/types';
+import { newAnteHandler, type Account } from '@chaind/sdk/x/auth';
+import { FEE_COLLECTOR } from '@chaind/chaind/app';
+import { checkTx as admitTx } from '@chaind/chaind/node';
+import { BOB, CHAIN_ID, DENOM, TestChain } from '@chaind/chaind/testing';
 import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
 
 // the node's code, timed in this process: under the Node flags chaind runs with

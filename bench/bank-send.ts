@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
-import { addressFromPublicKey, publicKeyFromPrivate, secp256k1Implementation, signDirect, verifySignature } from '../packages/sdk/src/crypto/index.ts';
-import { decodeTx, encodeTxParts, encodeTxRaw, signDocBytes } from '../packages/sdk/src/tx/index.ts';
-import { CHAIN_ID, DENOM, GENESIS_SECONDS, TestChain } from '../packages/chaind/src/testing/harness.ts';
+import { addressFromPublicKey, publicKeyFromPrivate, secp256k1Implementation, signDirect, verifySignature } from '@chaind/sdk/crypto';
+import { decodeTx, encodeTxParts, encodeTxRaw, signDocBytes } from '@chaind/sdk/tx';
+import { CHAIN_ID, DENOM, GENESIS_SECONDS, TestChain } from '@chaind/chaind/testing';
 import { chaindNodeFlags, cleanup, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
 
 // the node's code, timed in this process: under the Node flags chaind runs with

@@ -2,7 +2,7 @@
 // transaction writing the same keys.
 import { randomBytes } from 'node:crypto';
 import { open } from 'lmdb';
-import { CommitMultiStore } from '../packages/sdk/src/store/index.ts';
+import { CommitMultiStore } from '@chaind/sdk/store';
 import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
 
 const SIZES: [n: number, rounds: number][] = [

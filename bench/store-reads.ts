@@ -2,7 +2,7 @@
 // falling through to LMDB) vs raw LMDB db.get on the same keys.
 import { randomBytes } from 'node:crypto';
 import { open } from 'lmdb';
-import { CommitMultiStore } from '../packages/sdk/src/store/index.ts';
+import { CommitMultiStore } from '@chaind/sdk/store';
 import { cleanup, header, median, row, si, tempDir, timeMs } from './lib.ts';
 
 const KEYS = 200_000;

@@ -2,7 +2,7 @@
 // touched), so its cost should not depend on the store's size. For contrast: a copying rename that
 // rewrites every key under a new store and deletes the old one, committed.
 import { Buffer } from 'node:buffer';
-import { CommitMultiStore, type StoreUpgrades } from '../packages/sdk/src/store/index.ts';
+import { CommitMultiStore, type StoreUpgrades } from '@chaind/sdk/store';
 import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
 
 const SIZES: [n: number, renameRounds: number, copyRounds: number][] = [

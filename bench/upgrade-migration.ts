@@ -3,9 +3,9 @@
 // same keys in one write transaction.
 import { Buffer } from 'node:buffer';
 import { open } from 'lmdb';
-import { BaseApp, Context, ModuleManager, type AppModule, type BlockHeader } from '../packages/sdk/src/app/index.ts';
-import { CommitMultiStore, type KVStore } from '../packages/sdk/src/store/index.ts';
-import { upgradeModule } from '../packages/sdk/src/x/upgrade/index.ts';
+import { BaseApp, Context, ModuleManager, type AppModule, type BlockHeader } from '@chaind/sdk/app';
+import { CommitMultiStore, type KVStore } from '@chaind/sdk/store';
+import { upgradeModule } from '@chaind/sdk/x/upgrade';
 import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
 
 const N = 1_000_000;

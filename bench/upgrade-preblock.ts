@@ -1,9 +1,9 @@
 // The upgrade module's pre-blocker on ordinary blocks: empty blocks/s (FinalizeBlock + Commit, no txs) of
 // an app with `upgradeModule` as its pre-blocker vs the same app without it, and the cost of one
 // `keeper.preBlock(ctx)` call itself, with the plan cached (steady state) and read from the store.
-import { BaseApp, Context, ModuleManager, type AppModule, type BlockHeader, type Tx } from '../packages/sdk/src/app/index.ts';
-import { CommitMultiStore } from '../packages/sdk/src/store/index.ts';
-import { UpgradeKeeper, upgradeModule } from '../packages/sdk/src/x/upgrade/index.ts';
+import { BaseApp, Context, ModuleManager, type AppModule, type BlockHeader, type Tx } from '@chaind/sdk/app';
+import { CommitMultiStore } from '@chaind/sdk/store';
+import { UpgradeKeeper, upgradeModule } from '@chaind/sdk/x/upgrade';
 import { cleanup, header, median, row, si, tempDir, timeMs } from './lib.ts';
 
 const BLOCKS = 2000; // blocks per app per round

@@ -170,7 +170,7 @@ async function stageRelease(release, stage) {
   writeFileSync(join(bin, 'chaind'), LAUNCHER);
   chmodSync(join(bin, 'chaind'), 0o755);
   // descriptors.ts reads this one beside itself (import.meta.url): beside the bundle
-  cpSync(join(ROOT, 'packages/chaind/src/node/grpc/cosmos-descriptors.binpb'), join(bin, 'cosmos-descriptors.binpb'));
+  cpSync(join(ROOT, 'packages/chaind/src/node/query/cosmos-descriptors.binpb'), join(bin, 'cosmos-descriptors.binpb'));
   // …and the sdk's through import.meta.resolve('@chaind/sdk/gen/…'): a stub package with the same exports map
   const sdk = join(stage, 'node_modules/@chaind/sdk');
   const gen = 'src/gen/chain/upgrade/v1beta1';

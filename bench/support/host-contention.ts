@@ -5,7 +5,7 @@
 // otherwise idle machine, so a host where the first figure doubles gives lower, noisier ratios.
 // Run: node --import tsx bench/support/host-contention.ts
 import { Worker } from 'node:worker_threads';
-import { secp256k1ModulePath } from '../../packages/sdk/src/crypto/index.ts';
+import { secp256k1ModulePath } from '@chaind/sdk/crypto';
 import { median, row } from '../lib.ts';
 
 const big = new Uint32Array(4_000_000);

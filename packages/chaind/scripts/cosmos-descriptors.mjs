@@ -1,6 +1,6 @@
 // Builds the FileDescriptorSet (with imports) of the hand-written Cosmos SDK protos that chaind's REST
-// gateway and gRPC reflection use: src/node/grpc/proto → src/node/grpc/cosmos-descriptors.binpb.
-// No npm package ships the Cosmos SDK v0.50 .proto files (see src/node/grpc/proto/README.md).
+// gateway and gRPC reflection use: src/node/query/proto → src/node/query/cosmos-descriptors.binpb.
+// No npm package ships the Cosmos SDK v0.50 .proto files (see src/node/query/proto/README.md).
 //
 //   node packages/chaind/scripts/cosmos-descriptors.mjs             # writes the committed file
 //   node packages/chaind/scripts/cosmos-descriptors.mjs --out FILE  # writes FILE (the staleness test)
@@ -11,8 +11,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PROTO_DIR = join(pkg, 'src', 'node', 'grpc', 'proto');
-const DEFAULT_OUT = join(pkg, 'src', 'node', 'grpc', 'cosmos-descriptors.binpb');
+const PROTO_DIR = join(pkg, 'src', 'node', 'query', 'proto');
+const DEFAULT_OUT = join(pkg, 'src', 'node', 'query', 'cosmos-descriptors.binpb');
 
 function parseArgs(argv) {
   let out = DEFAULT_OUT;

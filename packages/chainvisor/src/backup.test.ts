@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { backupData } from './backup.ts';
-import { makeHome, type Home } from './test-helpers.ts';
+import { makeHome, type Home } from '@chaind/chainvisor/testing';
 
 describe('backup of data/', () => {
   let h: Home;

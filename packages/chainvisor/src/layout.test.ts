@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from './exit-codes.ts';
 import { checkFolderName, layout, readCurrent, switchCurrent, upgradeFolderName, type Layout } from './layout.ts';
-import { makeHome, type Home } from './test-helpers.ts';
+import { makeHome, type Home } from '@chaind/chainvisor/testing';
 
 describe('upgrade folder names', () => {
   test('lower-cased, as cosmovisor does', () => {

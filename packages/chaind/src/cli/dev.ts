@@ -10,10 +10,10 @@ import type { Command } from 'commander';
 import { validateGenesis } from '@chaind/sdk/genesis';
 import { Keyring } from '@chaind/sdk/keyring';
 import { parseDuration } from '../config/duration.ts';
+import { readPrivValidatorKey } from '../node/keys.ts';
 import { printLine, UserError } from './common.ts';
 import { genesisPath, readGenesisFile, writeGenesisFile } from './genesis.ts';
 import { initHome } from './init.ts';
-import { readPrivValidatorKey } from './node-keys.ts';
 import { addStartOptions, runNode, type StartOptions } from './start.ts';
 import type { ServerStarter } from '../node/node.ts';
 

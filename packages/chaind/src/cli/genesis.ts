@@ -14,10 +14,10 @@ import { addCoins, fromProtoCoins, parseCoins, toProtoCoins, type Coin } from '@
 import { BASE_ACCOUNT_TYPE_URL } from '@chaind/sdk/x/auth';
 import { COMETBFT_ED25519_TYPE, ED25519_PUBKEY_LENGTH, ED25519_PUBKEY_TYPE_URL } from '@chaind/sdk/x/validators';
 import { loadNodeConfig, writeFileAtomic } from '../config/index.ts';
+import { readPrivValidatorKey } from '../node/keys.ts';
 import { withChainModules } from './chain.ts';
 import { addHomeOption, addKeyringOptions, homeOf, openKeyring, printLine, UserError, type HomeOptions, type KeyringOptions } from './common.ts';
 import { Input } from './input.ts';
-import { readPrivValidatorKey } from './node-keys.ts';
 
 export const genesisPath = (home: string): string => join(home, 'config', 'genesis.json');
 

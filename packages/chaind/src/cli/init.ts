@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { defaultConsensusParams, MAX_CHAIN_ID_LENGTH, type GenesisDoc } from '@chaind/sdk/genesis';
 import { checkMoniker, exists, writeDefaultConfig } from '../config/index.ts';
+import { ensureNodeKeys } from '../node/keys.ts';
 import { defaultAppState, withChainModules } from './chain.ts';
 import { addHomeOption, homeOf, printErrLine, UserError, type HomeOptions } from './common.ts';
 import { genesisPath, writeGenesisFile } from './genesis.ts';
-import { ensureNodeKeys } from './node-keys.ts';
 
 export interface InitOptions extends HomeOptions {
   chainId: string;

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ADDRESS_FLAGS, type ServerOverrides } from '../config/index.ts';
 import { isLogLevel, lineLogger } from '../node/logger.ts';
 import { NodeStartError, startNode, type RunningNode, type ServerStarter } from '../node/node.ts';
-import type { SoloStopResult } from '../node/solo.ts';
+import type { DriverStopResult } from '../node/driver.ts';
 import { addHomeOption, homeOf, UserError, type HomeOptions } from './common.ts';
 
 export interface StartOptions extends HomeOptions, ServerOverrides {
@@ -34,7 +34,7 @@ export function addStartOptions(cmd: Command): Command {
 }
 
 /** The exit code a stop result calls for. */
-export function exitCodeOf(r: SoloStopResult): number {
+export function exitCodeOf(r: DriverStopResult): number {
   switch (r.reason) {
     case 'halt':
       return r.exitCode;

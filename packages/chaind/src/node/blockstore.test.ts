@@ -5,13 +5,13 @@ import { after, test } from 'node:test';
 import { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import type { Block } from 'cosmjs-types/tendermint/types/block';
 import { defaultConsensusParams } from '@chaind/sdk/genesis';
-import { newHome, removeHomes } from '../testing/harness.ts';
+import { newHome, removeTmpDirs } from '@chaind/chaind/testing';
 import { BlockStore, type BlockRecord } from './blockstore.ts';
 import { emptyCommit, makeCommit } from './commit.ts';
 import { dataHash, EMPTY_HASH, emptyBlockId, encodeBlock, txHash, validatorsHash } from './hash.ts';
 import { encodeChainState, sortValidators, type ChainState } from './state.ts';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 // decoded messages carry explicit `undefined` for absent optional fields: compare their protobuf bytes
 const sameResults = (a: ResponseFinalizeBlock | undefined, b: ResponseFinalizeBlock): void =>

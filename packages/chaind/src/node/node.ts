@@ -7,11 +7,12 @@ import { parseGenesis, validateGenesis, type GenesisDoc } from '@chaind/sdk/gene
 import { Mempool } from '@chaind/sdk/admission';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { createChainApp, type ChainApp } from '../app.ts';
-import { readPrivValidatorKey } from '../cli/node-keys.ts';
+import { readPrivValidatorKey } from './keys.ts';
 import { loadConfig, resolveServerAddresses, type LoadedConfig, type ServerAddresses, type ServerOverrides } from '../config/index.ts';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
-import { SoloDriver, stopResultFromError, type SoloStopResult } from './solo.ts';
+import { stopResultFromError, type ConsensusDriver, type DriverStopResult } from './driver.ts';
+import { SoloDriver } from './solo.ts';
 
 export interface NodeOptions {
   readonly home: string;
@@ -43,7 +44,7 @@ export interface NodeParts {
   readonly chain: ChainApp;
   readonly blockStore: BlockStore;
   readonly mempool: Mempool;
-  readonly driver: SoloDriver;
+  readonly driver: ConsensusDriver;
   readonly logger: Logger;
 }
 
@@ -53,15 +54,15 @@ export interface RunningNode {
   readonly parts: NodeParts;
   readonly servers: readonly NodeServer[];
   /** Resolves once the node has stopped and closed everything, with why it stopped. */
-  readonly done: Promise<SoloStopResult>;
+  readonly done: Promise<DriverStopResult>;
   /** Finishes the block in progress, closes servers and databases. */
-  stop(): Promise<SoloStopResult>;
+  stop(): Promise<DriverStopResult>;
 }
 
 /** A node that could not start, with the result its exit code comes from. */
 export class NodeStartError extends Error {
   override readonly name = 'NodeStartError';
-  constructor(readonly result: SoloStopResult) {
+  constructor(readonly result: DriverStopResult) {
     super(result.reason === 'error' ? result.error.message : result.reason === 'halt' ? result.message : result.reason);
   }
 }
@@ -133,8 +134,8 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await closeStores();
     throw e;
   }
-  let closing: Promise<SoloStopResult> | undefined;
-  const shutdown = (result: SoloStopResult): Promise<SoloStopResult> =>
+  let closing: Promise<DriverStopResult> | undefined;
+  const shutdown = (result: DriverStopResult): Promise<DriverStopResult> =>
     (closing ??= (async () => {
       for (const s of servers) await s.close();
       await closeStores();

@@ -1,4 +1,4 @@
-import { nodeIdOf, readNodeKey } from '../cli/node-keys.ts';
+import { nodeIdOf, readNodeKey } from './keys.ts';
 import type { NodeParts, NodeServer } from './node.ts';
 import { startGrpcServer } from './grpc/index.ts';
 import { startRestServer } from './rest/index.ts';

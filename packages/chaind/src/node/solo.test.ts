@@ -21,26 +21,25 @@ import { Mempool } from '@chaind/sdk/admission';
 import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { consensusAddress } from '@chaind/sdk/x/validators';
-import { testConsensusKey } from '../../../sdk/src/x/validators/testutil.ts';
+import { testConsensusKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../app.ts';
-import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, genesisAppState, newHome, removeHomes, softwareUpgrade, testKey, VALIDATOR, type TestKey } from '../testing/harness.ts';
-import { upgradeV2 } from '../testing/upgrades.ts';
+import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, genesisAppState, newHome, removeTmpDirs, softwareUpgrade, testKey, type TestKey, upgradeV2, VALIDATOR, VALIDATOR_KEY } from '@chaind/chaind/testing';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
-import { timestampFromMs, voteSignBytes, type ValidatorKey } from './commit.ts';
+import { timestampFromMs, voteSignBytes } from './commit.ts';
 import { commitHash, dataHash, EMPTY_HASH, encodeBlock, resultsHash, sha256, validatorsHash } from './hash.ts';
-import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions, type SoloStopResult } from './solo.ts';
+import type { DriverStopResult } from './driver.ts';
+import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions } from './solo.ts';
 
 /** Every driver a test made: a failing test must not leave one ticking (the runner would never exit). */
 const drivers = new Set<SoloDriver>();
 after(async () => {
   for (const d of drivers) await d.stop();
-  removeHomes();
+  removeTmpDirs();
 });
 
 const INTERVAL = 20;
-const SEED = new Uint8Array(32).fill(1);
-const KEY: ValidatorKey = { pubKey: testConsensusKey(0), address: consensusAddress(testConsensusKey(0)), privateKey: SEED };
+const KEY = VALIDATOR_KEY;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 function genesis(extraAccounts: readonly string[] = []): GenesisDoc {
@@ -397,7 +396,7 @@ describe('solo driver', () => {
     const ve = await waitForBlock(d, includes([vh]));
     assert.ok(ve.height < planHeight - 15n, 'the vote lands well before the plan height');
 
-    const r: SoloStopResult = await d.done;
+    const r: DriverStopResult = await d.done;
     assert.equal(r.reason, 'halt', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
     assert.ok(r.reason === 'halt');
     assert.equal(r.kind, 'upgrade-needed');
@@ -464,7 +463,7 @@ describe('solo driver', () => {
 
     // a listener stopping the driver from inside a block: that block still completes
     d = n.open({ blockIntervalMs: 0 });
-    let stopped: Promise<SoloStopResult> | undefined;
+    let stopped: Promise<DriverStopResult> | undefined;
     d.onBlock((e) => {
       if (e.height === r.height + 3n) stopped = d.stop();
     });

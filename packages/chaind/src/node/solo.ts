@@ -19,9 +19,9 @@ import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
 import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
 import type { Mempool } from '@chaind/sdk/admission';
 import { toHex } from '@chaind/sdk/store';
-import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/upgrade';
 import type { BlockStore } from './blockstore.ts';
 import { commitInfo, emptyCommit, extendedCommitInfo, makeCommit, signingKey, timestampFromMs, voteTime, type ValidatorKey } from './commit.ts';
+import { stopResultFromError, type CommittedBlock, type ConsensusDriver, type DriverStopResult } from './driver.ts';
 import {
   commitHash,
   consensusHash,
@@ -69,21 +69,10 @@ export interface SoloDriverOptions {
   readonly clock?: () => Timestamp;
 }
 
-/** Why the driver stopped; `height` is the last committed height. */
-export type SoloStopResult =
-  | { readonly reason: 'halt'; readonly kind: HaltKind; readonly exitCode: number; readonly message: string; readonly height: bigint }
-  | { readonly reason: 'halt-height'; readonly height: bigint }
-  | { readonly reason: 'stopped'; readonly height: bigint }
-  | { readonly reason: 'error'; readonly error: Error; readonly height: bigint };
-
-/** A committed block, as the driver announces it. */
-export interface BlockEvent {
-  readonly height: bigint;
+/** A committed block, as this driver announces it: with the block it built. */
+export interface BlockEvent extends CommittedBlock {
   readonly blockId: BlockID;
   readonly block: Block;
-  readonly results: ResponseFinalizeBlock;
-  /** sha256 of each tx, in block order. */
-  readonly txHashes: readonly Uint8Array[];
 }
 
 export type BlockListener = (e: BlockEvent) => void;
@@ -110,12 +99,6 @@ export class HandshakeError extends Error {
   override readonly name = 'HandshakeError';
 }
 
-/** What a failed block or start-up means for the process: a halt (with its exit code) or an error. */
-export function stopResultFromError(e: unknown, height: bigint): SoloStopResult {
-  if (e instanceof UpgradeHaltError) return { reason: 'halt', kind: e.kind, exitCode: HALT_EXIT_CODES[e.kind], message: e.message, height };
-  return { reason: 'error', error: e instanceof Error ? e : new Error(String(e)), height };
-}
-
 /** The chain's tip: what the next block is built on. */
 interface Tip {
   /** Last committed height (initial height - 1 before the first block). */
@@ -135,9 +118,9 @@ type Stage = 'idle' | 'proposed' | 'executed' | 'saved';
 
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 
-export class SoloDriver {
+export class SoloDriver implements ConsensusDriver {
   /** Resolves once, when the driver has stopped for good. */
-  readonly done: Promise<SoloStopResult>;
+  readonly done: Promise<DriverStopResult>;
   readonly chainId: string;
   private readonly app: SoloApp;
   private readonly mempool: SoloMempool;
@@ -150,7 +133,7 @@ export class SoloDriver {
   private readonly haltHeight: bigint | undefined;
   private readonly clock: () => Timestamp;
   private readonly listeners = new Set<BlockListener>();
-  private resolveDone!: (r: SoloStopResult) => void;
+  private resolveDone!: (r: DriverStopResult) => void;
   private tip!: Tip;
   private stage: Stage = 'idle';
   private running = false;
@@ -502,7 +485,7 @@ export class SoloDriver {
   }
 
   /** Stops after the block in progress, if any (never half a block); resolves with `done`. */
-  stop(): Promise<SoloStopResult> {
+  stop(): Promise<DriverStopResult> {
     if (!this.finished) {
       this.stopRequested = true;
       // inside a block (a listener calling stop), tick() finishes once the block is committed
@@ -511,7 +494,7 @@ export class SoloDriver {
     return this.done;
   }
 
-  private finish(r: SoloStopResult): void {
+  private finish(r: DriverStopResult): void {
     if (this.finished) return;
     this.finished = true;
     if (this.timer !== undefined) clearTimeout(this.timer);

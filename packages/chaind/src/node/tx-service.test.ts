@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BroadcastMode } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { Mempool } from '@chaind/sdk/admission';
-import { ALICE, BOB, removeHomes } from '../testing/harness.ts';
+import { ALICE, BOB, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
 import { sha256 } from './hash.ts';
-import { TestNode } from './rpc/testnode.ts';
 import { broadcastTx, committedTx, getTx, type TxNode } from './tx-service.ts';
 
 let node: TestNode;
@@ -18,7 +17,7 @@ before(async () => {
 
 after(async () => {
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 const HEX = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase();

@@ -22,14 +22,14 @@ import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { MempoolRefusal, type Mempool } from '@chaind/sdk/admission';
 import type { BaseApp, Logger, Tx, TxRunResult } from '@chaind/sdk/app';
 import type { BlockStore, TxRecord } from './blockstore.ts';
-import { grpcCodeOf } from './grpc/status.ts';
+import type { ConsensusDriver } from './driver.ts';
 import { txHash } from './hash.ts';
-import type { SoloDriver } from './solo.ts';
+import { grpcCodeOf } from './query/status.ts';
 
 /** What the tx service needs of the node (JSON-RPC's environment has all of it). */
 export interface TxNode {
   /** `height` is the committed height: nothing above it is shown. */
-  readonly driver: Pick<SoloDriver, 'height'>;
+  readonly driver: ConsensusDriver;
   readonly blockStore: Pick<BlockStore, 'txByHash' | 'blockMeta'>;
   readonly app: Pick<BaseApp<Tx>, 'simulate'>;
   /** The admission pipeline (and the largest tx it takes). */

@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import { CheckTxType, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import { toHex } from '../store/index.ts';
 import { encodeTx } from '../tx/index.ts';
-import { CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '../x/auth/testutil.ts';
+import { AUTH_CHAIN_ID as CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '@chaind/sdk/testing';
 import { Mempool, MempoolRefusal, txHash, type MempoolOptions } from './index.ts';
 
 after(removeTmpDirs);

@@ -18,7 +18,7 @@ import {
   type AppModule,
   type Tx,
 } from './index.ts';
-import { blockRequest } from './testing.ts';
+import { blockRequest } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

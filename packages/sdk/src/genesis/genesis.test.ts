@@ -12,9 +12,8 @@ import { decodeTx, type DecodedTx } from '../tx/index.ts';
 import { AccountKeeper, FEE_COLLECTOR_NAME, authModule } from '../x/auth/index.ts';
 import { bankModule } from '../x/bank/index.ts';
 import { COMETBFT_ED25519_TYPE, ED25519_PUBKEY_TYPE_URL, validatorsModule, type ValidatorsModule } from '../x/validators/index.ts';
-import { testConsensusKey } from '../x/validators/testutil.ts';
 import { GenesisError, defaultConsensusParams, parseGenesis, toRequestInitChain, validateGenesis, writeGenesis, type GenesisDoc } from './index.ts';
-import { blockRequest } from '../app/testing.ts';
+import { blockRequest, testConsensusKey } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

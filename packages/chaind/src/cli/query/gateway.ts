@@ -5,7 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { fromJson, toBinary, type DescMessage, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import type { Command } from 'commander';
-import { loadDescriptors } from '../../node/grpc/descriptors.ts';
+import { loadDescriptors } from '../../node/query/descriptors.ts';
 import { renderGatewayJson } from '../../node/rest/gateway-json.ts';
 import { UserError } from '../common.ts';
 import type { RpcClient } from './rpc.ts';

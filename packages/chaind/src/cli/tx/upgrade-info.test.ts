@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { create as createTar } from 'tar';
-import { fails, removeTempDirs, tempDir } from '../testkit.ts';
+import { fails, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
 import { checkUpgradeInfo, parseBinaries } from './upgrade-info.ts';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -47,7 +47,7 @@ describe('downloads from a loopback HTTP server', () => {
 
   /** A .tar.gz of the given entries: a path → file contents, or { symlink } for a link. */
   async function archive(entries: Record<string, string | { symlink: string }>, gzip = true): Promise<Buffer> {
-    const dir = tempDir();
+    const dir = tmpDir();
     const src = join(dir, 'src');
     for (const [path, v] of Object.entries(entries)) {
       mkdirSync(join(src, path, '..'), { recursive: true });
@@ -93,7 +93,7 @@ describe('downloads from a loopback HTTP server', () => {
   });
   after(async () => {
     await new Promise((res) => server?.close(res));
-    removeTempDirs();
+    removeTmpDirs();
   });
 
   const url = (path: string, algo: 'sha256' | 'sha512' = 'sha256'): string => {
@@ -153,7 +153,7 @@ describe('downloads from a loopback HTTP server', () => {
   });
 
   test('the CLI runs the check before anything else touches the keyring or the node', async () => {
-    const home = tempDir();
+    const home = tmpDir();
     const flags = ['--upgrade-height', '100', '--title', 't', '--from', 'nobody', '--keyring-backend', 'test', '--home', home, '--node', 'tcp://127.0.0.1:1', '-y'];
     const bad = infoOf({ 'linux/amd64': url('/otherd.tar.gz') });
     await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags], [

@@ -1,5 +1,2 @@
-// The node's gRPC server and what the REST gateway shares with it (descriptors, error mapping, query path).
-export * from './descriptors.ts';
-export * from './query.ts';
+// The node's gRPC server (the query plumbing it shares with REST is in ../query/).
 export * from './server.ts';
-export * from './status.ts';

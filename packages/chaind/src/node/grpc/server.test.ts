@@ -19,8 +19,8 @@ import {
   QueryModuleVersionsRequest,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { ALICE, DENOM, newHome, removeHomes, softwareUpgrade, TestChain } from '../../testing/harness.ts';
-import { SDK_DESCRIPTOR_SET } from './descriptors.ts';
+import { ALICE, DENOM, newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
+import { SDK_DESCRIPTOR_SET } from '../query/descriptors.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 
 const execFileP = promisify(execFile);
@@ -93,7 +93,7 @@ describe('gRPC server', () => {
     client.close();
     await s.close();
     await c.close();
-    removeHomes();
+    removeTmpDirs();
   });
 
   test('binds 127.0.0.1; buf curl lists the four query services through reflection', async () => {

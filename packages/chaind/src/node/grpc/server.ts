@@ -8,8 +8,8 @@ import { Metadata, Server, ServerCredentials, status, type ServerUnaryCall, type
 import { ReflectionService } from '@grpc/reflection';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import { TX_METHODS, TX_SERVICE, TxServiceError, type TxNode } from '../tx-service.ts';
-import { loadDescriptors } from './descriptors.ts';
-import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from './query.ts';
+import { loadDescriptors } from '../query/descriptors.ts';
+import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from '../query/query.ts';
 
 export interface GrpcServerOptions {
   /** Default 127.0.0.1: the node is not exposed unless configured to be. */

@@ -20,9 +20,8 @@ import {
 } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { Tx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { MessageCodec } from '@chaind/sdk/app';
-import { ALICE, BOB, DENOM, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, DENOM, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
 import { sha256 } from '../hash.ts';
-import { TestNode } from '../rpc/testnode.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 
 const execFileP = promisify(execFile);
@@ -42,7 +41,7 @@ after(async () => {
   client?.close();
   await s?.close();
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 interface Curl {

@@ -5,7 +5,7 @@ import { QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import { QueryProposalRequest, QueryProposalsRequest } from 'cosmjs-types/cosmos/gov/v1/query';
 import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { QueryCurrentPlanResponse, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
-import { loadDescriptors } from '../grpc/descriptors.ts';
+import { loadDescriptors } from '../query/descriptors.ts';
 import { buildRequest, ParamError, renderGatewayJson, RenderError, ZERO_TIME } from './gateway-json.ts';
 
 const { registry } = loadDescriptors();

@@ -6,8 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { ALICE, BOB, cancelUpgrade, DENOM, newHome, PERIOD, removeHomes, softwareUpgrade, TestChain, VALIDATOR } from '../../testing/harness.ts';
-import { NEWMOD, upgradeV2 } from '../../testing/upgrades.ts';
+import { ALICE, BOB, cancelUpgrade, DENOM, newHome, NEWMOD, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
 import { GATEWAY_ROUTES } from './routes.ts';
 import { startRestServer, type RestServer } from './server.ts';
 
@@ -63,7 +62,7 @@ function assertError(a: Answer, http: number, grpcCode: number, includes: string
   assert.deepEqual(at(a.json, 'details'), []);
 }
 
-after(removeHomes);
+after(removeTmpDirs);
 
 describe('REST upgrade routes: no plan, then a scheduled plan', () => {
   let c: TestChain;

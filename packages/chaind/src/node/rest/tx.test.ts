@@ -3,9 +3,8 @@
 // error each bad input gets — after which the node still takes txs and makes blocks.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ALICE, BOB, DENOM, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, DENOM, removeTmpDirs, TestNode, until } from '@chaind/chaind/testing';
 import { sha256 } from '../hash.ts';
-import { TestNode, until } from '../rpc/testnode.ts';
 import type { TxNode } from '../tx-service.ts';
 import { startRestServer, type RestServer } from './server.ts';
 
@@ -25,7 +24,7 @@ after(async () => {
   await small?.close();
   await rest?.close();
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 type Json = Record<string, unknown>;

@@ -4,10 +4,9 @@
 // node stops), and nothing read past the committed height while the block store is one block ahead.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ALICE, BOB, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, removeTmpDirs, TestNode, until } from '@chaind/chaind/testing';
 import { sha256 } from '../hash.ts';
 import { startRpcServer, type RpcServer } from './server.ts';
-import { TestNode, until } from './testnode.ts';
 
 let node: TestNode;
 const extra: RpcServer[] = [];
@@ -19,7 +18,7 @@ before(async () => {
 after(async () => {
   for (const s of extra) await s.close();
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 interface RpcReply {

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Comet38Client, connectComet, isComet38Client } from '@cosmjs/tendermint-rpc';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, removeHomes } from '../../testing/harness.ts';
+import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, MONIKER, NODE_ID, removeTmpDirs, TestNode, VALIDATOR_KEY } from '@chaind/chaind/testing';
 import { sha256 } from '../hash.ts';
 import { COMETBFT_VERSION } from '../protocol.ts';
-import { MONIKER, NODE_ID, TestNode, VALIDATOR_KEY } from './testnode.ts';
 
 let node: TestNode;
 let tm: Comet38Client;
@@ -25,7 +24,7 @@ before(async () => {
 after(async () => {
   tm?.disconnect();
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 describe('Comet38Client against the RPC server', { timeout: 60_000 }, () => {

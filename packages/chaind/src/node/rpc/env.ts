@@ -4,11 +4,9 @@ import type { BaseApp, Logger, QueryRouter, Tx } from '@chaind/sdk/app';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
 import type { Mempool } from '@chaind/sdk/admission';
 import type { BlockStore } from '../blockstore.ts';
-import type { SoloDriver } from '../solo.ts';
+import type { ConsensusDriver } from '../driver.ts';
 import { internalError } from './errors.ts';
 import type { Args, ParamSpec } from './params.ts';
-
-export type RpcDriver = Pick<SoloDriver, 'height' | 'state' | 'chainId' | 'onBlock' | 'done'>;
 
 export type RpcBlockStore = Pick<
   BlockStore,
@@ -32,7 +30,7 @@ export interface RpcNodeInfo {
 }
 
 export interface RpcEnv {
-  readonly driver: RpcDriver;
+  readonly driver: ConsensusDriver;
   readonly blockStore: RpcBlockStore;
   readonly app: RpcApp;
   readonly mempool: RpcMempool;

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
-import type { RpcApp, RpcBlockStore, RpcDriver, RpcEnv, RpcMempool, RpcNodeInfo } from './env.ts';
+import type { ConsensusDriver } from '../driver.ts';
+import type { RpcApp, RpcBlockStore, RpcEnv, RpcMempool, RpcNodeInfo } from './env.ts';
 import { internalError, invalidRequest, METHOD_NOT_FOUND, RpcError } from './errors.ts';
 import { errorResponse, handleBody, handleURI, URI_ID, type Reply } from './jsonrpc.ts';
 import { ROUTES } from './methods/index.ts';
@@ -23,7 +24,7 @@ export interface RpcServerOptions {
   readonly host: string;
   /** 0 picks a free port (see `url`). */
   readonly port: number;
-  readonly driver: RpcDriver;
+  readonly driver: ConsensusDriver;
   readonly blockStore: RpcBlockStore;
   readonly app: RpcApp;
   readonly mempool: RpcMempool;

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
-import { BOB, DENOM, removeHomes } from '../../testing/harness.ts';
+import { BOB, DENOM, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
 import { DEFAULT_MAX_BODY_BYTES } from './server.ts';
-import { TestNode } from './testnode.ts';
 
 let node: TestNode;
 
@@ -16,7 +15,7 @@ before(async () => {
 
 after(async () => {
   await node?.stop();
-  removeHomes();
+  removeTmpDirs();
 }, { timeout: 30_000 });
 
 interface RpcReply {

@@ -9,10 +9,10 @@ import { concatBytes, toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { UpgradeHaltError, upgradeInfoPath } from '@chaind/sdk/x/upgrade';
 import { validatorKey } from '@chaind/sdk/x/validators';
 import { moduleOptions } from '../../app.ts';
-import { newHome, PASSED, removeHomes, softwareUpgrade, TestChain, VALIDATOR } from '../../testing/harness.ts';
+import { newHome, PASSED, removeTmpDirs, softwareUpgrade, TestChain, VALIDATOR } from '@chaind/chaind/testing';
 import { v2 } from './index.ts';
 
-after(removeHomes);
+after(removeTmpDirs);
 
 const hex = (b: Uint8Array): string => toHex(b);
 const VALIDATOR_RECORD = validatorKey(fromBech32(VALIDATOR.address, 'chain').data);

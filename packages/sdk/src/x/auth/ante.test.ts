@@ -9,7 +9,7 @@ import { toHex } from '../../store/index.ts';
 import { encodeSecp256k1PubKey, encodeTx, encodeTxParts, encodeTxRaw, signDocBytes, type TxSigner, type UnsignedTx } from '../../tx/index.ts';
 import { signDirect } from '../../crypto/index.ts';
 import { accountKey, FEE_COLLECTOR_NAME } from './keys.ts';
-import { CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from './testutil.ts';
+import { AUTH_CHAIN_ID as CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '@chaind/sdk/testing';
 
 after(removeTmpDirs);
 

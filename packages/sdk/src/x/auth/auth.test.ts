@@ -31,7 +31,7 @@ import {
   type Account,
   type AuthGenesisJSON,
 } from './index.ts';
-import { removeTmpDirs, testApp, testKey, tmpDir } from './testutil.ts';
+import { removeTmpDirs, testApp, testKey, tmpDir } from '@chaind/sdk/testing';
 
 after(removeTmpDirs);
 

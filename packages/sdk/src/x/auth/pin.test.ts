@@ -14,8 +14,7 @@ import { newAnteHandler } from './ante.ts';
 import { AccountKeeper } from './keeper.ts';
 import { FEE_COLLECTOR_NAME } from './keys.ts';
 import { authModule } from './module.ts';
-import { removeTmpDirs, sendMsg, testKey, tmpDir } from './testutil.ts';
-import { blockRequest } from '../../app/testing.ts';
+import { blockRequest, removeTmpDirs, sendMsg, testKey, tmpDir } from '@chaind/sdk/testing';
 
 after(removeTmpDirs);
 

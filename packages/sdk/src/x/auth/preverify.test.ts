@@ -10,7 +10,7 @@ import { decodeSignedParts, decodeTx, decodeTxWithParts, encodeTx, type DecodedT
 import type { Account } from './account.ts';
 import { newAnteHandler } from './ante.ts';
 import { preverifiedSigner, signaturesToPreverify } from './preverify.ts';
-import { CHAIN_ID, DENOM, deductFee, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from './testutil.ts';
+import { AUTH_CHAIN_ID as CHAIN_ID, DENOM, deductFee, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '@chaind/sdk/testing';
 
 after(removeTmpDirs);
 

@@ -22,7 +22,7 @@ import { DEFAULT_PREFIX, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { CommitMultiStore, ScratchMultiStore, toHex, utf8 } from '../../store/index.ts';
 import { addCoins, coinsToString, parseCoins, type Coin } from '../../types/index.ts';
 import { BankKeeper, bankErrors, bankModule, balanceKey, supplyKey, MSG_SEND_TYPE_URL, type BankGenesisJSON, type BankModule, type BankModuleOptions } from './index.ts';
-import { blockRequest } from '../../app/testing.ts';
+import { blockRequest } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -9,7 +9,7 @@ import { defaultGenesis, parseGenesis, type GovGenesisJSON } from './genesis.ts'
 import { govModule } from './module.ts';
 import { defaultParams, parseParams } from './params.ts';
 import { tally } from './tally.ts';
-import { GOV_ADDRESS, DENOM, depositMsg, govTestApp, removeTmpDirs, submitMsg, testKey, upgradeMsg, voteMsg, type GovTestApp } from './testutil.ts';
+import { GOV_ADDRESS, DENOM, depositMsg, govTestApp, removeTmpDirs, submitMsg, testKey, upgradeMsg, voteMsg, type GovTestApp } from '@chaind/sdk/testing';
 import { addDuration, durationFromJSON, durationToJSON, sortableTime, timestampFromJSON, timestampToJSON } from './time.ts';
 
 after(removeTmpDirs);

@@ -31,7 +31,7 @@ import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { paramsFromJSON, paramsToJSON } from './genesis.ts';
 import { defaultParams } from './params.ts';
 import {
-  CHAIN_ID,
+  GOV_CHAIN_ID as CHAIN_ID,
   DENOM,
   GOV_ADDRESS,
   TEST_PARAMS,
@@ -47,7 +47,7 @@ import {
   type GovTestApp,
   type GovTestAppOptions,
   type TestKey,
-} from './testutil.ts';
+} from '@chaind/sdk/testing';
 
 after(removeTmpDirs);
 

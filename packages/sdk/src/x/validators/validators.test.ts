@@ -21,8 +21,7 @@ import {
   type ValidatorJSON,
   type ValidatorsModule,
 } from './index.ts';
-import { testConsensusKey } from './testutil.ts';
-import { blockRequest } from '../../app/testing.ts';
+import { blockRequest, testConsensusKey } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -1,0 +1,42 @@
+// What the node's servers and the tx service need from whatever produces blocks: the solo driver
+// (solo.ts: this node proposes and commits every block itself) or, behind CometBFT, an ABCI server
+// that only receives blocks. Nothing here says how blocks come about, so a server written against it
+// runs unchanged over either. Tx admission is not here: the tx service admits to the mempool it is
+// given (tx-service.ts), which a node behind CometBFT replaces by forwarding to CometBFT's mempool.
+import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
+import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/upgrade';
+import type { ChainState } from './state.ts';
+
+/** A block the app has committed, as every driver can announce it (FinalizeBlock's request and response). */
+export interface CommittedBlock {
+  readonly height: bigint;
+  readonly results: ResponseFinalizeBlock;
+  /** sha256 of each tx, in block order. */
+  readonly txHashes: readonly Uint8Array[];
+}
+
+/** Why a driver stopped; `height` is the last committed height. */
+export type DriverStopResult =
+  | { readonly reason: 'halt'; readonly kind: HaltKind; readonly exitCode: number; readonly message: string; readonly height: bigint }
+  | { readonly reason: 'halt-height'; readonly height: bigint }
+  | { readonly reason: 'stopped'; readonly height: bigint }
+  | { readonly reason: 'error'; readonly error: Error; readonly height: bigint };
+
+/** What a failed block or start-up means for the process: a halt (with its exit code) or an error. */
+export function stopResultFromError(e: unknown, height: bigint): DriverStopResult {
+  if (e instanceof UpgradeHaltError) return { reason: 'halt', kind: e.kind, exitCode: HALT_EXIT_CODES[e.kind], message: e.message, height };
+  return { reason: 'error', error: e instanceof Error ? e : new Error(String(e)), height };
+}
+
+/** The consensus side of a running node, as the JSON-RPC, REST and gRPC servers and the tx service see it. */
+export interface ConsensusDriver {
+  readonly chainId: string;
+  /** The last committed height (initial height - 1 before the first block): nothing above it may be shown. */
+  readonly height: bigint;
+  /** The consensus state the next block is built on: validator sets, consensus params, app version. */
+  readonly state: ChainState;
+  /** Subscribes to committed blocks (broadcast_tx_commit waits on it); returns the unsubscribe function. */
+  onBlock(listener: (block: CommittedBlock) => void): () => void;
+  /** Resolves once, when the driver has stopped for good: pending waits end then. */
+  readonly done: Promise<DriverStopResult>;
+}

@@ -1,0 +1,125 @@
+// `chaind init`, run as the real binary: every file in CometBFT's or Cosmos' shape with the right
+// permissions, keys that work, a genesis the chain's modules accept, and no second init over a first.
+import assert from 'node:assert/strict';
+import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { defaultConsensusParams, parseGenesis } from '@chaind/sdk/genesis';
+import { loadConfig, defaultAppConfig, defaultNodeConfig } from '../../src/config/index.ts';
+import { defaultAppState, withChainModules } from '../../src/cli/chain.ts';
+import { fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
+
+after(removeTmpDirs);
+
+const FILES = ['config/config.toml', 'config/app.toml', 'config/genesis.json', 'config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json'];
+const read = (home: string, f: string): string => readFileSync(join(home, f), 'utf8');
+const json = (home: string, f: string): Record<string, unknown> => JSON.parse(read(home, f)) as Record<string, unknown>;
+const mode = (home: string, f: string): string => (statSync(join(home, f)).mode & 0o777).toString(8);
+
+/** An ed25519 key from CometBFT's 64-byte (seed ‖ public key) value, through node:crypto. */
+function privateKeyOf(value: string): { seed: Buffer; pub: Buffer; key: ReturnType<typeof createPrivateKey> } {
+  const raw = Buffer.from(value, 'base64');
+  assert.equal(raw.length, 64);
+  const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), raw.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+  return { seed: raw.subarray(0, 32), pub: raw.subarray(32), key };
+}
+
+describe('chaind init', () => {
+  test('writes every file in its shape, keys 0600, and a genesis the chain modules accept', async () => {
+    const home = join(tmpDir(), 'home');
+    const r = await ok(['init', 'node0', '--chain-id', 'test-chain-1', '--home', home]);
+    for (const f of FILES) assert.ok(existsSync(join(home, f)), f);
+    for (const f of ['config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json']) assert.equal(mode(home, f), '600', f);
+    assert.equal(mode(home, 'config/genesis.json'), '644');
+
+    // the summary, as Cosmos prints it (on stderr)
+    const info = JSON.parse(r.stderr) as { moniker: string; chain_id: string; node_id: string; app_message: unknown };
+    assert.equal(info.moniker, 'node0');
+    assert.equal(info.chain_id, 'test-chain-1');
+
+    // priv_validator_key.json: CometBFT's amino JSON; the address is sha256(pubkey)[:20]; the key signs
+    const pv = json(home, 'config/priv_validator_key.json') as { address: string; pub_key: { type: string; value: string }; priv_key: { type: string; value: string } };
+    assert.deepEqual(Object.keys(pv), ['address', 'pub_key', 'priv_key']);
+    assert.equal(pv.pub_key.type, 'tendermint/PubKeyEd25519');
+    assert.equal(pv.priv_key.type, 'tendermint/PrivKeyEd25519');
+    const k = privateKeyOf(pv.priv_key.value);
+    assert.equal(k.pub.toString('base64'), pv.pub_key.value);
+    assert.equal(Buffer.from(createPublicKey(k.key).export({ format: 'jwk' }).x as string, 'base64url').toString('base64'), pv.pub_key.value, 'the public half belongs to the seed');
+    assert.equal(pv.address, createHash('sha256').update(k.pub).digest().subarray(0, 20).toString('hex').toUpperCase());
+    assert.match(pv.address, /^[0-9A-F]{40}$/);
+    const sig = sign(null, Buffer.from('vote'), k.key);
+    assert.ok(verify(null, Buffer.from('vote'), createPublicKey(k.key), sig));
+
+    // node_key.json: the node id is the key's address in lower case
+    const nk = json(home, 'config/node_key.json') as { priv_key: { type: string; value: string } };
+    assert.deepEqual(Object.keys(nk), ['priv_key']);
+    assert.equal(nk.priv_key.type, 'tendermint/PrivKeyEd25519');
+    const node = privateKeyOf(nk.priv_key.value);
+    assert.equal(info.node_id, createHash('sha256').update(node.pub).digest().subarray(0, 20).toString('hex'));
+    assert.notEqual(nk.priv_key.value, pv.priv_key.value);
+
+    assert.deepEqual(json(home, 'data/priv_validator_state.json'), { height: '0', round: 0, step: 0 });
+
+    // config files: the defaults with this moniker
+    const cfg = await loadConfig(home);
+    assert.deepEqual(cfg.node, defaultNodeConfig('node0'));
+    assert.deepEqual(cfg.app, defaultAppConfig());
+    assert.deepEqual(cfg.warnings, []);
+
+    // genesis.json: CometBFT's document, every module's default state, accepted by the chain's modules
+    const text = read(home, 'config/genesis.json');
+    const g = JSON.parse(text) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(g), ['genesis_time', 'chain_id', 'initial_height', 'consensus_params', 'app_hash', 'app_state']);
+    const doc = parseGenesis(text);
+    assert.equal(doc.chainId, 'test-chain-1');
+    assert.equal(doc.initialHeight, 1n);
+    assert.deepEqual(doc.consensusParams, defaultConsensusParams());
+    assert.ok(Math.abs(Number(doc.genesisTime.seconds) - Date.now() / 1000) < 60, 'genesis time is now');
+    // the latest release (v2) by default: its chaininfo module is in the genesis
+    assert.deepEqual(Object.keys(doc.appState).sort(), ['auth', 'bank', 'chaininfo', 'gov', 'upgrade', 'validators']);
+    assert.deepEqual(info.app_message, doc.appState);
+    await withChainModules((mm) => {
+      assert.deepEqual(doc.appState, defaultAppState(mm));
+      mm.validateGenesis(doc.appState);
+    });
+    // complete but for a validator, which `genesis add-validator` adds; validate says exactly that
+    await fails(['genesis', 'validate', '--home', home], [
+      `error validating genesis file ${join(home, 'config/genesis.json')}: genesis has no validators: app_state.validators.validators is empty`,
+    ]);
+  });
+
+  test('refuses a second init; --overwrite replaces genesis and config but keeps the keys', async () => {
+    const home = tmpDir();
+    await ok(['init', 'a', '--chain-id', 'one', '--home', home]);
+    const before = Object.fromEntries(FILES.map((f) => [f, read(home, f)]));
+    await fails(['init', 'b', '--chain-id', 'two', '--home', home], [`genesis.json file already exists: ${join(home, 'config/genesis.json')}`, '--overwrite']);
+    for (const f of FILES) assert.equal(read(home, f), before[f], `${f} untouched`);
+
+    await ok(['init', 'b', '--chain-id', 'two', '--home', home, '--overwrite']);
+    assert.equal(parseGenesis(read(home, 'config/genesis.json')).chainId, 'two');
+    assert.equal((await loadConfig(home)).node.moniker, 'b');
+    for (const f of ['config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json']) assert.equal(read(home, f), before[f], `${f} kept`);
+  });
+
+  test('home: --home, else $CHAIND_HOME, else ~/.chaind', async () => {
+    const fromEnv = join(tmpDir(), 'env-home');
+    await ok(['init', 'n', '--chain-id', 'c'], { env: { CHAIND_HOME: fromEnv } });
+    assert.ok(existsSync(join(fromEnv, 'config/genesis.json')));
+    const user = tmpDir();
+    await ok(['init', 'n', '--chain-id', 'c'], { env: { HOME: user } });
+    assert.ok(existsSync(join(user, '.chaind/config/genesis.json')));
+    const flag = join(tmpDir(), 'flag-home');
+    await ok(['init', 'n', '--chain-id', 'c', '--home', flag], { env: { CHAIND_HOME: fromEnv, HOME: user } });
+    assert.ok(existsSync(join(flag, 'config/genesis.json')));
+  });
+
+  test('bad arguments are one clear line, and nothing is written', async () => {
+    const home = join(tmpDir(), 'h');
+    await fails(['init', 'n', '--chain-id', 'x'.repeat(51), '--home', home], ['--chain-id is too long: 51 bytes (max: 50)']);
+    await fails(['init', 'n', '--chain-id', 'a b', '--home', home], ['invalid --chain-id "a b"']);
+    await fails(['init', ' ', '--chain-id', 'c', '--home', home], ['invalid moniker " ": empty']);
+    await fails(['init', 'n', '--home', home], ["required option '--chain-id <id>' not specified"]);
+    assert.ok(!existsSync(home));
+  });
+});

@@ -1,0 +1,146 @@
+// `chaind query upgrade …` and `chaind status` as child processes against a running `chaind dev` node.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { moduleAddress } from '@chaind/sdk/crypto';
+import { nodeUrl } from '../../src/cli/query/rpc.ts';
+import { toText } from '../../src/cli/query/format.ts';
+import { timestampJSON } from '../../src/cli/query/upgrade.ts';
+import { BIN, watchNode } from '@chaind/chaind/testing';
+
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+/** Runs chaind asynchronously (a stub server in this process must keep answering meanwhile). */
+const chaind = (args: string[]): Promise<Run> =>
+  new Promise((res, rej) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', rej);
+    child.on('close', (status) => res({ status, stdout, stderr }));
+  });
+
+const assertFails = (r: Run, message: RegExp): void => {
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr.trim(), message);
+  assert.equal(r.stderr.trim().split('\n').length, 1, `one line, no stack trace: ${r.stderr}`);
+};
+
+test('--node forms: tcp:// → http://, http(s):// kept, bare host:port, bad schemes refused', () => {
+  assert.equal(nodeUrl('tcp://localhost:26657'), 'http://localhost:26657');
+  assert.equal(nodeUrl('http://127.0.0.1:26657/'), 'http://127.0.0.1:26657');
+  assert.equal(nodeUrl('https://rpc.example.com'), 'https://rpc.example.com');
+  assert.equal(nodeUrl('127.0.0.1:5'), 'http://127.0.0.1:5');
+  assert.throws(() => nodeUrl('ftp://x:1'), /invalid --node "ftp:\/\/x:1"/);
+});
+
+test('text output is YAML-like key: value lines, numbers-as-strings quoted', () => {
+  assert.equal(
+    toText({ module_versions: [{ name: 'auth', version: '1' }], address: 'chain1x', plan: null, info: '' }),
+    'module_versions:\n- name: auth\n  version: "1"\naddress: chain1x\nplan: null\ninfo: ""',
+  );
+  assert.equal(timestampJSON(undefined), '0001-01-01T00:00:00Z');
+  assert.equal(timestampJSON({ seconds: 1700000000n, nanos: 5 }), '2023-11-14T22:13:20.000000005Z');
+  assert.equal(timestampJSON({ seconds: 1700000000n, nanos: 120_000_000 }), '2023-11-14T22:13:20.120Z');
+});
+
+describe('against a running chaind dev node', () => {
+  let dir = '';
+  let node: ChildProcess | undefined;
+  let url = '';
+  const q = (...args: string[]): Promise<Run> => chaind([...args, '--node', url]);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'chaind-query-'));
+    const child = spawn(
+      process.execPath,
+      [BIN, 'dev', '--home', join(dir, 'home'), '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    node = child;
+    url = await watchNode(child, 'chaind dev').url;
+  });
+  after(async () => {
+    if (node !== undefined && node.exitCode === null) {
+      const exited = new Promise((res) => node?.once('exit', res));
+      node.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('query upgrade --help lists the upgrade queries', async () => {
+    const r = await chaind(['query', 'upgrade', '--help']);
+    assert.equal(r.status, 0, r.stderr);
+    for (const c of ['plan', 'applied', 'module_versions', 'authority']) assert.match(r.stdout, new RegExp(`\\n  ${c}\\b`));
+  });
+
+  test('plan: none scheduled → "no upgrade scheduled", exit 1', async () => {
+    assertFails(await q('query', 'upgrade', 'plan'), /^Error: no upgrade scheduled$/m);
+  });
+
+  test('module_versions: every module at its version (release v2 by default), as JSON and as text; one module; an unknown one', async () => {
+    const all = await q('query', 'upgrade', 'module_versions', '-o', 'json');
+    assert.equal(all.status, 0, all.stderr);
+    assert.deepEqual(JSON.parse(all.stdout), {
+      module_versions: ['auth', 'bank', 'chaininfo', 'gov', 'upgrade', 'validators'].map((name) => ({ name, version: name === 'validators' ? '2' : '1' })),
+    });
+    const text = await q('q', 'upgrade', 'module_versions');
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /^module_versions:\n- name: auth\n {2}version: "1"\n/);
+    const bank = await q('query', 'upgrade', 'module_versions', 'bank', '-o', 'json');
+    assert.equal(bank.status, 0, bank.stderr);
+    assert.deepEqual(JSON.parse(bank.stdout), { module_versions: [{ name: 'bank', version: '1' }] });
+    assertFails(await q('query', 'upgrade', 'module_versions', 'nope'), /^Error: .*module nope not found/);
+  });
+
+  test('authority: the gov module address', async () => {
+    const gov = moduleAddress('gov');
+    const json = await q('query', 'upgrade', 'authority', '-o', 'json');
+    assert.equal(json.status, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), { address: gov });
+    const text = await q('query', 'upgrade', 'authority');
+    assert.equal(text.stdout, `address: ${gov}\n`);
+  });
+
+  test('applied: an upgrade never applied → "no upgrade found", exit 1', async () => {
+    assertFails(await q('query', 'upgrade', 'applied', 'v2'), /^Error: no upgrade found$/);
+  });
+
+  test('status: the node /status result (network chain-dev-1), also with a tcp:// --node', async () => {
+    const r = await chaind(['status', '--node', url.replace(/^http:/, 'tcp:')]);
+    assert.equal(r.status, 0, r.stderr);
+    const s = JSON.parse(r.stdout) as { node_info: { network: string }; sync_info: { latest_block_height: string } };
+    assert.equal(s.node_info.network, 'chain-dev-1');
+    assert.match(s.sync_info.latest_block_height, /^\d+$/);
+  });
+});
+
+test('an unreachable node is one clear line and exit 1', async () => {
+  // a port that was just free: nothing listens there
+  const port = await new Promise<number>((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => res(p));
+    });
+  });
+  assertFails(await chaind(['query', 'upgrade', 'plan', '--node', `tcp://127.0.0.1:${port}`]), new RegExp(`^Error: cannot reach node at http://127\\.0\\.0\\.1:${port}: connection refused$`));
+  assertFails(await chaind(['status', '--node', `http://127.0.0.1:${port}`]), /cannot reach node at .*: connection refused/);
+  assertFails(await chaind(['query', 'upgrade', 'plan', '--node', 'ftp://x']), /^Error: invalid --node/);
+});
+
+// The success paths of `applied` (a block record) and of `plan` (a scheduled plan) need a real node with
+// an applied or scheduled upgrade; they are tested with the `tx upgrade` commands in the node story test.

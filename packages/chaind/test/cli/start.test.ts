@@ -1,0 +1,101 @@
+// `chaind start` as an operator runs it: a real child process over a real home.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { BIN } from '@chaind/chaind/testing';
+
+const homes: string[] = [];
+after(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
+
+function chaind(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function newHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'chaind-start-'));
+  homes.push(home);
+  const run = (args: string[]): void => {
+    const r = chaind([...args, '--home', home]);
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+  };
+  run(['init', 'n1', '--chain-id', 'start-test-1']);
+  run(['keys', 'add', 'val', '--keyring-backend', 'test']);
+  run(['genesis', 'add-account', 'val', '1000000stake', '--keyring-backend', 'test']);
+  run(['genesis', 'add-validator', 'val', '10', '--keyring-backend', 'test']);
+  const cfg = join(home, 'config', 'config.toml');
+  writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "100ms"'));
+  return home;
+}
+
+const lastHeight = (log: string): number => Math.max(0, ...[...log.matchAll(/committed block height=(\d+)/g)].map((m) => Number(m[1])));
+
+test('start produces blocks, stops at --halt-height with exit 0, and a restart resumes at the next height', () => {
+  const home = newHome();
+  const first = chaind(['start', '--home', home, '--halt-height', '3', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  assert.equal(first.status, 0, first.stderr);
+  assert.equal(lastHeight(first.stderr), 3);
+  assert.match(first.stderr, /node stopped \(halt-height\) height=3/);
+  const second = chaind(['start', '--home', home, '--halt-height', '6', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  assert.equal(second.status, 0, second.stderr);
+  assert.doesNotMatch(second.stderr, /committed block height=[123]\b/, 'no block is produced twice');
+  assert.equal(lastHeight(second.stderr), 6);
+});
+
+test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts from there', async () => {
+  const home = newHome();
+  const child = spawn(
+    process.execPath,
+    [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let log = '';
+  let checked = false;
+  child.stderr.on('data', (d: Buffer) => {
+    log += d.toString();
+    if (lastHeight(log) >= 4 && checked && !child.killed) child.kill('SIGTERM');
+  });
+  // the JSON-RPC, REST and gRPC servers answer while the node runs
+  const listening = (name: string): Promise<string> =>
+    new Promise<string>((res) => {
+      const check = (): void => {
+        const m = new RegExp(`${name} server listening (?:url|address)=(\\S+)`).exec(log);
+        if (m) res(m[1]);
+        else setTimeout(check, 20);
+      };
+      check();
+    });
+  const rpc = await listening('RPC');
+  const status = (await (await fetch(`${rpc}/status`)).json()) as { result: { node_info: { network: string; version: string } } };
+  assert.equal(status.result.node_info.network, 'start-test-1');
+  assert.match(status.result.node_info.version, /^0\.38\./);
+  const rest = await listening('REST');
+  assert.deepEqual(await (await fetch(`${rest}/chain/upgrade/v1beta1/current_plan`)).json(), { plan: null });
+  assert.match(await listening('gRPC'), /^127\.0\.0\.1:\d+$/);
+  checked = true;
+  const code: number | null = await new Promise((res) => child.on('exit', res));
+  assert.equal(code, 0, log);
+  assert.match(log, /received SIGTERM/);
+  const stoppedAt = lastHeight(log);
+  const next = chaind(['start', '--home', home, '--halt-height', String(stoppedAt + 2), '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  assert.equal(next.status, 0, next.stderr);
+  assert.match(next.stderr, new RegExp(`committed block height=${stoppedAt + 1}\\b`));
+});
+
+test('bad flags and a broken genesis are one clear line and a non-zero exit', () => {
+  const home = newHome();
+  const bad = chaind(['start', '--home', home, '--unsafe-skip-upgrades', 'x,2']);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /invalid --unsafe-skip-upgrades "x,2"/);
+  const addr = chaind(['start', '--home', home, '--rpc.laddr', 'udp://1.2.3.4:5']);
+  assert.equal(addr.status, 1);
+  assert.match(addr.stderr, /--rpc\.laddr/);
+  writeFileSync(join(home, 'config', 'genesis.json'), '{"chain_id": ');
+  const broken = chaind(['start', '--home', home]);
+  assert.equal(broken.status, 1);
+  assert.match(broken.stderr, /genesis\.json/);
+  assert.doesNotMatch(broken.stderr, /\n\s+at /, 'no stack trace');
+});

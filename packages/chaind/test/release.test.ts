@@ -1,0 +1,208 @@
+// Release selection, and `npm run release`: both archives built into a temp folder outside the repo,
+// extracted elsewhere and run there — without the repository's node_modules.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { extract } from 'tar';
+import { releaseName } from '../src/release.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PLATFORM = `${process.platform === 'win32' ? 'windows' : process.platform}-${({ x64: 'amd64', ia32: '386' } as Record<string, string>)[process.arch] ?? process.arch}`;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; the environment has no CHAIND_* and no NODE_PATH, so nothing leads back to the repo. */
+function run(cmd: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((res, rej) => {
+    const child = spawn(cmd, args, { cwd, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', rej);
+    child.on('close', (code) => res({ code, stdout, stderr }));
+  });
+}
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHAIND_') && k !== 'NODE_PATH' && k !== 'NODE_OPTIONS') env[k] = v;
+  return env;
+}
+
+/** Resolves when the child's output matches `re` (its match), rejects when it exits first. */
+function waitFor(child: ChildProcess, re: RegExp, log: { text: string }): Promise<RegExpExecArray> {
+  return new Promise((res, rej) => {
+    const check = (): void => {
+      const m = re.exec(log.text);
+      if (m) res(m);
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', (code) => rej(new Error(`exited (${code}) before ${re}:\n${log.text}`)));
+    check();
+  });
+}
+
+describe('release selection', () => {
+  test('CHAIND_RELEASE names a release; unset means the latest; anything else is refused', () => {
+    assert.equal(releaseName(undefined), 'v2');
+    assert.equal(releaseName(''), 'v2');
+    assert.equal(releaseName('v1'), 'v1');
+    assert.throws(() => releaseName('v3'), { name: 'ReleaseError', message: 'unknown release CHAIND_RELEASE="v3": expected one of v1, v2' });
+  });
+
+  test('from source, CHAIND_RELEASE selects the upgrades: v1 knows none, the default knows v2', async () => {
+    const upgrades = async (env: Record<string, string>): Promise<string> => {
+      const code = "const m = await import('./packages/chaind/src/upgrades/index.ts'); console.log(JSON.stringify(m.UPGRADES.map((u) => u.name)))";
+      const r = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], ROOT, env);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    assert.equal(await upgrades({ CHAIND_RELEASE: 'v1' }), '[]');
+    assert.equal(await upgrades({}), '["v2"]');
+    assert.equal(await upgrades({ CHAIND_RELEASE: 'v2' }), '["v2"]');
+    const bad = await run(process.execPath, [join(ROOT, 'packages/chaind/bin/chaind.js'), 'version'], ROOT, { CHAIND_RELEASE: 'v9' });
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, 'Error: unknown release CHAIND_RELEASE="v9": expected one of v1, v2\n');
+  });
+});
+
+describe('npm run release', { timeout: 600_000 }, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'chaind-release-test-'));
+  const out = join(tmp, 'out');
+  const x = { v1: join(tmp, 'x-v1'), v2: join(tmp, 'x-v2') };
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  before(async () => {
+    const r = await run(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--out', out], ROOT);
+    assert.equal(r.code, 0, r.stderr);
+    for (const v of ['v1', 'v2'] as const) {
+      mkdirSync(x[v]);
+      await extract({ file: join(out, `chaind-${v}-${PLATFORM}.tar.gz`), cwd: x[v] });
+    }
+  });
+
+  test('bad options are refused with usage', async () => {
+    const r = await run(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--release', 'v7', '--out', join(tmp, 'never')], ROOT);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^release: unknown release "v7": expected one of v1, v2\nusage: /);
+  });
+
+  test('two archives and a SHA256SUMS in sha256sum format', () => {
+    const sums = readFileSync(join(out, 'SHA256SUMS'), 'utf8');
+    const want = ['v1', 'v2']
+      .map((v) => `chaind-${v}-${PLATFORM}.tar.gz`)
+      .map((f) => `${createHash('sha256').update(readFileSync(join(out, f))).digest('hex')}  ${f}\n`)
+      .join('');
+    assert.equal(sums, want);
+  });
+
+  test('bin/chaind is an executable launcher at the archive root; the v1 bundle has none of v2', () => {
+    for (const v of ['v1', 'v2'] as const) {
+      const launcher = join(x[v], 'bin/chaind');
+      assert.ok(statSync(launcher).isFile());
+      assert.equal(statSync(launcher).mode & 0o111, 0o111, 'executable');
+      // the development launcher's shebang, with chaind's Node flags
+      const shebang = readFileSync(join(ROOT, 'packages/chaind/bin/chaind.js'), 'utf8').split('\n')[0];
+      assert.equal(shebang, '#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=64');
+      assert.equal(readFileSync(launcher, 'utf8').split('\n')[0], shebang);
+    }
+    const v1 = readFileSync(join(x.v1, 'bin/chaind.mjs'), 'utf8');
+    const v2 = readFileSync(join(x.v2, 'bin/chaind.mjs'), 'utf8');
+    for (const code of ['"chaininfo"', '"valset"', 'chaininfo genesis:']) {
+      assert.ok(v2.includes(code), `v2 has ${code}`);
+      assert.ok(!v1.includes(code), `v1 has no ${code}`);
+    }
+  });
+
+  test("the signature worker runs from its own bundle beside the node's, on the release's secp256k1", async () => {
+    // a batch of two triples (key length, key, signature, sign bytes length, sign bytes): a signature over its own sign bytes, then over others
+    const code = `
+      import { createHash } from 'node:crypto';
+      import { createRequire } from 'node:module';
+      import { pathToFileURL } from 'node:url';
+      import { Worker } from 'node:worker_threads';
+      const bin = pathToFileURL(process.cwd() + '/bin/');
+      const require = createRequire(new URL('chaind.mjs', bin));
+      const secp256k1 = require.resolve('secp256k1/bindings');
+      const secp = require(secp256k1);
+      const key = createHash('sha256').update('release').digest();
+      const pub = secp.publicKeyCreate(key, true);
+      const doc = Buffer.from('sign doc');
+      const sig = secp.ecdsaSign(createHash('sha256').update(doc).digest(), key).signature;
+      const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+      const triple = (d) => Buffer.concat([Buffer.from([pub.length]), pub, sig, u32(d.length), d]);
+      const batch = Buffer.concat([u32(2), triple(doc), triple(Buffer.from('other'))]);
+      // execArgv: not this script's --input-type, which a worker's file entry refuses
+      const w = new Worker(new URL('verify-worker.mjs', bin), { workerData: { secp256k1 }, execArgv: [] });
+      w.on('error', (e) => { console.error(e); process.exit(1); });
+      w.once('message', (a) => { console.log(JSON.stringify(Array.from(a))); void w.terminate(); });
+      w.postMessage(batch.buffer.slice(batch.byteOffset, batch.byteOffset + batch.length));
+    `;
+    const r = await run(process.execPath, ['--input-type=module', '-e', code], x.v2);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '[1,0]\n');
+  });
+
+  test("both run `version --long` from their folder: the release's upgrades and the commit built in", async () => {
+    for (const [v, upgrades] of [['v1', []], ['v2', ['v2']]] as const) {
+      const r = await run(join(x[v], 'bin/chaind'), ['version', '--long', '-o', 'json'], x[v]);
+      assert.equal(r.code, 0, r.stderr);
+      const info = JSON.parse(r.stdout) as { version: string; commit: string; upgrades: string[] };
+      assert.match(info.version, /^\d+\.\d+\.\d+/);
+      assert.match(info.commit, /^[0-9a-f]{40}$/);
+      assert.deepEqual(info.upgrades, upgrades);
+    }
+  });
+
+  test('the extracted v2: init, a genesis validator, start; first block, every server up, SIGTERM → clean exit', { timeout: 180_000 }, async () => {
+    const bin = join(x.v2, 'bin/chaind');
+    const home = join(tmp, 'home');
+    const ok = async (args: string[]): Promise<void> => {
+      const r = await run(bin, [...args, '--home', home], tmp);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    };
+    await ok(['init', 'n1', '--chain-id', 'release-test-1']);
+    await ok(['keys', 'add', 'validator', '--keyring-backend', 'test']);
+    await ok(['genesis', 'add-account', 'validator', '1000000000stake', '--keyring-backend', 'test']);
+    await ok(['genesis', 'add-validator', 'validator', '10', '--keyring-backend', 'test']);
+    const child = spawn(bin, ['start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
+      cwd: tmp,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = { text: '' };
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (log.text += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (log.text += d));
+    const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+    try {
+      await waitFor(child, /committed block height=1 /, log);
+      const rest = (await waitFor(child, /REST server listening url=(\S+)/, log))[1];
+      await waitFor(child, /gRPC server listening/, log);
+      // the modules of release v2, read through the bundled REST gateway (descriptors found beside the bundle)
+      const versions = (await (await fetch(`${rest}/chain/upgrade/v1beta1/module_versions`)).json()) as { module_versions: { name: string; version: string }[] };
+      assert.deepEqual(
+        versions.module_versions.map((m) => `${m.name}@${m.version}`),
+        ['auth@1', 'bank@1', 'chaininfo@1', 'gov@1', 'upgrade@1', 'validators@2'],
+      );
+      // @fastify/swagger-ui's static files, shipped beside the bundle
+      const ui = await fetch(`${rest}/swagger/static/swagger-ui.css`);
+      assert.equal(ui.status, 200);
+      await ui.arrayBuffer();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0, log.text);
+    assert.match(log.text, /node stopped/);
+  });
+});

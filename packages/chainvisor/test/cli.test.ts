@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { EXIT } from '../src/exit-codes.ts';
+import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
+
+describe('chainvisor commands', () => {
+  let h: Home;
+  let bin: string;
+  beforeEach(() => {
+    h = makeHome();
+    bin = writeDaemon(join(h.root, 'chaind-build'), 'build', "if (args[0] === 'version') console.log('v1.0.0');");
+  });
+  afterEach(() => {
+    killAll();
+    h.cleanup();
+  });
+  const cv = (args: string[], extra: Record<string, string> = {}) => chainvisor(args, baseEnv(h, extra)).exit;
+
+  test('init: genesis binary, current -> genesis, config.toml; a second init keeps them', async () => {
+    const fresh = join(h.root, 'fresh');
+    mkdirSync(fresh);
+    const r = await cv(['init', bin], { DAEMON_HOME: fresh });
+    assert.equal(r.code, EXIT.OK, r.stderr);
+    const g = join(fresh, 'cosmovisor', 'genesis', 'bin', 'chaind');
+    assert.equal(statSync(g).mode & 0o777, 0o755);
+    assert.equal(readlinkSync(join(fresh, 'cosmovisor', 'current')), 'genesis');
+    assert.match(readFileSync(join(fresh, 'cosmovisor', 'config.toml'), 'utf8'), /^daemon_home = ".*fresh"\ndaemon_name = "chaind"\n/);
+    const again = await cv(['init', bin], { DAEMON_HOME: fresh });
+    assert.equal(again.code, EXIT.OK, again.stderr);
+    assert.match(again.stderr, /genesis\/bin\/chaind already exists: kept/);
+  });
+
+  test('version: own then the daemon\'s; -o json; --cosmovisor-only', async () => {
+    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'genesis', "if (args[0] === 'version') console.log('v1.0.0');");
+    assert.equal((await cv(['version'])).stdout, 'chainvisor version: 0.1.0\nv1.0.0\n');
+    assert.equal((await cv(['version', '-o', 'json'])).stdout, '{"cosmovisor_version":"0.1.0","app_version":"v1.0.0"}\n');
+    assert.equal((await cv(['version', '--cosmovisor-only'], { DAEMON_NAME: '' })).stdout, 'chainvisor version: 0.1.0\n');
+  });
+
+  test('add-upgrade: installs, refuses to overwrite without --force, --upgrade-height writes upgrade-info.json', async () => {
+    const dest = join(h.cv, 'upgrades', 'v2', 'bin', 'chaind');
+    const r = await cv(['add-upgrade', 'V2', bin]);
+    assert.equal(r.code, EXIT.OK, r.stderr);
+    assert.equal(statSync(dest).mode & 0o777, 0o755);
+    const again = await cv(['add-upgrade', 'v2', bin]);
+    assert.equal(again.code, EXIT.CONFIG);
+    assert.equal(again.stderr, `[chainvisor] ERR ${dest} already exists: use --force to overwrite it\n`);
+    const forced = await cv(['add-upgrade', 'v2', bin, '--force', '--upgrade-height', '120']);
+    assert.equal(forced.code, EXIT.OK, forced.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(join(h.data, 'upgrade-info.json'), 'utf8')), { name: 'v2', time: '0001-01-01T00:00:00Z', height: 120, info: '' });
+    const shown = await cv(['show-upgrade-info']);
+    assert.equal(shown.stdout, '{"name":"v2","time":"0001-01-01T00:00:00Z","height":120,"info":""}\n');
+    const bad = await cv(['add-upgrade', 'v3', bin, '--upgrade-height', '0']);
+    assert.equal(bad.code, EXIT.CONFIG);
+    assert.equal(bad.stderr, '[chainvisor] ERR --upgrade-height: expected a positive integer, got "0"\n');
+  });
+
+  test('add-upgrade refuses names that are not safe folder names', async () => {
+    for (const [name, why] of [
+      ['..', '".." is not a folder name'],
+      ['.', '"." is not a folder name'],
+      ['a/b', '"a/b" contains a path separator'],
+      ['v2\u0007', '"v2\\u0007" contains a control character'],
+    ]) {
+      const r = await cv(['add-upgrade', name, bin]);
+      assert.equal(r.code, EXIT.UPGRADE_INFO_INVALID, name);
+      assert.equal(r.stderr, `[chainvisor] ERR unsafe upgrade name: ${why}\n`);
+    }
+    assert.equal(existsSync(join(h.cv, 'chaind')), false);
+    assert.equal(existsSync(join(h.cv, 'bin')), false);
+  });
+
+  test('show-upgrade-info: none yet, and an invalid file', async () => {
+    assert.equal((await cv(['show-upgrade-info'])).stdout, `no upgrade info: ${join(h.data, 'upgrade-info.json')} does not exist\n`);
+    writeFileSync(join(h.data, 'upgrade-info.json'), '{"name":"v2","height":-1}');
+    const r = await cv(['show-upgrade-info']);
+    assert.equal(r.code, EXIT.UPGRADE_INFO_INVALID);
+    assert.equal(r.stderr, `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: "height" must be a positive integer, got -1\n`);
+  });
+
+  test('invalid settings: all reported together, exit 2, the daemon never started', async () => {
+    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'genesis', '');
+    const r = await chainvisor(['run', 'start'], { DAEMON_HOME: h.home, DAEMON_POLL_INTERVAL: '1x', UNSAFE_SKIP_BACKUP: 'TRUE' }).exit;
+    assert.equal(r.code, EXIT.CONFIG);
+    assert.equal(
+      r.stderr,
+      '[chainvisor] ERR invalid configuration (3 problems):\n  DAEMON_NAME is required\n  DAEMON_POLL_INTERVAL: expected a duration such as 300ms or 1m30s, got "1x"\n  UNSAFE_SKIP_BACKUP: expected true, false or empty, got "TRUE"\n',
+    );
+    assert.deepEqual(h.launches(), []);
+  });
+
+  test('config prints the resolved settings; --cosmovisor-config is read, the environment wins', async () => {
+    const f = join(h.root, 'cv.toml');
+    writeFileSync(f, 'daemon_poll_interval = "2s"\ndaemon_restart_delay = "1m30s"\n');
+    const r = await cv(['--cosmovisor-config', f, 'config']);
+    assert.equal(r.code, EXIT.OK, r.stderr);
+    assert.match(r.stdout, /\ndaemon_poll_interval = "50ms"\n/);
+    assert.match(r.stdout, /\ndaemon_restart_delay = "90s"\n/);
+    assert.match(r.stdout, /\ndaemon_download_must_have_checksum = true\n/);
+  });
+});

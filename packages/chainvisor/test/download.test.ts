@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
+import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
+import { Server as GrpcServer, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import { EXIT } from '../src/exit-codes.ts';
+import { decodeCurrentPlan } from '../src/prepare.ts';
+import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
+
+/** The release: a daemon script that answers pre-upgrade and runs until SIGTERM. */
+function releaseScript(h: Home): Buffer {
+  const p = join(h.root, 'release-chaind');
+  writeDaemon(p, 'downloaded', "if (args[0] === 'pre-upgrade') process.exit(0); process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);");
+  return readFileSync(p);
+}
+
+/** A loopback file server; every request is counted. */
+async function fileServer(files: Record<string, Buffer>): Promise<{ url: string; server: Server; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const body = files[(req.url ?? '').split('?')[0]];
+    if (!body) {
+      res.statusCode = 404;
+      res.end('not found');
+      return;
+    }
+    res.setHeader('content-length', body.length);
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hits };
+}
+
+/** The bytes a node answers: Cosmos x/upgrade's QueryCurrentPlanResponse, encoded by cosmjs-types (the wire format chaind is compatible with). */
+function planResponse(plan?: { name: string; info: string; height: bigint }): Uint8Array {
+  return QueryCurrentPlanResponse.encode({ plan: plan && Plan.fromPartial(plan) }).finish();
+}
+
+/** A real gRPC server answering /chain.upgrade.v1beta1.Query/CurrentPlan with raw bytes. */
+async function planServer(get: () => Uint8Array): Promise<{ address: string; server: GrpcServer }> {
+  const server = new GrpcServer();
+  server.register(
+    '/chain.upgrade.v1beta1.Query/CurrentPlan',
+    (_call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => cb(null, Buffer.from(get())),
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    'unary',
+  );
+  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  return { address: `127.0.0.1:${port}`, server };
+}
+
+describe('releases downloaded by chainvisor', () => {
+  let h: Home;
+  let closers: (() => void)[] = [];
+  beforeEach(() => (h = makeHome()));
+  afterEach(() => {
+    killAll();
+    for (const c of closers) c();
+    closers = [];
+    h.cleanup();
+  });
+  const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+  const oldHalting = (info: string): void =>
+    void writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', `writeInfo({ name: 'v2', height: 20, info: ${JSON.stringify(info)} }); process.exit(10);`);
+
+  test('at the halt: downloaded, verified, installed, switched', async () => {
+    const bin = releaseScript(h);
+    const files = await fileServer({ '/chaind': bin });
+    closers.push(() => files.server.close());
+    oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(bin)}` } }));
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), bin);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
+    assert.deepEqual(h.launches(), ['old start', `downloaded pre-upgrade --home ${h.home}`]);
+  });
+
+  test('a checksum mismatch: exit 3, nothing installed, current untouched', async () => {
+    const bin = releaseScript(h);
+    const files = await fileServer({ '/chaind': bin });
+    closers.push(() => files.server.close());
+    oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${'0'.repeat(64)}` } }));
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' })).exit;
+    assert.equal(code, EXIT.UPGRADE_FAILED);
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR download of upgrade v2 failed: checksum mismatch for ${files.url}/chaind: expected sha256 ${'0'.repeat(64)}, got ${sha(bin)}; current unchanged`);
+    assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), false);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+  });
+
+  test('a release without a checksum is refused by default', async () => {
+    const bin = releaseScript(h);
+    const files = await fileServer({ '/chaind': bin });
+    closers.push(() => files.server.close());
+    oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind` } }));
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' })).exit;
+    assert.equal(code, EXIT.UPGRADE_FAILED);
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR download of upgrade v2 failed: refusing to download ${files.url}/chaind: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum); current unchanged`);
+    assert.equal(files.hits.length, 0);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+  });
+
+  test('CurrentPlan answers decode to the plan', () => {
+    assert.equal(decodeCurrentPlan(planResponse()), undefined);
+    assert.deepEqual(decodeCurrentPlan(planResponse({ name: 'v2', info: 'x', height: 20n })), { name: 'v2', info: 'x', height: 20n });
+  });
+
+  test('prepare-upgrade: no plan → exit 0; a plan → the release installed ahead of the halt; again → skipped', async () => {
+    const bin = releaseScript(h);
+    const files = await fileServer({ '/chaind': bin });
+    closers.push(() => files.server.close());
+    let plan: Uint8Array = planResponse();
+    const grpc = await planServer(() => plan);
+    closers.push(() => grpc.server.forceShutdown());
+    const env = baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc.address });
+    const none = await chainvisor(['prepare-upgrade'], env).exit;
+    assert.equal(none.code, EXIT.OK, none.stderr);
+    assert.equal(none.stderr, '[chainvisor] INF No active upgrade plan found\n');
+
+    plan = planResponse({ name: 'V2', height: 20n, info: JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(bin)}` } }) });
+    const ready = await chainvisor(['prepare-upgrade'], env).exit;
+    assert.equal(ready.code, EXIT.OK, ready.stderr);
+    assert.match(ready.stderr, /\[chainvisor\] INF release V2 ready\n$/);
+    const dest = join(h.cv, 'upgrades', 'v2', 'bin', 'chaind');
+    assert.deepEqual(readFileSync(dest), bin);
+    assert.ok((statSync(dest).mode & 0o111) !== 0);
+
+    const hits = files.hits.length;
+    const again = await chainvisor(['prepare-upgrade'], env).exit;
+    assert.equal(again.code, EXIT.OK, again.stderr);
+    assert.equal(again.stderr, `[chainvisor] INF release V2 ready (already installed at ${dest})\n`);
+    assert.equal(files.hits.length, hits);
+  });
+
+  test('prepare-upgrade with the node unreachable: exit 8', async () => {
+    const r = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: '127.0.0.1:9' })).exit;
+    assert.equal(r.code, EXIT.NODE_UNREACHABLE);
+    assert.match(r.stderr, /^\[chainvisor\] ERR CurrentPlan query to 127\.0\.0\.1:9 failed: .+\n$/);
+  });
+
+  test('DAEMON_PREPARE_UPGRADE=true: prepared while the node runs, so at the halt only the switch remains', async () => {
+    const bin = releaseScript(h);
+    const files = await fileServer({ '/chaind': bin });
+    closers.push(() => files.server.close());
+    const info = JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(bin)}` } });
+    const grpc = await planServer(() => planResponse({ name: 'v2', height: 20n, info }));
+    closers.push(() => grpc.server.forceShutdown());
+    // the old binary halts once told to (after the release is ready)
+    writeDaemon(
+      join(h.cv, 'genesis', 'bin', 'chaind'),
+      'old',
+      `const go = path.join(home, 'halt'); setInterval(() => { if (fs.existsSync(go)) { writeInfo({ name: 'v2', height: 20, info: ${JSON.stringify(info)} }); process.exit(10); } }, 20);`,
+    );
+    const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+    await r.waitFor(/INF release v2 ready$/);
+    const hits = files.hits.length;
+    writeFileSync(join(h.home, 'halt'), '');
+    const { code, stderr } = await r.exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stderr, /INF using the installed binary .*upgrades\/v2\/bin\/chaind\n/);
+    assert.equal(files.hits.length, hits);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
+  });
+});

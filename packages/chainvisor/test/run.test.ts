@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { EXIT } from '../src/exit-codes.ts';
+import { baseEnv, chainvisor, killAll, makeHome, statusServer, writeDaemon, type Home } from '@chaind/chainvisor/testing';
+
+const PLAN = "writeInfo({ name: 'v2', time: '0001-01-01T00:00:00Z', height: 20, info: '' });";
+
+/** The old binary: prints a JSON log line, halts at the height like chaind (writes the plan, exit code 10). */
+const OLD_HALTS = `console.log(JSON.stringify({ level: 'info', msg: 'old running' })); ${PLAN} process.exit(10);`;
+
+/**
+ * The new binary: `pre-upgrade` exits with the next code of <home>/pre-codes (comma-separated, default 0);
+ * otherwise it "commits" height 20 (what the status server reports) and runs until SIGTERM.
+ */
+const NEW = `
+if (args[0] === 'pre-upgrade') {
+  const f = path.join(home, 'pre-codes');
+  const codes = fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split(',') : ['0'];
+  const c = codes.length > 1 ? codes.shift() : codes[0];
+  fs.writeFileSync(f, codes.join(','));
+  process.exit(Number(c));
+}
+process.on('SIGTERM', () => { log('new got SIGTERM'); process.exit(0); });
+fs.writeFileSync(path.join(home, 'data', 'height'), '20');
+setInterval(() => {}, 1000);
+`;
+
+describe('chainvisor run', () => {
+  let h: Home;
+  let rpc: { url: string; server: Server } | undefined;
+  const oldBin = (): string => join(h.cv, 'genesis', 'bin', 'chaind');
+  const newBin = (): string => join(h.cv, 'upgrades', 'v2', 'bin', 'chaind');
+  const current = (): string => readlinkSync(join(h.cv, 'current'));
+  beforeEach(() => (h = makeHome()));
+  afterEach(() => {
+    killAll();
+    rpc?.server.close();
+    rpc = undefined;
+    h.cleanup();
+  });
+
+  test('the upgrade with an installed binary: backup, pre-upgrade, atomic switch, relaunch with the same args, downtime summary', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    writeDaemon(newBin(), 'new', NEW);
+    rpc = await statusServer(h.home);
+    const r = chainvisor(['run', 'start', '--home', '/x', '--cosmovisor-config=', '--log_format', 'json'].filter((a) => a !== '--cosmovisor-config='), baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url }));
+    const summary = await r.waitFor(/downtime/);
+    assert.match(
+      summary,
+      /^\[chainvisor\] INF upgrade v2 at height 20 done: downtime \d+(ms|\.\d{3}s) \(stop \d+ms, delay 0ms, backup \d+(ms|\.\d{3}s), pre-upgrade script 0ms, binary \d+ms, pre-upgrade \d+(ms|\.\d{3}s), switch \d+ms, start→first block \d+(ms|\.\d{3}s)\)$/,
+    );
+    r.child.kill('SIGTERM');
+    const { code, stdout, stderr } = await r.exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(h.launches(), [
+      'old start --home /x --log_format json',
+      `new pre-upgrade --home ${h.home}`,
+      'new start --home /x --log_format json',
+      'new got SIGTERM',
+    ]);
+    assert.equal(current(), 'upgrades/v2');
+    assert.equal(readFileSync(join(h.cv, 'upgrades', 'v2', 'upgrade-info.json'), 'utf8'), readFileSync(join(h.data, 'upgrade-info.json'), 'utf8'));
+    assert.ok(existsSync(join(h.home, 'data-backup-v2-20', 'upgrade-info.json')));
+    assert.match(stderr, /\[chainvisor\] INF backup of data\/ to .*data-backup-v2-20: 1 files, \d+ bytes in \d+/);
+    // the node's stdout is untouched by chainvisor's own lines
+    assert.deepEqual(stdout.trim().split('\n'), ['{"level":"info","msg":"old running"}']);
+  });
+
+  test('an upgrade pending at start-up is done before the first launch: the old binary is never started', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    writeDaemon(newBin(), 'new', NEW);
+    writeFileSync(join(h.data, 'upgrade-info.json'), '{"name":"V2","height":"20"}');
+    const r = chainvisor(['run', 'start'], baseEnv(h));
+    await r.waitFor(/INF starting .*upgrades\/v2\/bin\/chaind start/);
+    while (!existsSync(join(h.data, 'height'))) await new Promise((res) => setTimeout(res, 20));
+    r.child.kill('SIGTERM');
+    const { code, stderr } = await r.exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(h.launches(), [`new pre-upgrade --home ${h.home}`, 'new start', 'new got SIGTERM']);
+    assert.equal(current(), 'upgrades/v2');
+  });
+
+  test('a half-written upgrade-info.json at start-up is waited for, then acted on before the first launch', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    writeDaemon(newBin(), 'new', NEW);
+    const full = '{"name":"v2","height":20,"info":""}';
+    writeFileSync(join(h.data, 'upgrade-info.json'), full.slice(0, 10));
+    const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+    await r.waitFor(/WRN .*upgrade-info\.json is incomplete \(not complete JSON .*\): waiting for it to be completed$/);
+    writeFileSync(join(h.data, 'upgrade-info.json'), full);
+    const { code, stderr } = await r.exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(h.launches(), [`new pre-upgrade --home ${h.home}`]);
+    assert.equal(current(), 'upgrades/v2');
+  });
+
+  test('DAEMON_RESTART_AFTER_UPGRADE=false: switched, not relaunched, exit 0', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(h.launches(), ['old start', `new pre-upgrade --home ${h.home}`]);
+    assert.equal(current(), 'upgrades/v2');
+    assert.match(stderr, /upgrade v2 at height 20 done, not restarted \(DAEMON_RESTART_AFTER_UPGRADE=false\): downtime so far/);
+  });
+
+  describe('pre-upgrade exit codes', () => {
+    const attempt = async (codes: string, extra: Record<string, string> = {}) => {
+      writeDaemon(oldBin(), 'old', OLD_HALTS);
+      writeDaemon(newBin(), 'new', NEW);
+      writeFileSync(join(h.home, 'pre-codes'), codes);
+      const r = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false', UNSAFE_SKIP_BACKUP: 'true', ...extra })).exit;
+      return { ...r, pre: h.launches().filter((l) => l.startsWith('new pre-upgrade')).length };
+    };
+    const lastLine = (s: string): string => s.trim().split('\n').at(-1) ?? '';
+
+    test('0: ok', async () => {
+      const r = await attempt('0');
+      assert.equal(r.code, EXIT.OK, r.stderr);
+      assert.equal(current(), 'upgrades/v2');
+    });
+
+    test('1: not implemented, the upgrade continues', async () => {
+      const r = await attempt('1');
+      assert.equal(r.code, EXIT.OK, r.stderr);
+      assert.match(r.stderr, /pre-upgrade: exit code 1, not implemented: continuing/);
+      assert.equal(current(), 'upgrades/v2');
+    });
+
+    test('30: the upgrade is aborted, current unchanged', async () => {
+      const r = await attempt('30');
+      assert.equal(r.code, EXIT.PREUPGRADE_FAILED);
+      assert.equal(lastLine(r.stderr), `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 30 (failed): upgrade v2 aborted, current unchanged`);
+      assert.equal(current(), 'genesis');
+    });
+
+    test('31: retried up to DAEMON_PREUPGRADE_MAX_RETRIES', async () => {
+      const ok = await attempt('31,31,0', { DAEMON_PREUPGRADE_MAX_RETRIES: '2' });
+      assert.equal(ok.code, EXIT.OK, ok.stderr);
+      assert.equal(ok.pre, 3);
+      assert.equal(current(), 'upgrades/v2');
+    });
+
+    test('31 past the retries: aborted', async () => {
+      const r = await attempt('31', { DAEMON_PREUPGRADE_MAX_RETRIES: '1' });
+      assert.equal(r.code, EXIT.PREUPGRADE_FAILED);
+      assert.equal(r.pre, 2);
+      assert.equal(lastLine(r.stderr), `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 31 after 1 retries (DAEMON_PREUPGRADE_MAX_RETRIES): upgrade v2 aborted, current unchanged`);
+      assert.equal(current(), 'genesis');
+    });
+
+    test('any other code: aborted (cosmovisor would carry on)', async () => {
+      const r = await attempt('7');
+      assert.equal(r.code, EXIT.PREUPGRADE_FAILED);
+      assert.equal(lastLine(r.stderr), `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 7, which the pre-upgrade contract does not define: upgrade v2 aborted, current unchanged`);
+      assert.equal(current(), 'genesis');
+    });
+  });
+
+  test('a failing COSMOVISOR_CUSTOM_PREUPGRADE script aborts the upgrade; it gets the name and height', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    writeDaemon(newBin(), 'new', NEW);
+    writeDaemon(join(h.cv, 'check.js'), 'script', 'process.exit(3);');
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { COSMOVISOR_CUSTOM_PREUPGRADE: 'check.js' })).exit;
+    assert.equal(code, EXIT.PREUPGRADE_FAILED);
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR COSMOVISOR_CUSTOM_PREUPGRADE ${join(h.cv, 'check.js')} exited with code 3: upgrade v2 aborted, current unchanged`);
+    assert.deepEqual(h.launches(), ['old start', 'script v2 20']);
+    assert.equal(current(), 'genesis');
+  });
+
+  test('a half-written upgrade-info.json is not acted on until it is complete', async () => {
+    writeDaemon(
+      oldBin(),
+      'old',
+      `const f = path.join(home, 'data', 'upgrade-info.json');
+       const full = JSON.stringify({ name: 'v2', height: 20, info: '' });
+       fs.writeFileSync(f, full.slice(0, 12));
+       setTimeout(() => { log('old still alive'); fs.appendFileSync(f, full.slice(12)); process.exit(10); }, 500);`,
+    );
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(h.launches(), ['old start', 'old still alive', `new pre-upgrade --home ${h.home}`]);
+    assert.equal(current(), 'upgrades/v2');
+  });
+
+  test('a crash that is not an upgrade: non-zero exit, one clear line, current and data untouched', async () => {
+    writeDaemon(oldBin(), 'old', 'process.exit(3);');
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
+    assert.equal(code, EXIT.DAEMON_FAILED);
+    assert.equal(stderr.trim().split('\n').at(-1), '[chainvisor] ERR chaind exited with code 3 and no upgrade is pending: not restarted; current and data/ left untouched');
+    assert.deepEqual(h.launches(), ['old start']);
+    assert.equal(current(), 'genesis');
+    assert.equal(existsSync(join(h.home, 'data-backup-v2-20')), false);
+  });
+
+  test('COSMOVISOR_DISABLE_LOGS: only the failure line is printed', async () => {
+    writeDaemon(oldBin(), 'old', 'process.exit(3);');
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { COSMOVISOR_DISABLE_LOGS: 'true' })).exit;
+    assert.equal(code, EXIT.DAEMON_FAILED);
+    assert.equal(stderr, '[chainvisor] ERR chaind exited with code 3 and no upgrade is pending: not restarted; current and data/ left untouched\n');
+  });
+
+  test('a broken current is an error: exit 7, never reset to genesis, nothing started', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    unlinkSync(join(h.cv, 'current'));
+    symlinkSync('upgrades/v9', join(h.cv, 'current'));
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
+    assert.equal(code, EXIT.LAYOUT_BROKEN);
+    assert.equal(stderr, `[chainvisor] ERR ${join(h.cv, 'current')} is broken: it points to upgrades/v9, which does not exist\n`);
+    assert.equal(current(), 'upgrades/v9');
+    assert.deepEqual(h.launches(), []);
+  });
+
+  test('shutdown: SIGTERM, then SIGKILL after DAEMON_SHUTDOWN_GRACE', async () => {
+    writeDaemon(oldBin(), 'old', `process.on('SIGTERM', () => log('old ignores SIGTERM')); ${PLAN} setInterval(() => {}, 1000);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_SHUTDOWN_GRACE: '300ms', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stderr, /\[chainvisor\] WRN chaind did not stop within DAEMON_SHUTDOWN_GRACE \(300ms\): sent SIGKILL\n/);
+    assert.match(stderr, /chaind was killed by SIGKILL/);
+    assert.deepEqual(h.launches(), ['old start', 'old ignores SIGTERM', `new pre-upgrade --home ${h.home}`]);
+  });
+
+  test('no binary installed and downloads disabled: exit 3, current untouched', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
+    assert.equal(code, EXIT.UPGRADE_FAILED);
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR no binary for upgrade v2 at ${newBin()} and DAEMON_ALLOW_DOWNLOAD_BINARIES is false: install it with \`chainvisor add-upgrade v2 <path>\``,
+    );
+    assert.equal(current(), 'genesis');
+  });
+
+  test("a plan named '..' is refused: exit 6, current and data untouched, no backup", async () => {
+    writeDaemon(oldBin(), 'old', "writeInfo({ name: '..', height: 20 }); process.exit(10);");
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
+    assert.equal(code, EXIT.UPGRADE_INFO_INVALID);
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: unsafe upgrade name: ".." is not a folder name`);
+    assert.equal(current(), 'genesis');
+    assert.equal(existsSync(join(h.home, 'data-backup-..-20')), false);
+  });
+
+  test('a plan written ahead of its height waits for the chain to get there', async () => {
+    rpc = await statusServer(h.home);
+    writeFileSync(join(h.data, 'height'), '5');
+    writeDaemon(oldBin(), 'old', "writeInfo({ name: 'v2', height: 20 }); process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 400); setInterval(() => {}, 1000);");
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' })).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stderr, /upgrade v2 is due at height 20, the node is at 5: waiting/);
+    assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
+  });
+});
