@@ -2,7 +2,7 @@
 import type { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Tx } from '../app/application.ts';
 import { errors } from '../app/errors.ts';
-import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage } from '../codec/tx.ts';
+import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage } from '../codec/index.ts';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {

@@ -4,7 +4,7 @@ import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { publicKeyFromPrivate, signDirect } from '../crypto/index.ts';
-import { encodeSignDocMessage } from '../codec/tx.ts';
+import { encodeSignDocMessage } from '../codec/index.ts';
 import { encodeSecp256k1PubKey } from './pubkey.ts';
 
 /** The bytes a SIGN_MODE_DIRECT signer signs (sha256 is applied by the signature scheme). */
