@@ -22,10 +22,9 @@ import {
   QueryVotesResponse,
 } from 'cosmjs-types/cosmos/gov/v1/query';
 import type { Context } from '../../app/context.ts';
+import { DEFAULT_PAGE_LIMIT, grpcError, paginate } from '../../app/query/index.ts';
 import type { QueryRouter, ServiceImpl } from '../../app/router.ts';
 import { concatBytes, prefixEnd, type Entry, type ReadKVStore } from '../../store/index.ts';
-import { grpcError } from '../auth/grpc.ts';
-import { DEFAULT_PAGE_LIMIT, paginate } from '../auth/pagination.ts';
 import type { GovKeeper } from './keeper.ts';
 import { GOV_STORE_KEY, PROPOSALS_PREFIX, depositKey, depositsPrefix, voteKey, votesPrefix } from './keys.ts';
 import { emptyTallyResult } from './tally.ts';
