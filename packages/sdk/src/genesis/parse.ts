@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import type { Duration } from 'cosmjs-types/google/protobuf/duration';
 import { defaultConsensusParams, GenesisError, type ConsensusParams, type GenesisDoc } from './doc.ts';
-import { parseRFC3339 } from './time.ts';
+import { parseRFC3339 } from '../types/time.ts';
 
 type Obj = Record<string, unknown>;
 
