@@ -21,6 +21,7 @@ import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { errors, type BaseApp, type Logger, type RegisteredError, type Tx, type TxRunResult } from '@chaind/sdk/app';
 import type { Mempool } from '@chaind/sdk/mempool';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import type { BlockStore, TxRecord } from './blockstore.ts';
 import { grpcCodeOf } from './grpc/status.ts';
 import { txHash } from './hash.ts';
@@ -176,8 +177,7 @@ export async function broadcastTx(node: TxNode, req: BroadcastTxRequest): Promis
 
 /** Go's `time.Format(time.RFC3339)` of a UTC block time: whole seconds. */
 function rfc3339(t: Timestamp | undefined): string {
-  if (t === undefined) return '';
-  return new Date(Number(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return t === undefined ? '' : formatRFC3339(t, 'none');
 }
 
 const TX_HASH = /^[0-9a-fA-F]{64}$/;
