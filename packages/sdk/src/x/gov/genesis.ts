@@ -20,10 +20,13 @@ import type { Context } from '../../app/context.ts';
 import type { MsgRouter } from '../../app/router.ts';
 import { toHex } from '../../store/index.ts';
 import { addCoins, coinsEqual, coinsToString, fromProtoCoins, type Coin } from '../../types/coins.ts';
-import { validateVoteOptions, type GovKeeper } from './keeper.ts';
+import { getAllDeposits, setDeposit } from './deposits.ts';
+import type { GovKeeper } from './keeper.ts';
 import { GOV_MODULE_NAME } from './keys.ts';
 import { defaultParams, parseParams, type Params } from './params.ts';
+import { enqueueProposal, getNextProposalId, iterateProposals, setNextProposalId, setProposal } from './proposals.ts';
 import { durationFromJSON, durationToJSON, timestampFromJSON, timestampToJSON, type Duration, type Timestamp } from './time.ts';
+import { getAllVotes, setVote, validateVoteOptions } from './votes.ts';
 
 export interface CoinJSON {
   denom: string;
@@ -484,18 +487,18 @@ export function parseGenesis(raw: unknown, k: GovKeeper): GovGenesis {
 export function initGenesis(ctx: Context, k: GovKeeper, raw: unknown): void {
   const g = parseGenesis(raw, k);
   k.setParams(ctx, g.params);
-  k.setNextProposalId(ctx, g.startingProposalId);
+  setNextProposalId(ctx, k, g.startingProposalId);
   k.setConstitution(ctx, g.constitution);
   k.accounts.getModuleAccount(ctx, GOV_MODULE_NAME);
   let total: Coin[] = [];
   for (const d of g.deposits) {
-    k.setDeposit(ctx, d);
+    setDeposit(ctx, k, d);
     total = addCoins(total, fromProtoCoins(d.amount));
   }
-  for (const v of g.votes) k.setVote(ctx, v);
+  for (const v of g.votes) setVote(ctx, k, v);
   for (const p of g.proposals) {
-    k.setProposal(ctx, p);
-    k.enqueue(ctx, p);
+    setProposal(ctx, k, p);
+    enqueueProposal(ctx, k, p);
   }
   const balance = k.bank.getAllBalances(ctx, k.authority);
   if (!coinsEqual(balance, total)) {
@@ -506,13 +509,13 @@ export function initGenesis(ctx: Context, k: GovKeeper, raw: unknown): void {
 export function exportGenesis(ctx: Context, k: GovKeeper): GovGenesisJSON {
   const router = k.routerIfSet();
   const proposals: ProposalJSON[] = [];
-  k.iterateProposals(ctx, (p) => {
+  iterateProposals(ctx, k, (p) => {
     proposals.push(proposalToJSON(p, router));
   });
   return {
-    starting_proposal_id: k.getNextProposalId(ctx).toString(),
-    deposits: k.getAllDeposits(ctx).map((d) => ({ proposal_id: d.proposalId.toString(), depositor: d.depositor, amount: d.amount.map((c) => ({ denom: c.denom, amount: c.amount })) })),
-    votes: k.getAllVotes(ctx).map((v) => ({
+    starting_proposal_id: getNextProposalId(ctx, k).toString(),
+    deposits: getAllDeposits(ctx, k).map((d) => ({ proposal_id: d.proposalId.toString(), depositor: d.depositor, amount: d.amount.map((c) => ({ denom: c.denom, amount: c.amount })) })),
+    votes: getAllVotes(ctx, k).map((v) => ({
       proposal_id: v.proposalId.toString(),
       voter: v.voter,
       options: v.options.map((o) => ({ option: voteOptionToJSON(o.option), weight: o.weight })),
