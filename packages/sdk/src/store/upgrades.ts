@@ -1,5 +1,5 @@
 import { StoreError } from './types.ts';
-import type { CommitMultiStore, Registry } from './multistore.ts';
+import type { Registry } from './multistore.ts';
 
 export interface StoreRename {
   readonly oldKey: string;
@@ -13,27 +13,8 @@ export interface StoreUpgrades {
   readonly deleted?: readonly string[];
 }
 
-/** Loads the multistore at start-up; the app installs one with `setStoreLoader`. */
-export type StoreLoader = (ms: CommitMultiStore) => void;
-
-export const defaultStoreLoader: StoreLoader = (ms) => ms.loadLatest();
-
 export function isEmptyStoreUpgrades(u: StoreUpgrades): boolean {
   return (u.added?.length ?? 0) === 0 && (u.renamed?.length ?? 0) === 0 && (u.deleted?.length ?? 0) === 0;
-}
-
-/**
- * The spec's UpgradeStoreLoader: applies `storeUpgrades` only when the next block is `upgradeHeight`
- * (so exactly once: after the upgrade block commits the condition never holds again); otherwise loads normally.
- */
-export function upgradeStoreLoader(upgradeHeight: bigint, storeUpgrades: StoreUpgrades): StoreLoader {
-  return (ms) => {
-    if (upgradeHeight === ms.lastCommitInfo().height + 1n && !isEmptyStoreUpgrades(storeUpgrades)) {
-      ms.loadLatestWithUpgrades(storeUpgrades);
-    } else {
-      ms.loadLatest();
-    }
-  };
 }
 
 /** The JSON form `{"added":[…],"renamed":[{"old_key","new_key"}],"deleted":[…]}` used by Cosmos tooling. */
