@@ -9,6 +9,8 @@ export {
   CommitMultiStore,
   BranchStore,
   ScratchMultiStore,
+  assertMountedStores,
+  upgradedView,
   type CommitInfo,
   type MultiStore,
   type ReadMultiStore,
