@@ -53,10 +53,6 @@ export function registerError(codespace: string, code: number, message: string):
   return e;
 }
 
-export function lookupError(codespace: string, code: number): RegisteredError | undefined {
-  return registry.get(`${codespace}:${code}`);
-}
-
 export const ROOT_CODESPACE = 'sdk';
 
 /** The Cosmos SDK's root errors (types/errors), same codes and texts. */
