@@ -88,6 +88,11 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
   return { modules, upgrade, accounts, bank, validators, gov };
 }
 
+/** Gives the upgrade keeper every known upgrade's handler (the app at start-up, and the upgrade dry run). */
+export function setUpgradeHandlers(keeper: UpgradeKeeper, upgrades: readonly Upgrade[], modules: ModuleManager): void {
+  for (const u of upgrades) keeper.setUpgradeHandler(u.name, u.handler({ modules }));
+}
+
 /** The options of the modules every release has, as changed by each upgrade in turn. */
 export function moduleOptions(upgrades: readonly Upgrade[]): ChainModuleOptions {
   return upgrades.reduce((o, u) => u.moduleOptions?.(o) ?? o, GENESIS_MODULE_OPTIONS);
@@ -134,7 +139,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       verifiedSignatures: preverifier.verified,
     }),
   );
-  for (const u of upgrades) upgrade.keeper.setUpgradeHandler(u.name, u.handler({ modules }));
+  setUpgradeHandlers(upgrade.keeper, upgrades, modules);
   try {
     const loader = chooseStoreLoader(app.store, o.upgradeInfoPath, upgrades, o.skipUpgradeHeights);
     if (loader !== undefined) app.setStoreLoader(loader);

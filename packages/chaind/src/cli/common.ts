@@ -8,7 +8,6 @@ import { GenesisError } from '@chaind/sdk/genesis';
 import { Keyring, KeyringError, type KeyringBackend } from '@chaind/sdk/keyring';
 import { ConfigError } from '../config/index.ts';
 import { NodeKeyError } from '../node/keys.ts';
-import type { Input } from './input.ts';
 
 /** A mistake of the user's (bad argument, missing file, refused action): reported without a stack trace. */
 export class UserError extends Error {
@@ -50,8 +49,13 @@ export interface KeyringOptions extends HomeOptions {
   keyringBackend: string;
 }
 
+/** Where the file backend's passphrase comes from: input.ts's Input (stdin, a hidden prompt on a terminal). */
+export interface PassphraseSource {
+  passphrase(keyringDir: string): Promise<string>;
+}
+
 /** Opens the keyring; the file backend's passphrase is the next line of stdin (a hidden prompt on a terminal). */
-export async function openKeyring(o: KeyringOptions, input: Input): Promise<Keyring> {
+export async function openKeyring(o: KeyringOptions, input: PassphraseSource): Promise<Keyring> {
   const backend = o.keyringBackend;
   if (backend !== 'test' && backend !== 'file') {
     throw new UserError(`unknown keyring backend ${JSON.stringify(backend)}: expected ${KEYRING_BACKENDS.map((b) => `"${b}"`).join(' or ')}`);

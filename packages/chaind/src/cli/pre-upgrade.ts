@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CommitMultiStore, concatBytes, readU64be, utf8, type Snapshot } from '@chaind/sdk/store';
 import { DONE_PREFIX, readUpgradeInfo, STORE_KEY as UPGRADE_STORE_KEY, upgradeInfoPath, type UpgradeInfo } from '@chaind/sdk/x/upgrade';
+import { chainModules, setUpgradeHandlers } from '../app.ts';
 import { CHAIND_RELEASE } from '../release.ts';
 import { dryRunUpgrade } from '../upgrades/dry-run.ts';
 import { UPGRADES, type Upgrade } from '../upgrades/index.ts';
@@ -99,7 +100,10 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
       }
       if (snap.height >= h) throw fail(`the state is at height ${snap.height}, past the upgrade height ${h}, and upgrade "${info.name}" was not applied`);
       try {
-        const r = dryRunUpgrade({ snapshot: snap, upgrade, upgrades, height: h, info: info.info, chainId: chainIdOf(home) });
+        const chain = chainModules({ upgrades });
+        chain.modules.registerServices();
+        setUpgradeHandlers(chain.upgrade.keeper, upgrades, chain.modules);
+        const r = dryRunUpgrade({ snapshot: snap, upgrade, height: h, info: info.info, chainId: chainIdOf(home), modules: chain.modules, upgradeKeeper: chain.upgrade.keeper });
         const changed = Object.keys(r.toVM)
           .sort()
           .filter((m) => r.fromVM[m] !== r.toVM[m])

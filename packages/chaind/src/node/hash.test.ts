@@ -6,7 +6,7 @@ import { createHash, createPrivateKey, createPublicKey, verify } from 'node:cryp
 import { describe, test } from 'node:test';
 import type { ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
 import type { Header } from 'cosmjs-types/tendermint/types/types';
-import { parseRFC3339 } from '@chaind/sdk/genesis';
+import { parseRFC3339 } from '@chaind/sdk/types';
 import { GO_ZERO_TIME, makeCommit, signingKey, voteSignBytes, voteTime } from './commit.ts';
 import {
   commitHash,

@@ -21,6 +21,7 @@ import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { MempoolRefusal, type Mempool } from '@chaind/sdk/admission';
 import type { BaseApp, Logger, Tx, TxRunResult } from '@chaind/sdk/app';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import type { BlockStore, TxRecord } from './blockstore.ts';
 import type { ConsensusDriver } from './driver.ts';
 import { txHash } from './hash.ts';
@@ -133,8 +134,7 @@ export async function broadcastTx(node: TxNode, req: BroadcastTxRequest): Promis
 
 /** Go's `time.Format(time.RFC3339)` of a UTC block time: whole seconds. */
 function rfc3339(t: Timestamp | undefined): string {
-  if (t === undefined) return '';
-  return new Date(Number(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return t === undefined ? '' : formatRFC3339(t, 'none');
 }
 
 const TX_HASH = /^[0-9a-fA-F]{64}$/;

@@ -53,10 +53,6 @@ export function registerError(codespace: string, code: number, message: string):
   return e;
 }
 
-export function lookupError(codespace: string, code: number): RegisteredError | undefined {
-  return registry.get(`${codespace}:${code}`);
-}
-
 export const ROOT_CODESPACE = 'sdk';
 
 /** The Cosmos SDK's root errors (types/errors), same codes and texts. */
@@ -104,9 +100,13 @@ export const errors = {
   invalidGasLimit: registerError(ROOT_CODESPACE, 41, 'invalid gas limit'),
 } as const;
 
+/** The message of anything thrown: an Error's message, else its string form. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** (code, codespace, log) for a result; errors that are not registered report as internal, code 1. */
 export function abciError(err: unknown): { code: number; codespace: string; log: string } {
   if (err instanceof CodedError) return { code: err.code, codespace: err.codespace, log: err.message };
-  const text = err instanceof Error ? err.message : String(err);
-  return { code: errors.internal.code, codespace: ROOT_CODESPACE, log: text };
+  return { code: errors.internal.code, codespace: ROOT_CODESPACE, log: errorMessage(err) };
 }

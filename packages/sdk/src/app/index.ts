@@ -8,3 +8,4 @@ export * from './manager.ts';
 export * from './module.ts';
 export * from './router.ts';
 export * from './query-cache.ts';
+export * from './query/index.ts';

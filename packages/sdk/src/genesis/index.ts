@@ -2,6 +2,5 @@ export * from './doc.ts';
 export * from './init-chain.ts';
 export * from './json.ts';
 export * from './parse.ts';
-export * from './time.ts';
 export * from './validate.ts';
 export * from './write.ts';

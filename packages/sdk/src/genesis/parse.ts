@@ -3,7 +3,8 @@
 import { Buffer } from 'node:buffer';
 import type { Duration } from 'cosmjs-types/google/protobuf/duration';
 import { defaultConsensusParams, GenesisError, type ConsensusParams, type GenesisDoc } from './doc.ts';
-import { parseRFC3339 } from './time.ts';
+import { jsonFields } from './json.ts';
+import { parseRFC3339 } from '../types/time.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -13,12 +14,7 @@ const UINT64_MAX = (1n << 64n) - 1n;
 
 const TOP_LEVEL = ['genesis_time', 'chain_id', 'initial_height', 'consensus_params', 'validators', 'app_hash', 'app_state'] as const;
 
-function object(v: unknown, where: string, keys: readonly string[]): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new GenesisError(`genesis ${where} must be a JSON object`);
-  // unknown fields are refused so that a misspelt field is not silently replaced by its default
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new GenesisError(`genesis ${where} has an unknown field "${k}"`);
-  return v as Obj;
-}
+const { object } = jsonFields({ fail: (detail) => new GenesisError(`genesis ${detail}`), objectNoun: 'a JSON object' });
 
 /** An int64 as cmtjson writes it: a decimal string (strconv.ParseInt syntax). */
 function int64(v: unknown, where: string, max = INT64_MAX, min = INT64_MIN): bigint {

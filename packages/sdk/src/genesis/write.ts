@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { ConsensusParams, GenesisDoc } from './doc.ts';
 import type { ConsensusParamsJSON, GenesisDocJSON } from './json.ts';
-import { formatRFC3339 } from './time.ts';
+import { formatRFC3339 } from '../types/time.ts';
 
 function consensusParamsToJSON(p: ConsensusParams): ConsensusParamsJSON {
   const age = p.evidence?.maxAgeDuration;

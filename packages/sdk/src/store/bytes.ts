@@ -15,10 +15,6 @@ export function bytesToKey(b: Uint8Array): string {
   return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('latin1');
 }
 
-export function keyToBytes(s: string): Uint8Array {
-  return Buffer.from(s, 'latin1');
-}
-
 export function u64be(n: bigint): Uint8Array {
   if (n < 0n || n > 0xffffffffffffffffn) throw new RangeError(`uint64 out of range: ${n}`);
   const b = Buffer.alloc(8);

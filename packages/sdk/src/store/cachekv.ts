@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
-import { copyBytes, copyRange, equalBytes } from '../bytes/index.ts';
+import { copyBytes, equalBytes } from '../bytes/index.ts';
 import { bytesToKey, compareBytes } from './bytes.ts';
+import type { SortedChanges } from './hash.ts';
 import { assertValidKey, assertValidValue, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 
 /** One pending change: a value, or null for a delete. */
@@ -233,41 +234,19 @@ export class CacheKVStore implements KVStore {
     }
   }
 
-  /**
-   * The pending changes as the store hash reads them: every key in byte order of key, concatenated;
-   * every value of those not deleted, concatenated in the same order; and per change its key length,
-   * whether it is a delete and its value length. A write set filled in key order without replacing a
-   * value (a migration) already holds the first two in its arenas: they are given as they are.
-   */
-  hashParts(): { readonly n: number; readonly lengths: Buffer; readonly keys: Uint8Array; readonly values: Uint8Array } {
-    const { kb, vb, ks, ke, vs, ve } = this;
-    const n = ks.length;
-    const lengths = Buffer.allocUnsafe(n * 9);
-    const slots = this.sortedSlots();
-    const clean = slots === null && !this.overwritten;
-    let keyBytes = 0;
-    let valueBytes = 0;
-    for (let j = 0, o = 0; j < n; j++, o += 9) {
-      const i = slots === null ? j : slots[j];
-      const kl = ke[i] - ks[i];
-      const vl = vs[i] < 0 ? 0 : ve[i] - vs[i];
-      lengths.writeUInt32BE(kl, o);
-      lengths[o + 4] = vs[i] < 0 ? 0 : 1;
-      lengths.writeUInt32BE(vl, o + 5);
-      keyBytes += kl;
-      valueBytes += vl;
-    }
-    if (clean) return { n, lengths, keys: kb.subarray(0, this.kn), values: vb.subarray(0, this.vn) };
-    const keys = Buffer.allocUnsafe(keyBytes);
-    const values = Buffer.allocUnsafe(valueBytes);
-    let ko = 0;
-    let vo = 0;
-    for (let j = 0; j < n; j++) {
-      const i = slots === null ? j : slots[j];
-      ko += copyRange(kb, ks[i], ke[i], keys, ko);
-      if (vs[i] >= 0) vo += copyRange(vb, vs[i], ve[i], values, vo);
-    }
-    return { n, lengths, keys, values };
+  /** The pending changes as the store hash reads them: arena offsets in byte order of key (see SortedChanges). */
+  sortedChanges(): SortedChanges {
+    const order = this.sortedSlots();
+    return {
+      keys: this.kb.subarray(0, this.kn),
+      values: this.vb.subarray(0, this.vn),
+      keyStart: this.ks,
+      keyEnd: this.ke,
+      valueStart: this.vs,
+      valueEnd: this.ve,
+      order,
+      packed: order === null && !this.overwritten,
+    };
   }
 
   /** Every pending change in byte order of key (cached until the next write). */

@@ -3,12 +3,14 @@ export * from './types.ts';
 export { CacheKVStore, type Change } from './cachekv.ts';
 export { LmdbStoreView } from './lmdb.ts';
 export { INTER_BLOCK_CACHE_BYTES, INTER_BLOCK_CACHE_ENTRIES, InterBlockCache, type ChangeSet, type InterBlockCacheBounds } from './inter-block-cache.ts';
+export { appHashOf, nextStoreHash, type ChangeSource } from './hash.ts';
+export { defaultStoreLoader, upgradeStoreLoader, type StoreLoader } from './loader.ts';
 export {
   CommitMultiStore,
   BranchStore,
   ScratchMultiStore,
-  appHashOf,
-  nextStoreHash,
+  assertMountedStores,
+  upgradedView,
   type CommitInfo,
   type MultiStore,
   type ReadMultiStore,
@@ -16,12 +18,4 @@ export {
   type Snapshot,
   type StoreInfo,
 } from './multistore.ts';
-export {
-  defaultStoreLoader,
-  isEmptyStoreUpgrades,
-  storeUpgradesFromJSON,
-  upgradeStoreLoader,
-  type StoreLoader,
-  type StoreRename,
-  type StoreUpgrades,
-} from './upgrades.ts';
+export { isEmptyStoreUpgrades, storeUpgradesFromJSON, type StoreRename, type StoreUpgrades } from './upgrades.ts';

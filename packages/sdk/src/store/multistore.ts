@@ -1,12 +1,12 @@
 import { Buffer } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import { open, type RootDatabase } from 'lmdb';
 import { copyRange } from '../bytes/index.ts';
 import { prefixEnd, readU64be, u64be } from './bytes.ts';
 import { CacheKVStore } from './cachekv.ts';
+import { appHashOf, nextStoreHash } from './hash.ts';
 import { InterBlockCache, type InterBlockCacheBounds } from './inter-block-cache.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
-import { MAX_KEY_BYTES, StoreError, type KVStore, type ReadKVStore } from './types.ts';
+import { MAX_KEY_BYTES, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
 
 /** A store's entry in the registry: its key prefix id and its hash as of the last commit. */
@@ -64,6 +64,29 @@ interface Layout {
 
 function cloneLayout(l: Layout): Layout {
   return { registry: new Map(l.registry), nextId: l.nextId, deletedIds: [...l.deletedIds] };
+}
+
+/** Store upgrades applied to a layout: an added store takes the next id and starts with an empty hash. */
+function upgradeLayout(layout: Layout, u: StoreUpgrades): void {
+  applyStoreUpgrades(layout.registry, u, {
+    added(name) {
+      if (layout.nextId > MAX_STORE_ID) throw new StoreError(`cannot add store "${name}": no store ids left`);
+      return { id: layout.nextId++, hash: new Uint8Array(0) };
+    },
+    deleted: (info) => layout.deletedIds.push(info.id),
+  });
+}
+
+/** The loader's check: every store the application mounts exists in the state the next block starts from. */
+export function assertMountedStores(mounted: Iterable<string>, exists: (name: string) => boolean, height: bigint): void {
+  for (const name of mounted) {
+    if (!exists(name)) {
+      throw new StoreError(
+        `store "${name}" is mounted by the application but does not exist in the committed state at height ${height}: ` +
+          `add it to StoreUpgrades.added of the upgrade that introduces it`,
+      );
+    }
+  }
 }
 
 /** Values up to this size are committed through a scratch buffer (larger ones as views of the write set). */
@@ -149,17 +172,10 @@ export class CommitMultiStore implements MultiStore {
     if (this.loaded) throw new StoreError('the multistore is already loaded');
     const layout = cloneLayout(this.committed);
     const genesis = this.last.height === 0n && layout.registry.size === 0;
-    if (genesis) applyStoreUpgrades(layout, { added: [...this.mounted].sort() }, MAX_STORE_ID);
-    applyStoreUpgrades(layout, upgrades, MAX_STORE_ID);
+    if (genesis) upgradeLayout(layout, { added: [...this.mounted].sort() });
+    upgradeLayout(layout, upgrades);
     this.layoutStaged = genesis || !isEmptyStoreUpgrades(upgrades);
-    for (const name of this.mounted) {
-      if (!layout.registry.has(name)) {
-        throw new StoreError(
-          `store "${name}" is mounted by the application but does not exist in the committed state at height ${this.last.height}: ` +
-            `add it to StoreUpgrades.added of the upgrade that introduces it`,
-        );
-      }
-    }
+    assertMountedStores(this.mounted, (name) => layout.registry.has(name), this.last.height);
     this.base = layout;
     this.working = cloneLayout(layout);
     this.loaded = true;
@@ -358,42 +374,6 @@ export class BranchStore implements MultiStore {
   }
 }
 
-/**
- * store hash at H = sha256(hash at H-1 ‖ sha256(canonical encoding of the sorted changes at H)), where a
- * change encodes as u32(len key) ‖ key ‖ 0x00 for a delete, or ‖ 0x01 ‖ u32(len value) ‖ value for a set.
- */
-export function nextStoreHash(prev: Uint8Array, changes: ChangeSource): Uint8Array {
-  // sha256(u32 count ‖ per change: u32 key length, u8 1 (value) or 0 (delete), u32 value length ‖ the keys
-  // concatenated ‖ the values concatenated), all in byte order of key: the lengths make it unambiguous, and
-  // a migration's write set hashes its arenas as they are, with no per-key copy
-  const { n, lengths, keys, values } = changes.hashParts();
-  const count = Buffer.allocUnsafe(4);
-  count.writeUInt32BE(n);
-  const inner = createHash('sha256').update(count).update(lengths).update(keys).update(values).digest();
-  return createHash('sha256').update(prev).update(inner).digest();
-}
-
-/** Pending changes in byte order of key (a CacheKVStore is one). */
-export interface ChangeSource {
-  hashParts(): { readonly n: number; readonly lengths: Uint8Array; readonly keys: Uint8Array; readonly values: Uint8Array };
-}
-
-/** app hash = sha256 over the (name, store hash) pairs in byte order of name */
-export function appHashOf(registry: Registry): Uint8Array {
-  const h = createHash('sha256');
-  const names = [...registry.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  const len = Buffer.alloc(4);
-  for (const name of names) {
-    const n = Buffer.from(name, 'utf8');
-    const hash = (registry.get(name) as StoreInfo).hash;
-    len.writeUInt32BE(n.length);
-    h.update(len).update(n);
-    len.writeUInt32BE(hash.byteLength);
-    h.update(len).update(hash);
-  }
-  return h.digest();
-}
-
 function encodeRegistry(r: Registry): Buffer {
   const parts: Buffer[] = [];
   const head = Buffer.alloc(2);
@@ -436,4 +416,32 @@ export class ScratchMultiStore extends BranchStore {
   constructor(readonly view: ReadMultiStore) {
     super(view);
   }
+}
+
+const EMPTY_STORE: ReadKVStore = {
+  get: () => undefined,
+  has: () => false,
+  iterator: (): IterableIterator<Entry> => [][Symbol.iterator](),
+  reverseIterator: (): IterableIterator<Entry> => [][Symbol.iterator](),
+};
+
+/**
+ * `view` as the next block would see it after store upgrades `u` (the upgrade dry run): renamed stores
+ * under their new names, deleted ones gone, added ones empty; the loader's rules and errors.
+ */
+export function upgradedView(view: ReadMultiStore, u: StoreUpgrades): ReadMultiStore {
+  // name in the upgraded layout → name in `view` (undefined: a new, empty store)
+  const names = new Map<string, string | undefined>(view.storeNames().map((n) => [n, n]));
+  applyStoreUpgrades(names, u, { added: () => undefined });
+  return {
+    height: view.height,
+    appHash: view.appHash,
+    hasStore: (n) => names.has(n),
+    storeNames: () => [...names.keys()].sort(),
+    getStore(n: string): ReadKVStore {
+      if (!names.has(n)) throw new StoreError(`store "${n}" does not exist`);
+      const from = names.get(n);
+      return from === undefined ? EMPTY_STORE : view.getStore(from);
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import { StoreError } from './types.ts';
-import type { CommitMultiStore, Registry } from './multistore.ts';
 
 export interface StoreRename {
   readonly oldKey: string;
@@ -13,27 +12,8 @@ export interface StoreUpgrades {
   readonly deleted?: readonly string[];
 }
 
-/** Loads the multistore at start-up; the app installs one with `setStoreLoader`. */
-export type StoreLoader = (ms: CommitMultiStore) => void;
-
-export const defaultStoreLoader: StoreLoader = (ms) => ms.loadLatest();
-
 export function isEmptyStoreUpgrades(u: StoreUpgrades): boolean {
   return (u.added?.length ?? 0) === 0 && (u.renamed?.length ?? 0) === 0 && (u.deleted?.length ?? 0) === 0;
-}
-
-/**
- * The spec's UpgradeStoreLoader: applies `storeUpgrades` only when the next block is `upgradeHeight`
- * (so exactly once: after the upgrade block commits the condition never holds again); otherwise loads normally.
- */
-export function upgradeStoreLoader(upgradeHeight: bigint, storeUpgrades: StoreUpgrades): StoreLoader {
-  return (ms) => {
-    if (upgradeHeight === ms.lastCommitInfo().height + 1n && !isEmptyStoreUpgrades(storeUpgrades)) {
-      ms.loadLatestWithUpgrades(storeUpgrades);
-    } else {
-      ms.loadLatest();
-    }
-  };
 }
 
 /** The JSON form `{"added":[…],"renamed":[{"old_key","new_key"}],"deleted":[…]}` used by Cosmos tooling. */
@@ -58,33 +38,35 @@ export function storeUpgradesFromJSON(json: unknown): StoreUpgrades {
   return { added: names('added'), renamed, deleted: names('deleted') };
 }
 
-interface MutableLayout {
-  registry: Registry;
-  nextId: number;
-  deletedIds: number[];
+/** What applying store upgrades does besides renaming: the entry an added store starts with, and what a deleted one leaves. */
+export interface StoreUpgradeHooks<T> {
+  added(name: string): T;
+  deleted?(entry: T): void;
 }
 
-/** Applies store upgrades to a layout in place. Errors name the store and leave the caller's committed layout alone. */
-export function applyStoreUpgrades(layout: MutableLayout, u: StoreUpgrades, maxId: number): void {
-  const reg = layout.registry;
+/**
+ * The store loader's rules: applies `u` to `stores` (name → entry) in place, renames first, then
+ * deletes, then adds. Errors name the store. The multistore applies them to its layout, the upgrade
+ * dry run to a read view.
+ */
+export function applyStoreUpgrades<T>(stores: Map<string, T>, u: StoreUpgrades, hooks: StoreUpgradeHooks<T>): void {
   for (const { oldKey, newKey } of u.renamed ?? []) {
-    const info = reg.get(oldKey);
-    if (info === undefined) throw new StoreError(`cannot rename store "${oldKey}" to "${newKey}": store "${oldKey}" does not exist`);
-    if (reg.has(newKey)) throw new StoreError(`cannot rename store "${oldKey}" to "${newKey}": store "${newKey}" already exists`);
+    const entry = stores.get(oldKey);
+    if (entry === undefined && !stores.has(oldKey)) throw new StoreError(`cannot rename store "${oldKey}" to "${newKey}": store "${oldKey}" does not exist`);
+    if (stores.has(newKey)) throw new StoreError(`cannot rename store "${oldKey}" to "${newKey}": store "${newKey}" already exists`);
     if (newKey.length === 0) throw new StoreError(`cannot rename store "${oldKey}": the new name is empty`);
-    reg.delete(oldKey);
-    reg.set(newKey, info);
+    stores.delete(oldKey);
+    stores.set(newKey, entry as T);
   }
   for (const name of u.deleted ?? []) {
-    const info = reg.get(name);
-    if (info === undefined) throw new StoreError(`cannot delete store "${name}": it does not exist`);
-    reg.delete(name);
-    layout.deletedIds.push(info.id);
+    const entry = stores.get(name);
+    if (entry === undefined && !stores.has(name)) throw new StoreError(`cannot delete store "${name}": it does not exist`);
+    stores.delete(name);
+    hooks.deleted?.(entry as T);
   }
   for (const name of u.added ?? []) {
     if (name.length === 0) throw new StoreError('cannot add a store with an empty name');
-    if (reg.has(name)) throw new StoreError(`cannot add store "${name}": it already exists`);
-    if (layout.nextId > maxId) throw new StoreError(`cannot add store "${name}": no store ids left`);
-    reg.set(name, { id: layout.nextId++, hash: new Uint8Array(0) });
+    if (stores.has(name)) throw new StoreError(`cannot add store "${name}": it already exists`);
+    stores.set(name, hooks.added(name));
   }
 }

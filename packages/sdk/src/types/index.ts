@@ -1,1 +1,2 @@
 export * from './coins.ts';
+export * from './time.ts';

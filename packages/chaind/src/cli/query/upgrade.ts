@@ -15,6 +15,7 @@ import {
   QueryModuleVersionsResponse,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import { UserError } from '../common.ts';
 import { printOutput } from './format.ts';
 import { addNodeOptions, RpcClient, type NodeOptions } from './rpc.ts';
@@ -23,16 +24,7 @@ const SERVICE = '/chain.upgrade.v1beta1.Query';
 
 /** RFC 3339 as protobuf JSON renders it (0, 3, 6 or 9 fractional digits); unset → the zero time. */
 export function timestampJSON(t: Timestamp | undefined): string {
-  if (t === undefined) return '0001-01-01T00:00:00Z';
-  const ms = Number(t.seconds) * 1000;
-  const iso = new Date(ms).toISOString(); // yyyy-mm-ddThh:mm:ss.000Z
-  const base = iso.slice(0, 19);
-  const nanos = t.nanos;
-  if (nanos === 0) return `${base}Z`;
-  let frac = nanos.toString().padStart(9, '0');
-  if (frac.endsWith('000000')) frac = frac.slice(0, 3);
-  else if (frac.endsWith('000')) frac = frac.slice(0, 6);
-  return `${base}.${frac}Z`;
+  return t === undefined ? '0001-01-01T00:00:00Z' : formatRFC3339(t, 'proto');
 }
 
 const anyJSON = (a: Any | undefined): unknown =>

@@ -9,7 +9,7 @@ import type { Event, EventAttribute, ExecTxResult, ResponseCheckTx, ResponseInfo
 import type { Block } from 'cosmjs-types/tendermint/types/block';
 import type { ConsensusParams } from 'cosmjs-types/tendermint/types/params';
 import type { BlockID, BlockMeta, Commit, CommitSig, Header } from 'cosmjs-types/tendermint/types/types';
-import { formatRFC3339 } from '@chaind/sdk/genesis';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import { validatorAddress } from '../state.ts';
 
 export type Json = string | number | boolean | null | readonly Json[] | JsonObject;

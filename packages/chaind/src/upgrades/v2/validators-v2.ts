@@ -2,7 +2,7 @@
 // power in a record of its own (key 0x03), written by the 1 → 2 migration or, on a chain that starts
 // at v2, right after InitGenesis. The set is fixed at genesis, so the record never goes stale.
 import type { Context } from '@chaind/sdk/app';
-import { readU64be, u64be } from '@chaind/sdk/store';
+import { u64be } from '@chaind/sdk/store';
 import type { ValidatorsKeeper, ValidatorsModuleOptions } from '@chaind/sdk/x/validators';
 
 export const VALSET_STORE_KEY = 'valset';
@@ -11,11 +11,6 @@ export const TOTAL_POWER_KEY = Uint8Array.of(0x03);
 
 export function writeTotalPower(ctx: Context, k: ValidatorsKeeper): void {
   k.store(ctx).set(TOTAL_POWER_KEY, u64be(k.totalPower(ctx)));
-}
-
-export function readTotalPower(ctx: Context, k: ValidatorsKeeper): bigint | undefined {
-  const b = k.store(ctx).get(TOTAL_POWER_KEY);
-  return b === undefined ? undefined : readU64be(b);
 }
 
 export function validatorsV2(o: ValidatorsModuleOptions): ValidatorsModuleOptions {

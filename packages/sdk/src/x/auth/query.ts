@@ -24,12 +24,11 @@ import {
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
 import { CodedError } from '../../app/errors.ts';
+import { grpcError, paginate } from '../../app/query/index.ts';
 import type { ServiceImpl } from '../../app/router.ts';
 import { accountToAny, type Account } from './account.ts';
-import { grpcError } from './grpc.ts';
 import type { AccountKeeper } from './keeper.ts';
 import { ACCOUNT_PREFIX, STORE_KEY } from './keys.ts';
-import { paginate } from './pagination.ts';
 
 const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
   ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;

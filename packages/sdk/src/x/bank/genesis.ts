@@ -1,5 +1,7 @@
 // Bank genesis as the Cosmos SDK's JSON (cosmos.bank.v1beta1.GenesisState, proto field names).
 import type { Context } from '../../app/context.ts';
+import { errorMessage } from '../../app/errors.ts';
+import { jsonFields } from '../../genesis/json.ts';
 import { compareBytes, toHex } from '../../store/index.ts';
 import { addCoins, coinsEqual, coinsToString, fromProtoCoin, toProtoCoins, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import type { BankKeeper } from './keeper.ts';
@@ -41,33 +43,7 @@ export function defaultBankGenesis(): BankGenesisJSON {
   return { params: { send_enabled: [], default_send_enabled: true }, balances: [], supply: [], denom_metadata: [], send_enabled: [] };
 }
 
-type Obj = Record<string, unknown>;
-
-function object(v: unknown, where: string, keys: readonly string[]): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BankGenesisError(`${where} must be an object`);
-  // unknown fields are refused, as protojson does, so a misspelt field is not silently dropped
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new BankGenesisError(`${where} has an unknown field "${k}"`);
-  return v as Obj;
-}
-
-function array(v: unknown, where: string): unknown[] {
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) throw new BankGenesisError(`${where} must be an array`);
-  return v;
-}
-
-function string(v: unknown, where: string): string {
-  if (typeof v !== 'string') throw new BankGenesisError(`${where} must be a string`);
-  return v;
-}
-
-function boolean(v: unknown, where: string, dflt: boolean): boolean {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'boolean') throw new BankGenesisError(`${where} must be a boolean`);
-  return v;
-}
-
-const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const { object, array, string, boolean } = jsonFields({ fail: (detail) => new BankGenesisError(detail) });
 
 /** JSON coins → a valid coin set (sorted, positive, unique), errors prefixed with `where`. */
 function coins(v: unknown, where: string): Coin[] {
@@ -81,7 +57,7 @@ function coins(v: unknown, where: string): Coin[] {
     return list;
   } catch (e) {
     if (e instanceof BankGenesisError) throw e;
-    throw new BankGenesisError(`${where}: ${msg(e)}`);
+    throw new BankGenesisError(`${where}: ${errorMessage(e)}`);
   }
 }
 
@@ -92,7 +68,7 @@ function sendEnabledList(v: unknown, where: string): SendEnabledJSON[] {
     try {
       validateDenom(denom);
     } catch (e) {
-      throw new BankGenesisError(`${where}[${i}]: ${msg(e)}`);
+      throw new BankGenesisError(`${where}[${i}]: ${errorMessage(e)}`);
     }
     return { denom, enabled: boolean(o.enabled, `${where}[${i}].enabled`, false) };
   });
@@ -124,7 +100,7 @@ export function parseBankGenesis(raw: unknown, keeper: BankKeeper): BankGenesis 
     try {
       bytes = keeper.addressBytes(address);
     } catch (e) {
-      throw new BankGenesisError(`balances[${i}]: ${msg(e)}`);
+      throw new BankGenesisError(`balances[${i}]: ${errorMessage(e)}`);
     }
     const key = toHex(bytes);
     if (seen.has(key)) throw new BankGenesisError(`duplicate balance for address ${address}`);
@@ -133,7 +109,7 @@ export function parseBankGenesis(raw: unknown, keeper: BankKeeper): BankGenesis 
     try {
       total = addCoins(total, list);
     } catch (e) {
-      throw new BankGenesisError(`balance of ${address}: ${msg(e)}`);
+      throw new BankGenesisError(`balance of ${address}: ${errorMessage(e)}`);
     }
     return { address: bytes, coins: list };
   });

@@ -17,13 +17,18 @@ import {
 } from 'cosmjs-types/cosmos/gov/v1/gov';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
+import { errorMessage } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
+import { jsonFields } from '../../genesis/json.ts';
 import { toHex } from '../../store/index.ts';
 import { addCoins, coinsEqual, coinsToString, fromProtoCoins, type Coin } from '../../types/coins.ts';
-import { validateVoteOptions, type GovKeeper } from './keeper.ts';
+import { getAllDeposits, setDeposit } from './deposits.ts';
+import type { GovKeeper } from './keeper.ts';
 import { GOV_MODULE_NAME } from './keys.ts';
 import { defaultParams, parseParams, type Params } from './params.ts';
+import { enqueueProposal, getNextProposalId, iterateProposals, setNextProposalId, setProposal } from './proposals.ts';
 import { durationFromJSON, durationToJSON, timestampFromJSON, timestampToJSON, type Duration, type Timestamp } from './time.ts';
+import { getAllVotes, setVote, validateVoteOptions } from './votes.ts';
 
 export interface CoinJSON {
   denom: string;
@@ -119,32 +124,7 @@ export class GovGenesisError extends Error {
 }
 
 type Obj = Record<string, unknown>;
-const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-
-function object(v: unknown, where: string, keys: readonly string[]): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new GovGenesisError(`${where} must be an object`);
-  // unknown fields are refused, as protojson does, so a misspelt field is not silently dropped
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new GovGenesisError(`${where} has an unknown field "${k}"`);
-  return v as Obj;
-}
-
-function array(v: unknown, where: string): unknown[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new GovGenesisError(`${where} must be an array`);
-  return v;
-}
-
-function string(v: unknown, where: string, dflt?: string): string {
-  if (v === undefined && dflt !== undefined) return dflt;
-  if (typeof v !== 'string') throw new GovGenesisError(`${where} must be a string`);
-  return v;
-}
-
-function boolean(v: unknown, where: string, dflt: boolean): boolean {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'boolean') throw new GovGenesisError(`${where} must be a boolean`);
-  return v;
-}
+const { object, array, string, boolean } = jsonFields({ fail: (detail) => new GovGenesisError(detail), nullIsAbsent: true });
 
 function u64(v: unknown, where: string): bigint {
   if (typeof v !== 'string' || !/^[0-9]{1,20}$/.test(v) || BigInt(v) > 0xffffffffffffffffn) throw new GovGenesisError(`${where} must be a uint64 as a decimal string`);
@@ -163,7 +143,7 @@ function validCoins(v: unknown, where: string): Coin[] {
   try {
     return fromProtoCoins(list);
   } catch (e) {
-    throw new GovGenesisError(`${where}: ${msg(e)}`);
+    throw new GovGenesisError(`${where}: ${errorMessage(e)}`);
   }
 }
 
@@ -172,7 +152,7 @@ function duration(v: unknown, where: string): Duration {
     return durationFromJSON(string(v, where));
   } catch (e) {
     if (e instanceof GovGenesisError) throw e;
-    throw new GovGenesisError(`${where}: ${msg(e)}`);
+    throw new GovGenesisError(`${where}: ${errorMessage(e)}`);
   }
 }
 
@@ -182,7 +162,7 @@ function time(v: unknown, where: string): Timestamp | undefined {
     return timestampFromJSON(string(v, where));
   } catch (e) {
     if (e instanceof GovGenesisError) throw e;
-    throw new GovGenesisError(`${where}: ${msg(e)}`);
+    throw new GovGenesisError(`${where}: ${errorMessage(e)}`);
   }
 }
 
@@ -253,7 +233,7 @@ export function paramsFromJSON(v: unknown, bondDenom: string, prefix?: string): 
   try {
     parseParams(p, prefix);
   } catch (e) {
-    throw new GovGenesisError(`params.${msg(e)}`);
+    throw new GovGenesisError(`params.${errorMessage(e)}`);
   }
   return p;
 }
@@ -285,7 +265,7 @@ export function anyFromJSON(v: unknown, where: string, router: MsgRouter | undef
     try {
       return { typeUrl, value: codec.encode(codec.fromJSON(rekey(fields, camel))).finish() };
     } catch (e) {
-      throw new GovGenesisError(`${where}: cannot read ${typeUrl}: ${msg(e)}`);
+      throw new GovGenesisError(`${where}: cannot read ${typeUrl}: ${errorMessage(e)}`);
     }
   }
   const keys = Object.keys(fields);
@@ -394,7 +374,7 @@ function guard<T>(where: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    throw new GovGenesisError(`${where}: ${msg(e)}`);
+    throw new GovGenesisError(`${where}: ${errorMessage(e)}`);
   }
 }
 
@@ -484,18 +464,18 @@ export function parseGenesis(raw: unknown, k: GovKeeper): GovGenesis {
 export function initGenesis(ctx: Context, k: GovKeeper, raw: unknown): void {
   const g = parseGenesis(raw, k);
   k.setParams(ctx, g.params);
-  k.setNextProposalId(ctx, g.startingProposalId);
+  setNextProposalId(ctx, k, g.startingProposalId);
   k.setConstitution(ctx, g.constitution);
   k.accounts.getModuleAccount(ctx, GOV_MODULE_NAME);
   let total: Coin[] = [];
   for (const d of g.deposits) {
-    k.setDeposit(ctx, d);
+    setDeposit(ctx, k, d);
     total = addCoins(total, fromProtoCoins(d.amount));
   }
-  for (const v of g.votes) k.setVote(ctx, v);
+  for (const v of g.votes) setVote(ctx, k, v);
   for (const p of g.proposals) {
-    k.setProposal(ctx, p);
-    k.enqueue(ctx, p);
+    setProposal(ctx, k, p);
+    enqueueProposal(ctx, k, p);
   }
   const balance = k.bank.getAllBalances(ctx, k.authority);
   if (!coinsEqual(balance, total)) {
@@ -506,13 +486,13 @@ export function initGenesis(ctx: Context, k: GovKeeper, raw: unknown): void {
 export function exportGenesis(ctx: Context, k: GovKeeper): GovGenesisJSON {
   const router = k.routerIfSet();
   const proposals: ProposalJSON[] = [];
-  k.iterateProposals(ctx, (p) => {
+  iterateProposals(ctx, k, (p) => {
     proposals.push(proposalToJSON(p, router));
   });
   return {
-    starting_proposal_id: k.getNextProposalId(ctx).toString(),
-    deposits: k.getAllDeposits(ctx).map((d) => ({ proposal_id: d.proposalId.toString(), depositor: d.depositor, amount: d.amount.map((c) => ({ denom: c.denom, amount: c.amount })) })),
-    votes: k.getAllVotes(ctx).map((v) => ({
+    starting_proposal_id: getNextProposalId(ctx, k).toString(),
+    deposits: getAllDeposits(ctx, k).map((d) => ({ proposal_id: d.proposalId.toString(), depositor: d.depositor, amount: d.amount.map((c) => ({ denom: c.denom, amount: c.amount })) })),
+    votes: getAllVotes(ctx, k).map((v) => ({
       proposal_id: v.proposalId.toString(),
       voter: v.voter,
       options: v.options.map((o) => ({ option: voteOptionToJSON(o.option), weight: o.weight })),

@@ -1,5 +1,6 @@
 import type { Context } from '../../app/context.ts';
 import type { AppModule } from '../../app/module.ts';
+import { endBlocker } from './abci.ts';
 import { defaultGenesis, exportGenesis, initGenesis, parseGenesis, type GovGenesisJSON } from './genesis.ts';
 import { GovKeeper, type GovKeeperOptions } from './keeper.ts';
 import { GOV_MODULE_NAME, GOV_STORE_KEY } from './keys.ts';
@@ -7,7 +8,7 @@ import { registerGovMsgServer } from './msg-server.ts';
 import { registerGovQueryServer } from './query-server.ts';
 
 export interface GovModule extends AppModule {
-  /** For other modules and the app: proposals, deposits, votes, params, the tally. */
+  /** Gov's state and dependencies: what the functions of proposals.ts, deposits.ts, votes.ts and tally.ts take. */
   readonly keeper: GovKeeper;
   defaultGenesis(): GovGenesisJSON;
   exportGenesis(ctx: Context): GovGenesisJSON;
@@ -42,7 +43,7 @@ export function govModule(o: GovModuleOptions): GovModule {
       registerGovQueryServer(cfg.queryRouter, keeper);
     },
     endBlock(ctx) {
-      keeper.endBlocker(ctx);
+      endBlocker(ctx, keeper);
     },
   };
 }

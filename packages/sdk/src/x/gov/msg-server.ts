@@ -21,8 +21,11 @@ import type { MsgRoute, MsgRouter } from '../../app/router.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
 import { DEC_ONE, decToString } from './dec.ts';
 import { govErrors } from './errors.ts';
-import { validateVoteOptions, type GovKeeper } from './keeper.ts';
+import { addDeposit, validateDepositDenom, validateInitialDeposit } from './deposits.ts';
+import type { GovKeeper } from './keeper.ts';
 import { parseParams } from './params.ts';
+import { assertMetadataLength, submitProposal, validateProposalLengths, validateProposalMessages } from './proposals.ts';
+import { addVote, validateVoteOptions } from './votes.ts';
 
 export const MSG_SUBMIT_PROPOSAL_TYPE_URL = '/cosmos.gov.v1.MsgSubmitProposal';
 export const MSG_DEPOSIT_TYPE_URL = '/cosmos.gov.v1.MsgDeposit';
@@ -89,8 +92,8 @@ export function validateMsgSubmitProposal(k: GovKeeper, msg: MsgSubmitProposal):
     if (m !== undefined && m.summary !== msg.summary) throw govErrors.invalidProposalContent.wrap(`metadata summary '${m.summary}' must equal proposal summary '${msg.summary}'`);
   }
   coinsArg(msg.initialDeposit, false);
-  k.validateProposalLengths(msg.metadata, msg.title, msg.summary);
-  k.validateProposalMessages(msg.messages);
+  validateProposalLengths(k, msg.metadata, msg.title, msg.summary);
+  validateProposalMessages(k, msg.messages);
 }
 
 export function submitProposalRoute(k: GovKeeper): MsgRoute<MsgSubmitProposal, MsgSubmitProposalResponse> {
@@ -104,13 +107,13 @@ export function submitProposalRoute(k: GovKeeper): MsgRoute<MsgSubmitProposal, M
     handler(ctx: Context, msg: MsgSubmitProposal): MsgSubmitProposalResponse {
       const deposit = coinsArg(msg.initialDeposit, false);
       const params = k.getParsedParams(ctx);
-      k.validateInitialDeposit(params, deposit);
-      k.validateDepositDenom(params, deposit);
-      const proposal = k.submitProposal(ctx, msg);
+      validateInitialDeposit(params, deposit);
+      validateDepositDenom(params, deposit);
+      const proposal = submitProposal(ctx, k, msg);
       // storing a proposal costs more than its bytes' write (cosmos-sdk#9683)
       const size = BigInt(Proposal.encode(proposal).finish().length);
       ctx.gasMeter.consume(3n * ctx.kvGasConfig.writeCostPerByte * size, 'submit proposal');
-      if (k.addDeposit(ctx, proposal.id, msg.proposer, deposit, true)) {
+      if (addDeposit(ctx, k, proposal.id, msg.proposer, deposit, true)) {
         ctx.events.emit('submit_proposal', [['voting_period_start', proposal.id.toString()]]);
       }
       return { proposalId: proposal.id };
@@ -130,7 +133,7 @@ export function depositRoute(k: GovKeeper): MsgRoute<MsgDeposit, MsgDepositRespo
     },
     signers: (msg) => [msg.depositor],
     handler(ctx: Context, msg: MsgDeposit): MsgDepositResponse {
-      if (k.addDeposit(ctx, msg.proposalId, msg.depositor, coinsArg(msg.amount, true))) {
+      if (addDeposit(ctx, k, msg.proposalId, msg.depositor, coinsArg(msg.amount, true))) {
         ctx.events.emit('proposal_deposit', [['voting_period_start', msg.proposalId.toString()]]);
       }
       return {};
@@ -149,11 +152,11 @@ export function voteRoute(k: GovKeeper): MsgRoute<MsgVote, MsgVoteResponse> {
     validateBasic(msg) {
       k.addressBytes(msg.voter, 'voter');
       if (msg.option < VoteOption.VOTE_OPTION_YES || msg.option > VoteOption.VOTE_OPTION_NO_WITH_VETO) throw govErrors.invalidVote.wrap(voteOptionToJSON(msg.option));
-      k.assertMetadataLength(msg.metadata);
+      assertMetadataLength(k, msg.metadata);
     },
     signers: (msg) => [msg.voter],
     handler(ctx: Context, msg: MsgVote): MsgVoteResponse {
-      k.addVote(ctx, msg.proposalId, msg.voter, [{ option: msg.option, weight: ONE }], msg.metadata);
+      addVote(ctx, k, msg.proposalId, msg.voter, [{ option: msg.option, weight: ONE }], msg.metadata);
       return {};
     },
   };
@@ -168,11 +171,11 @@ export function voteWeightedRoute(k: GovKeeper): MsgRoute<MsgVoteWeighted, MsgVo
     validateBasic(msg) {
       k.addressBytes(msg.voter, 'voter');
       validateVoteOptions(msg.options);
-      k.assertMetadataLength(msg.metadata);
+      assertMetadataLength(k, msg.metadata);
     },
     signers: (msg) => [msg.voter],
     handler(ctx: Context, msg: MsgVoteWeighted): MsgVoteWeightedResponse {
-      k.addVote(ctx, msg.proposalId, msg.voter, msg.options, msg.metadata);
+      addVote(ctx, k, msg.proposalId, msg.voter, msg.options, msg.metadata);
       return {};
     },
   };

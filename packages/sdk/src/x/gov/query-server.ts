@@ -22,13 +22,15 @@ import {
   QueryVotesResponse,
 } from 'cosmjs-types/cosmos/gov/v1/query';
 import type { Context } from '../../app/context.ts';
+import { DEFAULT_PAGE_LIMIT, grpcError, paginate } from '../../app/query/index.ts';
 import type { QueryRouter, ServiceImpl } from '../../app/router.ts';
 import { concatBytes, prefixEnd, type Entry, type ReadKVStore } from '../../store/index.ts';
-import { grpcError } from '../auth/grpc.ts';
-import { DEFAULT_PAGE_LIMIT, paginate } from '../auth/pagination.ts';
+import { getDeposit } from './deposits.ts';
 import type { GovKeeper } from './keeper.ts';
 import { GOV_STORE_KEY, PROPOSALS_PREFIX, depositKey, depositsPrefix, voteKey, votesPrefix } from './keys.ts';
-import { emptyTallyResult } from './tally.ts';
+import { emptyTallyResult, getProposal } from './proposals.ts';
+import { tallyProposal } from './tally.ts';
+import { getVote } from './votes.ts';
 
 const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
   ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;
@@ -117,7 +119,7 @@ function addressArg(k: GovKeeper, address: string, role: string): Uint8Array {
 }
 
 function existingProposal(ctx: Context, k: GovKeeper, id: bigint): Proposal {
-  const p = k.getProposal(ctx, proposalIdArg(id));
+  const p = getProposal(ctx, k, proposalIdArg(id));
   if (p === undefined) throw grpcError('NotFound', `proposal ${id} doesn't exist`);
   return p;
 }
@@ -150,7 +152,7 @@ export function govQueryServer(k: GovKeeper): ServiceImpl<GovQueryDefinition> {
     vote(ctx, req) {
       proposalIdArg(req.proposalId);
       addressArg(k, req.voter, 'voter');
-      const vote = k.getVote(ctx, req.proposalId, req.voter);
+      const vote = getVote(ctx, k, req.proposalId, req.voter);
       if (vote === undefined) throw grpcError('InvalidArgument', `voter: ${req.voter} not found for proposal: ${req.proposalId}`);
       return { vote };
     },
@@ -181,7 +183,7 @@ export function govQueryServer(k: GovKeeper): ServiceImpl<GovQueryDefinition> {
     deposit(ctx, req) {
       proposalIdArg(req.proposalId);
       addressArg(k, req.depositor, 'depositor');
-      const deposit = k.getDeposit(ctx, req.proposalId, req.depositor);
+      const deposit = getDeposit(ctx, k, req.proposalId, req.depositor);
       if (deposit === undefined) throw grpcError('InvalidArgument', `depositer: ${req.depositor} not found for proposal: ${req.proposalId}`);
       return { deposit };
     },
@@ -196,7 +198,7 @@ export function govQueryServer(k: GovKeeper): ServiceImpl<GovQueryDefinition> {
           return { tally: emptyTallyResult() };
         case ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD:
           // the live tally, against the validators' current power
-          return { tally: k.tally(ctx, p).result };
+          return { tally: tallyProposal(ctx, k, p).result };
         default:
           return { tally: p.finalTallyResult ?? emptyTallyResult() };
       }

@@ -1,10 +1,15 @@
 // The tally, as x/gov's keeper.Tally (v0.50) with validator power only: every validator's power is
 // its own (no delegations), an account that is not a validator may vote but weighs nothing. Exact
 // 18-decimal fixed point throughout; the decision follows the SDK's order of checks.
-import { VoteOption, type TallyResult, type Vote } from 'cosmjs-types/cosmos/gov/v1/gov';
-import { errors } from '../../app/errors.ts';
+import { VoteOption, type Proposal, type TallyResult, type Vote } from 'cosmjs-types/cosmos/gov/v1/gov';
+import type { Context } from '../../app/context.ts';
+import { errorMessage, errors } from '../../app/errors.ts';
+import { fromBech32 } from '../../crypto/index.ts';
+import { toHex } from '../../store/index.ts';
 import { decFromInt, decMul, decQuo, decTruncate, tryParseDec } from './dec.ts';
+import type { GovKeeper } from './keeper.ts';
 import type { ParsedParams } from './params.ts';
+import { getVotes } from './votes.ts';
 
 export interface TallyOutcome {
   readonly passes: boolean;
@@ -12,10 +17,6 @@ export interface TallyOutcome {
   readonly burnDeposits: boolean;
   /** Integer counts per option (the powers' integer parts), as the SDK's NewTallyResultFromMap. */
   readonly result: TallyResult;
-}
-
-export function emptyTallyResult(): TallyResult {
-  return { yesCount: '0', abstainCount: '0', noCount: '0', noWithVetoCount: '0' };
 }
 
 export interface TallyInput {
@@ -68,4 +69,27 @@ export function tally(input: TallyInput): TallyOutcome {
   if (decQuo(veto, voted) > params.vetoThreshold) return reject(params.burnVoteVeto);
   if (decQuo(yes, voted - abstain) > params.threshold) return { passes: true, burnDeposits: false, result };
   return reject(false);
+}
+
+/** The tally of a proposal's current votes against the validators' current power (read-only). */
+export function tallyProposal(ctx: Context, k: GovKeeper, proposal: Proposal): TallyOutcome {
+  const powers = new Map<string, bigint>();
+  let total = 0n;
+  for (const [address, power] of k.votingPower(ctx)) {
+    let key: string;
+    try {
+      key = toHex(fromBech32(address).data);
+    } catch (e) {
+      throw errors.logic.wrap(`voting power of an invalid address "${address}": ${errorMessage(e)}`);
+    }
+    if (power <= 0n) continue;
+    powers.set(key, (powers.get(key) ?? 0n) + power);
+    total += power;
+  }
+  return tally({
+    votes: getVotes(ctx, k, proposal.id),
+    powerOf: (voter) => powers.get(toHex(fromBech32(voter).data)) ?? 0n,
+    totalPower: total,
+    params: k.getParsedParams(ctx),
+  });
 }

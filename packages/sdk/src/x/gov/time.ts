@@ -2,6 +2,7 @@
 // clock), their protobuf JSON forms, and the sortable byte form of the SDK's collections time keys.
 import type { Duration } from 'cosmjs-types/google/protobuf/duration';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
+import { formatRFC3339 } from '../../types/time.ts';
 
 export type { Duration, Timestamp };
 
@@ -49,8 +50,12 @@ export function isPositiveDuration(d: Duration): boolean {
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
-function utcParts(t: Timestamp): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+function assertValid(t: Timestamp): void {
   if (!isValidTimestamp(t)) throw new TimeError(`timestamp ${t.seconds}s ${t.nanos}ns is outside 0001-01-01..9999-12-31`);
+}
+
+function utcParts(t: Timestamp): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+  assertValid(t);
   // whole milliseconds well inside 2^53: exact
   const date = new Date(Number(t.seconds) * 1000);
   return { y: date.getUTCFullYear(), mo: date.getUTCMonth() + 1, d: date.getUTCDate(), h: date.getUTCHours(), mi: date.getUTCMinutes(), s: date.getUTCSeconds() };
@@ -67,13 +72,8 @@ export function sortableTime(t: Timestamp): string {
 
 /** Protobuf JSON (RFC 3339, "Z", 0/3/6/9 fractional digits), as protojson writes it. */
 export function timestampToJSON(t: Timestamp): string {
-  const p = utcParts(t);
-  let frac = '';
-  if (t.nanos !== 0) {
-    const nine = pad(t.nanos, 9);
-    frac = `.${nine.endsWith('000000') ? nine.slice(0, 3) : nine.endsWith('000') ? nine.slice(0, 6) : nine}`;
-  }
-  return `${pad(p.y, 4)}-${pad(p.mo, 2)}-${pad(p.d, 2)}T${pad(p.h, 2)}:${pad(p.mi, 2)}:${pad(p.s, 2)}${frac}Z`;
+  assertValid(t);
+  return formatRFC3339(t, 'proto');
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;

@@ -5,6 +5,7 @@
 // and always exported in the first. power is an int64 as a decimal string (a safe JSON integer is accepted).
 import { Buffer } from 'node:buffer';
 import type { Context } from '../../app/context.ts';
+import { jsonFields } from '../../genesis/json.ts';
 import { compareBytes, toHex } from '../../store/index.ts';
 import type { ValidatorsKeeper } from './keeper.ts';
 import {
@@ -51,13 +52,7 @@ export function defaultValidatorsGenesis(): ValidatorsGenesisJSON {
 }
 
 type Obj = Record<string, unknown>;
-
-function object(v: unknown, where: string, keys: readonly string[]): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ValidatorsGenesisError(`${where} must be an object`);
-  // unknown fields are refused (as protojson), so a misspelt field is not silently dropped
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new ValidatorsGenesisError(`${where} has an unknown field "${k}"`);
-  return v as Obj;
-}
+const { object } = jsonFields({ fail: (detail) => new ValidatorsGenesisError(detail) });
 
 /** Canonical padded base64 only (what Go's StdEncoding accepts), of exactly 32 bytes. */
 function ed25519Key(v: unknown, where: string): Uint8Array {

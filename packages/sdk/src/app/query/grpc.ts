@@ -1,8 +1,7 @@
 // Query errors as the Cosmos SDK returns them over ABCI: a gRPC status text wrapped in the root error
 // its code maps to (baseapp's gRPCErrorToSDKError). Clients match on the text: CosmJS' getAccount
 // treats "rpc error: code = NotFound" as an absent account.
-import type { CodedError } from '../../app/errors.ts';
-import { errors } from '../../app/errors.ts';
+import { errors, type CodedError } from '../errors.ts';
 
 export type GrpcCode = 'NotFound' | 'InvalidArgument' | 'FailedPrecondition' | 'Unauthenticated';
 

@@ -1,4 +1,5 @@
-// RFC 3339 times as CometBFT writes genesis_time (Go's RFC3339Nano), to and from protobuf Timestamps.
+// RFC 3339 times to and from protobuf Timestamps: parsed as CometBFT reads genesis_time, formatted in
+// the three forms the node's interfaces use (Go's RFC3339Nano and RFC3339, protobuf JSON).
 // Calendar arithmetic is integer-only (no Date, no clock): days-from-civil and back (H. Hinnant).
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 
@@ -54,14 +55,28 @@ export function parseRFC3339(s: string): Timestamp | undefined {
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
-/** Go's RFC3339Nano in UTC: "2006-01-02T15:04:05.999999999Z", trailing zeros of the fraction dropped. */
-export function formatRFC3339(t: Timestamp): string {
+/**
+ * How a time's fraction of a second is written:
+ *   'nano'  Go's RFC3339Nano: up to 9 digits, trailing zeros dropped (CometBFT's JSON, genesis_time)
+ *   'proto' protobuf JSON: 0, 3, 6 or 9 digits (protojson, the gRPC gateway)
+ *   'none'  Go's RFC3339: whole seconds, the fraction left out (the SDK's TxResponse.timestamp)
+ */
+export type SecondsFraction = 'nano' | 'proto' | 'none';
+
+function fraction(nanos: number, style: SecondsFraction): string {
+  if (nanos === 0 || style === 'none') return '';
+  const nine = pad(nanos, 9);
+  if (style === 'nano') return `.${nine.replace(/0+$/, '')}`;
+  return `.${nine.endsWith('000000') ? nine.slice(0, 3) : nine.endsWith('000') ? nine.slice(0, 6) : nine}`;
+}
+
+/** A Timestamp as RFC 3339 in UTC ("2006-01-02T15:04:05Z", the fraction as `style` says); RangeError outside its range. */
+export function formatRFC3339(t: Timestamp, style: SecondsFraction = 'nano'): string {
   if (t.seconds < MIN_SECONDS || t.seconds > MAX_SECONDS || !Number.isInteger(t.nanos) || t.nanos < 0 || t.nanos > 999_999_999) {
     throw new RangeError(`timestamp out of range: ${t.seconds}s ${t.nanos}ns`);
   }
   const days = Number(t.seconds >= 0n ? t.seconds / 86400n : -((-t.seconds + 86399n) / 86400n));
   const rest = Number(t.seconds - BigInt(days) * 86400n);
   const [y, mo, d] = civilFromDays(days);
-  const frac = t.nanos === 0 ? '' : `.${pad(t.nanos, 9).replace(/0+$/, '')}`;
-  return `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(Math.floor(rest / 3600), 2)}:${pad(Math.floor(rest / 60) % 60, 2)}:${pad(rest % 60, 2)}${frac}Z`;
+  return `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(Math.floor(rest / 3600), 2)}:${pad(Math.floor(rest / 60) % 60, 2)}:${pad(rest % 60, 2)}${fraction(t.nanos, style)}Z`;
 }

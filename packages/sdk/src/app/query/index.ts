@@ -1,0 +1,2 @@
+export * from './grpc.ts';
+export * from './pagination.ts';
