@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_FORMATS } from './log.ts';
-import { checkFolderName } from './layout.ts';
+import { checkFolderName } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFi
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT, type ExitCode } from './exit-codes.ts';
-import { hex, serve, tgz, type RawEntry, type Served } from './fetch/testkit.ts';
+import { hex, serve, tgz, type RawEntry, type Served } from '@chaind/upgrade-plan/testing';
 import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from './test-helpers.ts';
 
 /** The v2 release's binary: answers pre-upgrade, then runs until SIGTERM. */

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { checkFolderName } from '@chaind/upgrade-plan';
 import { EXIT } from './exit-codes.ts';
-import { checkFolderName, layout, readCurrent, switchCurrent, upgradeFolderName, type Layout } from './layout.ts';
+import { layout, readCurrent, switchCurrent, upgradeFolderName, type Layout } from './layout.ts';
 import { makeHome, type Home } from './test-helpers.ts';
 
 describe('upgrade folder names', () => {

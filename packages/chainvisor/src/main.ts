@@ -7,10 +7,10 @@ import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { createLogger, type Logger } from './log.ts';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
-import { checkReleaseFolder, FetchError, installLocalRelease, localForm } from './fetch/index.ts';
+import { FetchError, readUpgradeInfo } from '@chaind/upgrade-plan';
+import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
-import { readUpgradeInfo } from './upgrade-info.ts';
 import type { UpgradeContext } from './upgrade.ts';
 
 export const VERSION = '0.1.0';

@@ -1,10 +1,10 @@
 import { lstatSync } from 'node:fs';
+import { parseUpgradeInfo } from '@chaind/upgrade-plan';
 import { credentials, Client, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
-import { parseUpgradeInfo } from './upgrade-info.ts';
 
 /** chain.upgrade.v1beta1.Plan, the fields chainvisor needs. */
 export interface Plan {

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { readUpgradeInfo, type UpgradeInfo } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
 import { currentBinary } from './layout.ts';
 import { ms } from './log.ts';
 import { describeExit, launch, type Daemon } from './process.ts';
 import { latestHeight, waitForHeight } from './rpc.ts';
 import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
-import { readUpgradeInfo, type UpgradeInfo } from './upgrade-info.ts';
 import { watchFile } from './watch.ts';
 
 export interface RunOptions {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { lstatSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { readUpgradeInfo, type UpgradeInfo } from '@chaind/upgrade-plan';
 import { backupData } from './backup.ts';
 import type { Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { ms, type Logger } from './log.ts';
-import { readUpgradeInfo, type UpgradeInfo } from './upgrade-info.ts';
 
 /** Fetches, verifies and installs the release of `info` into `destDir` (binary at destDir/bin/<daemon>). */
 export type Installer = (info: UpgradeInfo, destDir: string) => Promise<{ readonly binaryPath: string; readonly bytes: number; readonly sha256: string }>;

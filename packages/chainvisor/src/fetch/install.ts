@@ -2,12 +2,20 @@
 // into place. destDir only ever appears complete.
 import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FetchError } from './errors.ts';
-import { extractTar } from './extract.ts';
-import { downloadTo } from './http.ts';
-import { archiveFormat, assertFetchable, checkChecksum, displayUrl, parseChecksum, splitMagicParams } from './policy.ts';
+import {
+  archiveFormat,
+  assertFetchable,
+  checkChecksum,
+  displayUrl,
+  downloadTo,
+  extractTar,
+  FetchError,
+  parseChecksum,
+  splitMagicParams,
+  type FetchPolicy,
+  type ReleaseSource,
+} from '@chaind/upgrade-plan';
 import { makeProgress } from './progress.ts';
-import type { FetchPolicy, ReleaseSource } from './resolve.ts';
 
 export interface InstallOptions extends FetchPolicy {
   /** <home>/cosmovisor/upgrades/<name>; the binary ends at destDir/bin/<daemonName> */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { checkFolderName } from './layout.ts';
+import { checkFolderName } from './names.ts';
 
 /**
  * data/upgrade-info.json, the one thing chainvisor shares with the node:

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FetchError, isLoopbackHost, platformKey, resolveRelease, type FetchPolicy } from './index.ts';
-import { serve, type Served } from './testkit.ts';
+import { serve, type Served } from '../test/testkit.ts';
 
 const SHA256 = 'ab'.repeat(32);
 const SHA512 = 'cd'.repeat(64);

@@ -1,0 +1,20 @@
+// The upgrade plan's off-chain side, shared by the upgrade module, chaind's CLI and chainvisor.
+export { FetchError, type FetchErrorKind } from './errors.ts';
+export { checkTree, extractTar } from './extract.ts';
+export { downloadTo, openUrl, Stall, MAX_REDIRECTS, type Downloaded, type DownloadOptions, type Opened, type Progress } from './http.ts';
+export { checkFolderName } from './names.ts';
+export {
+  archiveFormat,
+  assertFetchable,
+  checkChecksum,
+  displayUrl,
+  isLoopbackHost,
+  parseChecksum,
+  parseUrl,
+  schemeRefusal,
+  splitMagicParams,
+  type ArchiveFormat,
+  type Checksum,
+} from './policy.ts';
+export { DEFAULT_MAX_BYTES, DEFAULT_STALL_TIMEOUT_MS, platformKey, resolveRelease, type FetchPolicy, type ReleaseSource } from './resolve.ts';
+export { parseUpgradeInfo, readUpgradeInfo, type ReadResult, type UpgradeInfo } from './upgrade-info.ts';
