@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { checkFolderName } from '@chaind/upgrade-plan';
+import { checkFolderName, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 
 /**
@@ -27,7 +27,7 @@ export function layout(home: string, daemonName: string): Layout {
     home,
     root,
     dataDir: join(home, 'data'),
-    upgradeInfoFile: join(home, 'data', 'upgrade-info.json'),
+    upgradeInfoFile: upgradeInfoPath(home),
     genesisDir: join(root, 'genesis'),
     upgradesDir: join(root, 'upgrades'),
     current: join(root, 'current'),

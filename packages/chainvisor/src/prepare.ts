@@ -98,7 +98,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   }
   if (plan.info === '') throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name} at height ${plan.height} has no info naming a release to download`);
   const info = parseUpgradeInfo(JSON.stringify({ name: plan.name, height: plan.height.toString(), info: plan.info }));
-  if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.state === 'absent' ? 'absent' : info.why}`);
+  if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.why}`);
   log.info(`preparing upgrade ${plan.name} (height ${plan.height})`);
   await ctx.install(info.info, dir);
   log.info(`release ${plan.name} ready`);

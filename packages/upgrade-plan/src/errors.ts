@@ -29,3 +29,8 @@ export class FetchError extends Error {
     super(message);
   }
 }
+
+/** A malformed upgrade-info.json, as the node reports it at start-up. */
+export class UpgradeInfoError extends Error {
+  override readonly name = 'UpgradeInfoError';
+}

@@ -1,5 +1,5 @@
 // The upgrade plan's off-chain side, shared by the upgrade module, chaind's CLI and chainvisor.
-export { FetchError, type FetchErrorKind } from './errors.ts';
+export { FetchError, UpgradeInfoError, type FetchErrorKind } from './errors.ts';
 export { checkTree, extractTar } from './extract.ts';
 export { downloadTo, openUrl, Stall, MAX_REDIRECTS, type Downloaded, type DownloadOptions, type Opened, type Progress } from './http.ts';
 export { checkFolderName } from './names.ts';
@@ -17,4 +17,16 @@ export {
   type Checksum,
 } from './policy.ts';
 export { DEFAULT_MAX_BYTES, DEFAULT_STALL_TIMEOUT_MS, platformKey, resolveRelease, type FetchPolicy, type ReleaseSource } from './resolve.ts';
-export { parseUpgradeInfo, readUpgradeInfo, type ReadResult, type UpgradeInfo } from './upgrade-info.ts';
+export {
+  encodeUpgradeInfo,
+  parseUpgradeInfo,
+  readUpgradeInfo,
+  readUpgradeInfoFile,
+  UPGRADE_INFO_FILE,
+  upgradeInfoPath,
+  writeUpgradeInfo,
+  type ParseResult,
+  type ReadResult,
+  type UpgradeInfo,
+  type UpgradeInfoFile,
+} from './upgrade-info.ts';

@@ -1,31 +1,75 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { UpgradeInfoError } from './errors.ts';
 import { checkFolderName } from './names.ts';
 
 /**
- * data/upgrade-info.json, the one thing chainvisor shares with the node:
+ * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
  * `{"name":"v2","time":"0001-01-01T00:00:00Z","height":20,"info":"..."}` (height: a number or a numeric string).
  */
 export interface UpgradeInfo {
   readonly name: string;
   readonly height: bigint;
   readonly info: string;
-  /** the file's exact text, copied to upgrades/<name>/upgrade-info.json */
+}
+
+/** As read from a file, with the file's exact text (chainvisor copies it to upgrades/<name>/upgrade-info.json). */
+export interface UpgradeInfoFile extends UpgradeInfo {
   readonly raw: string;
 }
 
+export const UPGRADE_INFO_FILE = 'upgrade-info.json';
+
+export function upgradeInfoPath(home: string): string {
+  return join(home, 'data', UPGRADE_INFO_FILE);
+}
+
+/** The file's exact bytes: `height` a JSON number, `time` the zero time, as the Cosmos SDK writes it. */
+export function encodeUpgradeInfo(u: UpgradeInfo): string {
+  // built by hand so a bigint height is written exactly, as a number
+  return `{"name":${JSON.stringify(u.name)},"time":"0001-01-01T00:00:00Z","height":${u.height.toString()},"info":${JSON.stringify(u.info)}}`;
+}
+
 /**
- * - absent: no file
- * - incomplete: not (yet) parseable JSON — maybe being written; retried on the next event or poll, never acted on
+ * Writes the file atomically: temp file, fsync, rename, fsync of the folder — so a reader (chainvisor)
+ * never sees half a file, and a crash right after the halt cannot lose it. A file read earlier
+ * (`UpgradeInfoFile`) is written back with its exact text.
+ */
+export function writeUpgradeInfo(path: string, u: UpgradeInfo | UpgradeInfoFile): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, 'raw' in u ? u.raw : encodeUpgradeInfo(u));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  const dfd = openSync(dir, 'r');
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+/**
+ * - incomplete: not (yet) parseable JSON — maybe being written; a reader that polls retries, never acts on it
  * - invalid: complete JSON that fails validation (final: a half-written file cannot parse)
  * - ok: complete and valid
  */
-export type ReadResult =
-  | { readonly state: 'absent' }
+export type ParseResult =
   | { readonly state: 'incomplete'; readonly why: string }
   | { readonly state: 'invalid'; readonly why: string }
-  | { readonly state: 'ok'; readonly info: UpgradeInfo };
+  | { readonly state: 'ok'; readonly info: UpgradeInfoFile };
 
-export function parseUpgradeInfo(text: string): ReadResult {
+/** ParseResult, or absent: no file. */
+export type ReadResult = { readonly state: 'absent' } | ParseResult;
+
+/** The fields' rules. The name is not checked as a folder name here: the node never makes one of it. */
+function parseFields(text: string): ParseResult {
   let o: unknown;
   try {
     o = JSON.parse(text);
@@ -35,8 +79,7 @@ export function parseUpgradeInfo(text: string): ReadResult {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return { state: 'invalid', why: 'expected a JSON object' };
   const r = o as Record<string, unknown>;
   if (typeof r.name !== 'string' || r.name.length === 0) return { state: 'invalid', why: '"name" must be a non-empty string' };
-  const unsafe = checkFolderName(r.name.toLowerCase());
-  if (unsafe) return { state: 'invalid', why: `unsafe upgrade name: ${unsafe}` };
+  // cosmovisor also accepts a numeric string; a number must be exact (heights stay far below 2^53)
   let height: bigint | undefined;
   if (typeof r.height === 'number' && Number.isSafeInteger(r.height)) height = BigInt(r.height);
   else if (typeof r.height === 'string' && /^\d+$/.test(r.height)) height = BigInt(r.height);
@@ -45,14 +88,43 @@ export function parseUpgradeInfo(text: string): ReadResult {
   return { state: 'ok', info: { name: r.name, height, info: r.info ?? '', raw: text } };
 }
 
-export function readUpgradeInfo(path: string): ReadResult {
-  let text: string;
+/** The file's text as chainvisor takes it: the fields' rules, and a name that is a safe folder name. */
+export function parseUpgradeInfo(text: string): ParseResult {
+  const r = parseFields(text);
+  if (r.state !== 'ok') return r;
+  const unsafe = checkFolderName(r.info.name.toLowerCase());
+  if (unsafe) return { state: 'invalid', why: `unsafe upgrade name: ${unsafe}` };
+  return r;
+}
+
+type Text = { readonly text: string } | { readonly absent: true } | { readonly error: string };
+
+function readText(path: string): Text {
   try {
-    text = readFileSync(path, 'utf8');
+    return { text: readFileSync(path, 'utf8') };
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { state: 'absent' };
-    return { state: 'incomplete', why: `cannot read: ${(e as Error).message}` };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { absent: true };
+    return { error: (e as Error).message };
   }
-  return parseUpgradeInfo(text);
+}
+
+/**
+ * For a reader that polls while the node may be writing (chainvisor): a file that cannot be read, or
+ * does not parse yet, is incomplete rather than an error.
+ */
+export function readUpgradeInfoFile(path: string): ReadResult {
+  const t = readText(path);
+  if ('absent' in t) return { state: 'absent' };
+  if ('error' in t) return { state: 'incomplete', why: `cannot read: ${t.error}` };
+  return parseUpgradeInfo(t.text);
+}
+
+/** For the node at start-up: undefined when absent. A malformed file is an error naming it, never ignored. */
+export function readUpgradeInfo(path: string): UpgradeInfo | undefined {
+  const t = readText(path);
+  if ('absent' in t) return undefined;
+  if ('error' in t) throw new UpgradeInfoError(`cannot read ${path}: ${t.error}`);
+  const r = parseFields(t.text);
+  if (r.state !== 'ok') throw new UpgradeInfoError(`malformed upgrade info file ${path}: ${r.why}`);
+  return { name: r.info.name, height: r.info.height, info: r.info.info };
 }

@@ -19,7 +19,7 @@ import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
 import { toHex, utf8 } from '@chaind/sdk/store';
 import { encodeTx } from '@chaind/sdk/tx';
-import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { testConsensusKey } from '../../../sdk/src/x/validators/testutil.ts';
 import { createChainApp, GOV_AUTHORITY, type ChainApp } from '../app.ts';
 import type { Upgrade } from '../upgrades/index.ts';

@@ -10,7 +10,7 @@ import { MemoryLogger } from '@chaind/sdk/app';
 import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/mempool';
 import { encodeTx } from '@chaind/sdk/tx';
-import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { testConsensusKey } from '../../../../sdk/src/x/validators/testutil.ts';
 import { createChainApp, type ChainApp } from '../../app.ts';
