@@ -157,7 +157,7 @@ const CASES: Case[] = [
     serve: archiveAt('/chaind-v2.tar.gz', GOOD),
     plan: (srv) => ({ ...plan(withSum('/chaind-v2.tar.gz', GOOD))(srv), name: '..' }),
     code: EXIT.UPGRADE_INFO_INVALID,
-    error: () => 'HOME/data/upgrade-info.json is invalid: unsafe upgrade name: ".." is not a folder name',
+    error: () => 'HOME/data/upgrade-info.json is invalid: unsafe upgrade name: ".." is not a valid folder name',
     backup: false,
     hits: 0,
   },

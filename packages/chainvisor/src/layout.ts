@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { checkFolderName, upgradeInfoPath } from '@chaind/upgrade-plan';
+import { upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 
 /**
@@ -36,12 +36,14 @@ export function layout(home: string, daemonName: string): Layout {
   };
 }
 
-/** The folder of upgrade `name`: lower-cased (cosmovisor's convention, unless recase is disabled), refused when unsafe. */
+/** The folder of upgrade `name` (lower-cased unless recase is disabled); an unsafe name is exit code 6. */
 export function upgradeFolderName(name: string, disableRecase = false): string {
-  const folder = disableRecase ? name : name.toLowerCase();
-  const why = checkFolderName(folder);
-  if (why) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `unsafe upgrade name: ${why}`);
-  return folder;
+  try {
+    return folderOf(name, disableRecase);
+  } catch (e) {
+    if (e instanceof UpgradeNameError) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, e.message);
+    throw e;
+  }
 }
 
 export function upgradeDir(l: Layout, folder: string): string {

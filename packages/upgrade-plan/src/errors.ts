@@ -34,3 +34,8 @@ export class FetchError extends Error {
 export class UpgradeInfoError extends Error {
   override readonly name = 'UpgradeInfoError';
 }
+
+/** An upgrade name that cannot be a folder under upgrades/. */
+export class UpgradeNameError extends Error {
+  override readonly name = 'UpgradeNameError';
+}

@@ -1,8 +1,8 @@
 // The upgrade plan's off-chain side, shared by the upgrade module, chaind's CLI and chainvisor.
-export { FetchError, UpgradeInfoError, type FetchErrorKind } from './errors.ts';
+export { FetchError, UpgradeInfoError, UpgradeNameError, type FetchErrorKind } from './errors.ts';
 export { checkTree, extractTar } from './extract.ts';
 export { downloadTo, openUrl, Stall, MAX_REDIRECTS, type Downloaded, type DownloadOptions, type Opened, type Progress } from './http.ts';
-export { checkFolderName } from './names.ts';
+export { folderNameProblem, MAX_NAME_BYTES, unsafeUpgradeName, upgradeFolderName } from './names.ts';
 export {
   archiveFormat,
   assertFetchable,

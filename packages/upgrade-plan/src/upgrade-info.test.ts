@@ -29,7 +29,7 @@ describe('upgrade-info.json', () => {
   test('complete but invalid files say why', () => {
     assert.deepEqual(parseUpgradeInfo('[]'), { state: 'invalid', why: 'expected a JSON object' });
     assert.deepEqual(parseUpgradeInfo('{"name":"","height":1}'), { state: 'invalid', why: '"name" must be a non-empty string' });
-    assert.deepEqual(parseUpgradeInfo('{"name":"..","height":1}'), { state: 'invalid', why: 'unsafe upgrade name: ".." is not a folder name' });
+    assert.deepEqual(parseUpgradeInfo('{"name":"..","height":1}'), { state: 'invalid', why: 'unsafe upgrade name: ".." is not a valid folder name' });
     assert.deepEqual(parseUpgradeInfo('{"name":"v2","height":0}'), { state: 'invalid', why: '"height" must be a positive integer, got 0' });
     assert.deepEqual(parseUpgradeInfo('{"name":"v2","height":"-3"}'), { state: 'invalid', why: '"height" must be a positive integer, got "-3"' });
     assert.deepEqual(parseUpgradeInfo('{"name":"v2","height":1.5}'), { state: 'invalid', why: '"height" must be a positive integer, got 1.5' });

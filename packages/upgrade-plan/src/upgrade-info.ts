@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UpgradeInfoError } from './errors.ts';
-import { checkFolderName } from './names.ts';
+import { unsafeUpgradeName } from './names.ts';
 
 /**
  * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
@@ -92,8 +92,8 @@ function parseFields(text: string): ParseResult {
 export function parseUpgradeInfo(text: string): ParseResult {
   const r = parseFields(text);
   if (r.state !== 'ok') return r;
-  const unsafe = checkFolderName(r.info.name.toLowerCase());
-  if (unsafe) return { state: 'invalid', why: `unsafe upgrade name: ${unsafe}` };
+  const unsafe = unsafeUpgradeName(r.info.name.toLowerCase());
+  if (unsafe !== undefined) return { state: 'invalid', why: unsafe };
   return r;
 }
 
