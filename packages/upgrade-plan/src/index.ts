@@ -16,7 +16,8 @@ export {
   type ArchiveFormat,
   type Checksum,
 } from './policy.ts';
-export { DEFAULT_MAX_BYTES, DEFAULT_STALL_TIMEOUT_MS, platformKey, resolveRelease, type FetchPolicy, type ReleaseSource } from './resolve.ts';
+export { goPlatform, platformKey, type GoPlatform } from './platform.ts';
+export { DEFAULT_MAX_BYTES, DEFAULT_STALL_TIMEOUT_MS, resolveRelease, type FetchPolicy, type ReleaseSource } from './resolve.ts';
 export {
   encodeUpgradeInfo,
   parseUpgradeInfo,

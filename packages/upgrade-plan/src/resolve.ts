@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { FetchError } from './errors.ts';
 import { openUrl, Stall } from './http.ts';
+import { platformKey } from './platform.ts';
 import {
   archiveFormat,
   assertFetchable,
@@ -40,21 +41,6 @@ export interface ReleaseSource {
   readonly platform: string;
   /** from an `archive=` parameter; absent = decided by the URL's extension */
   readonly archive?: ArchiveFormat;
-}
-
-const GOOS: Readonly<Record<string, string>> = { win32: 'windows', sunos: 'solaris' };
-const GOARCH: Readonly<Record<string, string>> = {
-  x64: 'amd64',
-  ia32: '386',
-  arm64: 'arm64',
-  arm: 'arm',
-  ppc64: process.platform === 'linux' ? 'ppc64le' : 'ppc64', // Node has no separate ppc64le
-  loong64: 'loong64',
-};
-
-/** This machine's key in upgrade info's "binaries", with Go's names: "linux/amd64", "darwin/arm64", … */
-export function platformKey(platform: string = process.platform, arch: string = process.arch): string {
-  return `${GOOS[platform] ?? platform}/${GOARCH[arch] ?? arch}`;
 }
 
 /** Upgrade info documents are small; a bigger answer is not one. */
