@@ -7,6 +7,8 @@ export {
   archiveFormat,
   assertFetchable,
   checkChecksum,
+  checksumMissing,
+  DEFAULT_STALL_TIMEOUT_MS,
   displayUrl,
   isLoopbackHost,
   parseChecksum,
@@ -15,9 +17,11 @@ export {
   splitMagicParams,
   type ArchiveFormat,
   type Checksum,
+  type DownloadPolicy,
 } from './policy.ts';
+export { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type PreparedDownload, type ReleaseDownloadOptions, type VerifiedDownload } from './release.ts';
 export { goPlatform, platformKey, type GoPlatform } from './platform.ts';
-export { DEFAULT_MAX_BYTES, DEFAULT_STALL_TIMEOUT_MS, resolveRelease, type FetchPolicy, type ReleaseSource } from './resolve.ts';
+export { planBinaries, resolveRelease, type ReleaseSource } from './resolve.ts';
 export {
   encodeUpgradeInfo,
   parseUpgradeInfo,
