@@ -5,6 +5,7 @@ import { open } from 'node:fs/promises';
 import { FetchError } from './errors.ts';
 import { displayUrl, schemeRefusal } from './policy.ts';
 
+/** Told about a download as it goes (chainvisor draws a bar or logs lines; the proposer's check shows nothing). */
 export interface Progress {
   update(bytes: number): void;
   /** ok = the download completed (a failed one leaves the bar where it stopped) */
