@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildTarget } from '@chaind/chaind/version';
+import { platformKey } from '@chaind/upgrade-plan';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CHAINVISOR = join(ROOT, 'packages/chainvisor/bin/chainvisor.js');
@@ -99,7 +99,7 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 async function main(): Promise<void> {
   // 1. the releases
   // Go's names, as plan info keys (linux/amd64) and release archives (linux-amd64) use them
-  const target = buildTarget();
+  const target = platformKey();
   const platform = target.replace('/', '-');
   let releases = opts.releases === undefined ? join(work, 'releases') : resolve(opts.releases);
   if (opts.releases === undefined) {

@@ -27,6 +27,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { create as createTar } from 'tar';
+import { register } from 'tsx/esm/api';
+
+// @chaind/upgrade-plan is TypeScript: loaded through tsx, as the bin/ launchers load the sources
+register();
+const { goPlatform } = await import('@chaind/upgrade-plan');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RELEASES = ['v1', 'v2'];
@@ -35,13 +40,6 @@ const EXTERNAL = ['lmdb', 'secp256k1', '@fastify/swagger-ui', '@grpc/grpc-js', '
 const MIN_NODE = '20.19';
 /** 2000-01-01T00:00:00Z: every entry's mtime. */
 const FIXED_MTIME = new Date(Date.UTC(2000, 0, 1));
-
-/** Go's names (GOOS/GOARCH), which cosmovisor's platform keys use: linux/amd64. */
-export function goPlatform(platform = process.platform, arch = process.arch) {
-  const os = { win32: 'windows' }[platform] ?? platform;
-  const goArch = { x64: 'amd64', ia32: '386' }[arch] ?? arch;
-  return { os, arch: goArch };
-}
 
 function usage(msg) {
   console.error(`release: ${msg}\nusage: node scripts/release.mjs [--release ${RELEASES.join('|')}]… [--out <dir>]`);

@@ -4,7 +4,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
-import { UpgradeHaltError, upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ALICE, cancelUpgrade, DENOM, FAILED, newHome, PASSED, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2 } from '@chaind/chaind/testing';
 
 after(removeTmpDirs);

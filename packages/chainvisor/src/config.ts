@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_FORMATS } from './log.ts';
-import { checkFolderName } from './layout.ts';
+import { folderNameProblem } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -163,8 +163,8 @@ export function loadConfig(o: LoadOptions): Config {
   const home = values.has('DAEMON_HOME') ? str('DAEMON_HOME') : undefined;
   if (home !== undefined && !isAbsolute(home)) errors.push(`DAEMON_HOME: must be an absolute path, got ${JSON.stringify(home)}`);
   if (values.has('DAEMON_NAME')) {
-    const why = checkFolderName(str('DAEMON_NAME'));
-    if (why) errors.push(`DAEMON_NAME: ${why}`);
+    const why = folderNameProblem(str('DAEMON_NAME'));
+    if (why !== undefined) errors.push(`DAEMON_NAME: ${JSON.stringify(str('DAEMON_NAME'))} ${why}`);
   }
   let backup = values.get('DAEMON_DATA_BACKUP_DIR') as string | undefined;
   const backupDefault = backup === '$DAEMON_HOME';

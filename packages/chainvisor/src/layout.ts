@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 
 /**
@@ -26,7 +27,7 @@ export function layout(home: string, daemonName: string): Layout {
     home,
     root,
     dataDir: join(home, 'data'),
-    upgradeInfoFile: join(home, 'data', 'upgrade-info.json'),
+    upgradeInfoFile: upgradeInfoPath(home),
     genesisDir: join(root, 'genesis'),
     upgradesDir: join(root, 'upgrades'),
     current: join(root, 'current'),
@@ -35,23 +36,14 @@ export function layout(home: string, daemonName: string): Layout {
   };
 }
 
-/** Why `name` is not a safe single folder/file name, or undefined when it is. */
-export function checkFolderName(name: string): string | undefined {
-  if (name.length === 0) return 'must not be empty';
-  if (name === '.' || name === '..') return `${JSON.stringify(name)} is not a folder name`;
-  if (name.includes('/') || name.includes('\\')) return `${JSON.stringify(name)} contains a path separator`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x1f\x7f]/.test(name)) return `${JSON.stringify(name)} contains a control character`;
-  if (Buffer.byteLength(name, 'utf8') > 128) return `is ${Buffer.byteLength(name, 'utf8')} bytes long, the limit is 128`;
-  return undefined;
-}
-
-/** The folder of upgrade `name`: lower-cased (cosmovisor's convention, unless recase is disabled), refused when unsafe. */
+/** The folder of upgrade `name` (lower-cased unless recase is disabled); an unsafe name is exit code 6. */
 export function upgradeFolderName(name: string, disableRecase = false): string {
-  const folder = disableRecase ? name : name.toLowerCase();
-  const why = checkFolderName(folder);
-  if (why) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `unsafe upgrade name: ${why}`);
-  return folder;
+  try {
+    return folderOf(name, disableRecase);
+  } catch (e) {
+    if (e instanceof UpgradeNameError) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, e.message);
+    throw e;
+  }
 }
 
 export function upgradeDir(l: Layout, folder: string): string {

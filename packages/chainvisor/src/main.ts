@@ -7,10 +7,10 @@ import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { createLogger, type Logger } from './log.ts';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
-import { checkReleaseFolder, FetchError, installLocalRelease, localForm } from './fetch/index.ts';
+import { FetchError, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
+import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
-import { readUpgradeInfo } from './upgrade-info.ts';
 import type { UpgradeContext } from './upgrade.ts';
 
 export const VERSION = '0.1.0';
@@ -77,7 +77,7 @@ async function installGiven(path: string, dir: string, daemonName: string, log: 
     return;
   }
   if (form === 'folder') await checkReleaseFolder(src, daemonName).catch(refused());
-  await installLocalRelease(src, form, { destDir: dir, daemonName, keep: ['upgrade-info.json'] }).catch(refused('; nothing installed'));
+  await installLocalRelease(src, form, { destDir: dir, daemonName, keep: [UPGRADE_INFO_FILE] }).catch(refused('; nothing installed'));
   log.info(`installed the release ${form} ${path} as ${dir}`);
 }
 
@@ -175,8 +175,7 @@ function program(result: { code: number }): Command {
         throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
       await installGiven(path, dir, l.daemonName, log);
       if (o.upgradeHeight !== undefined) {
-        mkdirSync(l.dataDir, { recursive: true });
-        writeAtomic(l.upgradeInfoFile, JSON.stringify({ name, time: '0001-01-01T00:00:00Z', height: Number(o.upgradeHeight), info: '' }));
+        writeUpgradeInfo(l.upgradeInfoFile, { name, height: BigInt(o.upgradeHeight), info: '' });
         log.info(`wrote ${l.upgradeInfoFile}: upgrade ${name} at height ${o.upgradeHeight}`);
       }
     });
@@ -185,7 +184,7 @@ function program(result: { code: number }): Command {
     .description('print data/upgrade-info.json')
     .action(() => {
       const { l } = env();
-      const r = readUpgradeInfo(l.upgradeInfoFile);
+      const r = readUpgradeInfoFile(l.upgradeInfoFile);
       if (r.state === 'absent') {
         console.log(`no upgrade info: ${l.upgradeInfoFile} does not exist`);
         return;

@@ -1,10 +1,10 @@
 import { lstatSync } from 'node:fs';
+import { parseUpgradeInfo } from '@chaind/upgrade-plan';
 import { credentials, Client, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
-import { parseUpgradeInfo } from './upgrade-info.ts';
 
 /** chain.upgrade.v1beta1.Plan, the fields chainvisor needs. */
 export interface Plan {
@@ -98,7 +98,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   }
   if (plan.info === '') throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name} at height ${plan.height} has no info naming a release to download`);
   const info = parseUpgradeInfo(JSON.stringify({ name: plan.name, height: plan.height.toString(), info: plan.info }));
-  if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.state === 'absent' ? 'absent' : info.why}`);
+  if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.why}`);
   log.info(`preparing upgrade ${plan.name} (height ${plan.height})`);
   await ctx.install(info.info, dir);
   log.info(`release ${plan.name} ready`);

@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
-import { installRelease, resolveRelease, type FetchPolicy } from './fetch/index.ts';
+import { resolveRelease } from '@chaind/upgrade-plan';
+import { installRelease, type FetchPolicy } from './fetch/index.ts';
 import type { Logger } from './log.ts';
 import type { Installer } from './upgrade.ts';
 

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { readUpgradeInfoFile, UPGRADE_INFO_FILE, type UpgradeInfoFile } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
 import { currentBinary } from './layout.ts';
 import { ms } from './log.ts';
 import { describeExit, launch, type Daemon } from './process.ts';
 import { latestHeight, waitForHeight } from './rpc.ts';
 import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
-import { readUpgradeInfo, type UpgradeInfo } from './upgrade-info.ts';
 import { watchFile } from './watch.ts';
 
 export interface RunOptions {
@@ -21,11 +21,11 @@ const sleep = (n: number): Promise<void> => new Promise((r) => setTimeout(r, n))
  * data/upgrade-info.json when it names an upgrade `current` has not been switched to. A file that is not complete
  * JSON is waited for (someone is writing it) for a bounded time; a complete but invalid file is an error.
  */
-async function pendingUpgrade(ctx: UpgradeContext): Promise<UpgradeInfo | undefined> {
+async function pendingUpgrade(ctx: UpgradeContext): Promise<UpgradeInfoFile | undefined> {
   const waitMs = Math.max(2000, 10 * ctx.cfg.pollIntervalMs);
   const deadline = performance.now() + waitMs;
   for (let warned = false; ; ) {
-    const r = readUpgradeInfo(ctx.l.upgradeInfoFile);
+    const r = readUpgradeInfoFile(ctx.l.upgradeInfoFile);
     if (r.state === 'absent') return undefined;
     if (r.state === 'invalid') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: ${r.why}`);
     if (r.state === 'ok') return isPending(ctx, r.info) ? r.info : undefined;
@@ -57,7 +57,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
   for (const s of signals) process.on(s, onSignal);
   try {
     mkdirSync(l.dataDir, { recursive: true }); // watched from the first launch, before the node creates it
-    let next: UpgradeInfo | undefined;
+    let next: UpgradeInfoFile | undefined;
     let haltSeenAt: number | undefined;
     let stopMs = 0;
     for (;;) {
@@ -93,10 +93,10 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       let errorLogged = '';
       const watcher = watchFile(
         l.dataDir,
-        'upgrade-info.json',
+        UPGRADE_INFO_FILE,
         cfg.pollIntervalMs,
         async () => {
-          const r = readUpgradeInfo(l.upgradeInfoFile);
+          const r = readUpgradeInfoFile(l.upgradeInfoFile);
           if (r.state === 'invalid' && invalidLogged !== r.why) {
             invalidLogged = r.why;
             log.warn(`${l.upgradeInfoFile} is invalid: ${r.why}`);

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
-import { lstatSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo, type UpgradeInfoFile } from '@chaind/upgrade-plan';
 import { backupData } from './backup.ts';
 import type { Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { ms, type Logger } from './log.ts';
-import { readUpgradeInfo, type UpgradeInfo } from './upgrade-info.ts';
 
 /** Fetches, verifies and installs the release of `info` into `destDir` (binary at destDir/bin/<daemon>). */
-export type Installer = (info: UpgradeInfo, destDir: string) => Promise<{ readonly binaryPath: string; readonly bytes: number; readonly sha256: string }>;
+export type Installer = (info: UpgradeInfoFile, destDir: string) => Promise<{ readonly binaryPath: string; readonly bytes: number; readonly sha256: string }>;
 
 export interface UpgradeContext {
   readonly cfg: Config;
@@ -31,7 +31,7 @@ export interface Timings {
 }
 
 export interface UpgradeDone {
-  readonly info: UpgradeInfo;
+  readonly info: UpgradeInfoFile;
   readonly folder: string;
   readonly binary: string;
   readonly timings: Timings;
@@ -41,11 +41,11 @@ export interface UpgradeDone {
  * Whether `info` names an upgrade `current` has not been switched to yet: another name, or the same name at a
  * newer height. A plan older than the one `current` runs is not pending (never a downgrade).
  */
-export function isPending(ctx: UpgradeContext, info: UpgradeInfo): boolean {
+export function isPending(ctx: UpgradeContext, info: UpgradeInfoFile): boolean {
   const folder = upgradeFolderName(info.name, ctx.cfg.disableRecase);
   const cur = readCurrent(ctx.l);
   if (cur.kind === 'genesis') return true;
-  const recorded = readUpgradeInfo(join(cur.dir, 'upgrade-info.json'));
+  const recorded = readUpgradeInfoFile(join(cur.dir, UPGRADE_INFO_FILE));
   if (cur.folder === folder) return recorded.state === 'ok' && recorded.info.name === info.name && info.height > recorded.info.height;
   if (recorded.state === 'ok' && recorded.info.height > info.height) return false;
   return true;
@@ -70,7 +70,7 @@ function runTool(cmd: string, args: readonly string[]): Promise<{ code: number |
  * `pre-upgrade` runs before the switch (cosmovisor runs it after): if it fails, `current` still names the old
  * release, so the next start of chainvisor retries the whole upgrade instead of launching an unprepared binary.
  */
-export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfo, stopMs: number): Promise<UpgradeDone> {
+export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfoFile, stopMs: number): Promise<UpgradeDone> {
   const { cfg, l, log } = ctx;
   const folder = upgradeFolderName(info.name, cfg.disableRecase);
   const t: Timings = { stop: stopMs, delay: 0, backup: 0, script: 0, binary: 0, preUpgrade: 0, switch: 0 };
@@ -117,10 +117,7 @@ export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfo, sto
 
   const w = performance.now();
   try {
-    const plan = join(dir, 'upgrade-info.json');
-    const tmp = `${plan}.tmp-${process.pid}`;
-    writeFileSync(tmp, info.raw);
-    renameSync(tmp, plan);
+    writeUpgradeInfo(join(dir, UPGRADE_INFO_FILE), info);
     switchCurrent(l, dir);
   } catch (e) {
     throw new ChainvisorError(EXIT.UPGRADE_FAILED, `switching ${l.current} to ${dir} failed: ${(e as Error).message}`);
@@ -130,7 +127,7 @@ export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfo, sto
   return { info, folder, binary, timings: t };
 }
 
-async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfo, dir: string): Promise<string> {
+async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfoFile, dir: string): Promise<string> {
   const { cfg, l, log } = ctx;
   const bin = binaryIn(dir, l.daemonName);
   let st;
@@ -159,7 +156,7 @@ async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfo, dir: string)
 }
 
 /** The pre-upgrade contract: 0 ok; 1 not implemented (continue); 30 fail; 31 retry up to the max; anything else fails. */
-export async function preUpgrade(ctx: UpgradeContext, binary: string, info: UpgradeInfo): Promise<void> {
+export async function preUpgrade(ctx: UpgradeContext, binary: string, info: UpgradeInfoFile): Promise<void> {
   const { cfg, log } = ctx;
   for (let attempt = 0; ; attempt++) {
     const r = await runTool(binary, ['pre-upgrade', '--home', ctx.l.home]);

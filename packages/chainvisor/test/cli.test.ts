@@ -59,10 +59,10 @@ describe('chainvisor commands', () => {
 
   test('add-upgrade refuses names that are not safe folder names', async () => {
     for (const [name, why] of [
-      ['..', '".." is not a folder name'],
-      ['.', '"." is not a folder name'],
-      ['a/b', '"a/b" contains a path separator'],
-      ['v2\u0007', '"v2\\u0007" contains a control character'],
+      ['..', '".." is not a valid folder name'],
+      ['.', '"." is not a valid folder name'],
+      ['a/b', '"a/b" must not contain path separators'],
+      ['v2\u0007', '"v2\\u0007" must not contain control characters'],
     ]) {
       const r = await cv(['add-upgrade', name, bin]);
       assert.equal(r.code, EXIT.UPGRADE_INFO_INVALID, name);

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFi
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT, type ExitCode } from '../src/exit-codes.ts';
-import { hex, serve, tgz, type RawEntry, type Served } from '../src/fetch/testkit.ts';
+import { hex, serve, tgz, type RawEntry, type Served } from '@chaind/upgrade-plan/testing';
 import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** The v2 release's binary: answers pre-upgrade, then runs until SIGTERM. */
@@ -157,7 +157,7 @@ const CASES: Case[] = [
     serve: archiveAt('/chaind-v2.tar.gz', GOOD),
     plan: (srv) => ({ ...plan(withSum('/chaind-v2.tar.gz', GOOD))(srv), name: '..' }),
     code: EXIT.UPGRADE_INFO_INVALID,
-    error: () => 'HOME/data/upgrade-info.json is invalid: unsafe upgrade name: ".." is not a folder name',
+    error: () => 'HOME/data/upgrade-info.json is invalid: unsafe upgrade name: ".." is not a valid folder name',
     backup: false,
     hits: 0,
   },

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSyn
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
-import { tarGzOf, tgz } from '../src/fetch/testkit.ts';
+import { tarGzOf, tgz } from '@chaind/upgrade-plan/testing';
 import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** A daemon that cannot run alone: it loads ../lib/message.js (through the symlink lib/current.js) beside its bin/. */

@@ -241,7 +241,7 @@ describe('chainvisor run', () => {
     writeDaemon(oldBin(), 'old', "writeInfo({ name: '..', height: 20 }); process.exit(10);");
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
     assert.equal(code, EXIT.UPGRADE_INFO_INVALID);
-    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: unsafe upgrade name: ".." is not a folder name`);
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: unsafe upgrade name: ".." is not a valid folder name`);
     assert.equal(current(), 'genesis');
     assert.equal(existsSync(join(h.home, 'data-backup-..-20')), false);
   });

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
+import { platformKey } from '@chaind/upgrade-plan';
 import { UPGRADES } from '../upgrades/index.ts';
 import { CHAIND_VERSION } from '../version.ts';
 import { printLine } from './common.ts';
@@ -11,13 +12,6 @@ import { printOutput } from './query/format.ts';
 
 /** Set by a release build (esbuild `define`); absent when running from the source tree. */
 declare const __CHAIND_COMMIT__: string | undefined;
-
-/** Node's os/arch in Go's words (amd64, arm64), the keys of an upgrade plan's "binaries". */
-export function buildTarget(platform: string = process.platform, arch: string = process.arch): string {
-  const goArch: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm' };
-  const goOs = platform === 'win32' ? 'windows' : platform;
-  return `${goOs}/${goArch[arch] ?? arch}`;
-}
 
 /** The git commit: the release build's, else HEAD of the checkout this source runs from, else "". */
 export function commitOf(): string {
@@ -54,8 +48,8 @@ export function versionInfo(): VersionInfo {
     server_name: 'chaind',
     version: CHAIND_VERSION,
     commit: commitOf(),
-    build_target: buildTarget(),
-    node: `${process.version} ${buildTarget()}`,
+    build_target: platformKey(),
+    node: `${process.version} ${platformKey()}`,
     upgrades: UPGRADES.map((u) => u.name),
   };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from '@chaind/sdk/app';
 import { parseGenesis, validateGenesis, type GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/admission';
-import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, type ChainApp } from '../app.ts';
 import { readPrivValidatorKey } from './keys.ts';
 import { loadConfig, resolveServerAddresses, type LoadedConfig, type ServerAddresses, type ServerOverrides } from '../config/index.ts';

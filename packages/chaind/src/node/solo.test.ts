@@ -19,7 +19,7 @@ import { MemoryLogger } from '@chaind/sdk/app';
 import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/admission';
 import { encodeTx } from '@chaind/sdk/tx';
-import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../app.ts';

@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { toHex } from '@chaind/sdk/store';
-import { UpgradeHaltError, upgradeInfoPath, writeUpgradeInfo } from '@chaind/sdk/x/upgrade';
+import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath, writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { chaind, newHome, removeTmpDirs, type Run, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 import { v2 } from '../../src/upgrades/v2/index.ts';
@@ -68,7 +69,7 @@ describe('chaind pre-upgrade', () => {
     answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: no upgrade to prepare: ${upgradeInfoPath(home)} does not exist`);
     mkdirSync(join(home, 'data'));
     writeFileSync(upgradeInfoPath(home), '{"name": "v2", "height": "ten"}');
-    answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: malformed upgrade info file ${upgradeInfoPath(home)}: "height" must be a positive integer`);
+    answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: malformed upgrade info file ${upgradeInfoPath(home)}: "height" must be a positive integer, got "ten"`);
   });
 
   test('30: no application state', async () => {

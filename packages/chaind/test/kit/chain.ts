@@ -16,7 +16,7 @@ import { MsgCancelUpgrade, MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgr
 import { toHex, utf8 } from '@chaind/sdk/store';
 import { blockRequest, DENOM, genesisAccounts, sendMsg, testConsensusKey, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 import { encodeTx } from '@chaind/sdk/tx';
-import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, GOV_AUTHORITY, type ChainApp } from '../../src/app.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { MemoryLogger } from '@chaind/sdk/app';
 import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/admission';
-import { upgradeInfoPath } from '@chaind/sdk/x/upgrade';
+import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { sendMsg, testConsensusKey, type TestKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../../src/app.ts';

@@ -1,6 +1,3 @@
-// chainvisor's release fetcher: resolve plan info to a URL, download, verify, extract safely, install.
-export { FetchError, type FetchErrorKind } from './errors.ts';
-export { installRelease, type InstallOptions, type InstallResult } from './install.ts';
+// chainvisor's release installer: a release fetched and checked by @chaind/upgrade-plan, or a local one, put in place.
+export { installRelease, type FetchPolicy, type InstallOptions, type InstallResult } from './install.ts';
 export { checkReleaseFolder, installLocalRelease, localForm, type LocalForm, type LocalInstallOptions } from './local.ts';
-export { isLoopbackHost, type ArchiveFormat, type Checksum } from './policy.ts';
-export { DEFAULT_MAX_BYTES, DEFAULT_STALL_TIMEOUT_MS, platformKey, resolveRelease, type FetchPolicy, type ReleaseSource } from './resolve.ts';

@@ -5,8 +5,9 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { FetchError, installRelease, type FetchPolicy, type InstallOptions, type ReleaseSource } from './index.ts';
-import { hex, serve, tarGzOf, tgz, type Served } from './testkit.ts';
+import { FetchError, type ReleaseSource } from '@chaind/upgrade-plan';
+import { installRelease, type FetchPolicy, type InstallOptions } from './index.ts';
+import { hex, serve, tarGzOf, tgz, type Served } from '@chaind/upgrade-plan/testing';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const logs: string[] = [];

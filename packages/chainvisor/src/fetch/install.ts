@@ -2,12 +2,15 @@
 // into place. destDir only ever appears complete.
 import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FetchError } from './errors.ts';
-import { extractTar } from './extract.ts';
-import { downloadTo } from './http.ts';
-import { archiveFormat, assertFetchable, checkChecksum, displayUrl, parseChecksum, splitMagicParams } from './policy.ts';
+import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type ReleaseSource } from '@chaind/upgrade-plan';
 import { makeProgress } from './progress.ts';
-import type { FetchPolicy, ReleaseSource } from './resolve.ts';
+
+/** chainvisor's download settings: the rules' knobs, and how progress is shown. */
+export interface FetchPolicy extends DownloadPolicy {
+  /** 'bar' on a TTY (to stderr), 'lines' = a log line every ~10 % or 2 s */
+  readonly progress: 'bar' | 'lines' | 'none';
+  readonly log: (msg: string) => void;
+}
 
 export interface InstallOptions extends FetchPolicy {
   /** <home>/cosmovisor/upgrades/<name>; the binary ends at destDir/bin/<daemonName> */
@@ -75,40 +78,13 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-/** Puts the daemon binary at out/bin/<daemon> (moving a root-level one there) and checks it is a regular file. */
+/** Puts the daemon binary at out/bin/<daemon> (moving a root-level one there), made executable and flushed. */
 export async function placeBinary(out: string, daemon: string, name: string): Promise<string> {
   const inBin = join(out, 'bin', daemon);
-  const atRoot = join(out, daemon);
-  const binDir = join(out, 'bin');
-  const kindOf = async (p: string): Promise<'file' | 'link' | 'dir' | 'other' | null> => {
-    try {
-      const st = await lstat(p);
-      return st.isFile() ? 'file' : st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : 'other';
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-      throw err;
-    }
-  };
-  const describe = { link: 'a symbolic link', dir: 'a folder', other: 'not a regular file' } as const;
-  const binKind = await kindOf(binDir);
-  if (binKind !== null && binKind !== 'dir') {
-    throw new FetchError('no-binary', `release ${name}: bin is ${binKind === 'file' ? 'a file' : describe[binKind]}, not a folder holding the daemon binary ${daemon}`);
-  }
-  let k = binKind === 'dir' ? await kindOf(inBin) : null;
-  if (k === null) {
-    const rootKind = await kindOf(atRoot);
-    if (rootKind === null) {
-      throw new FetchError('no-binary', `release ${name} has no daemon binary: expected bin/${daemon} or ${daemon} at the archive root`);
-    }
-    if (rootKind !== 'file') {
-      throw new FetchError('no-binary', `release ${name}: ${daemon} is ${describe[rootKind]}; the daemon binary must be a regular file`);
-    }
-    if (binKind === null) await mkdir(binDir);
-    await rename(atRoot, inBin);
-    k = 'file';
-  }
-  if (k !== 'file') {
-    throw new FetchError('no-binary', `release ${name}: bin/${daemon} is ${describe[k]}; the daemon binary must be a regular file`);
+  const found = await locateDaemon(out, daemon, name);
+  if (found !== inBin) {
+    await mkdir(join(out, 'bin'), { recursive: true });
+    await rename(found, inBin);
   }
   const st = await stat(inBin);
   await chmod(inBin, (st.mode & 0o777) | 0o755);
@@ -180,17 +156,7 @@ export async function moveIntoPlace(out: string, destDir: string, tmp: string, r
  * folder is removed and destDir is untouched.
  */
 export async function installRelease(src: ReleaseSource, o: InstallOptions): Promise<InstallResult> {
-  // the policy is checked again here: a ReleaseSource may come from elsewhere than resolveRelease
-  const parsed = new URL(src.url);
-  assertFetchable(parsed, o.allowInsecureHttp);
-  const { url, checksum: inUrl, archive } = splitMagicParams(parsed);
-  const shown = displayUrl(url);
-  const checksum = src.checksum ?? (inUrl === null ? undefined : parseChecksum(inUrl, shown));
-  if (checksum) checkChecksum(checksum, shown);
-  else if (o.mustHaveChecksum) {
-    throw new FetchError('checksum-missing', `refusing to download ${shown}: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`);
-  }
-  const format = archiveFormat(url, src.archive ?? archive);
+  const p = prepareDownload(src, o);
   const destDir = o.destDir;
   const name = basename(destDir);
   if (!o.replace && (await exists(destDir))) {
@@ -199,34 +165,18 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
 
   const tmp = await tempBeside(destDir);
   try {
-    if (!checksum) o.log(`WARNING: downloading ${shown} without a checksum (checksums explicitly not required)`);
-    o.log(`downloading ${shown}`);
+    if (!p.checksum) o.log(`WARNING: downloading ${p.shown} without a checksum (checksums explicitly not required)`);
+    o.log(`downloading ${p.shown}`);
     const file = join(tmp, 'download');
-    const fileName = basename(decodeURIComponent(url.pathname)) || name;
-    const dl = await downloadTo(url, file, {
-      allowInsecureHttp: o.allowInsecureHttp,
-      maxBytes: o.maxBytes,
-      stallTimeoutMs: o.stallTimeoutMs,
-      algo: checksum?.algo ?? 'sha256',
-      progress: (total) => makeProgress(o.progress, fileName, total, o.log),
-    });
-    const v0 = performance.now();
-    if (checksum && dl.digest !== checksum.hex.toLowerCase()) {
-      throw new FetchError('checksum-mismatch', `checksum mismatch for ${shown}: expected ${checksum.algo} ${checksum.hex.toLowerCase()}, got ${dl.digest}`);
-    }
-    const verifyMs = dl.hashMs + (performance.now() - v0);
-    o.log(`downloaded ${dl.bytes} bytes in ${dl.downloadMs.toFixed(0)} ms, ${checksum ? `${checksum.algo} verified` : 'not verified'} (sha256 ${dl.sha256})`);
+    const fileName = p.fileName || name;
+    const dl = await downloadRelease(p, file, { ...o, progress: (total) => makeProgress(o.progress, fileName, total, o.log) });
+    o.log(`downloaded ${dl.bytes} bytes in ${dl.downloadMs.toFixed(0)} ms, ${p.checksum ? `${p.checksum.algo} verified` : 'not verified'} (sha256 ${dl.sha256})`);
 
     const e0 = performance.now();
     const out = join(tmp, 'out');
     await mkdir(out);
-    if (format === 'none') {
-      await mkdir(join(out, 'bin'));
-      await rename(file, join(out, 'bin', o.daemonName));
-    } else {
-      await extractTar(file, out, fileName);
-      await rm(file, { force: true });
-    }
+    await unpackRelease(file, p, out, o.daemonName, fileName);
+    await rm(file, { force: true });
     await placeBinary(out, o.daemonName, fileName);
     const extractMs = performance.now() - e0;
 
@@ -237,13 +187,13 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
       bytes: dl.bytes,
       sha256: dl.sha256,
       downloadMs: dl.downloadMs,
-      verifyMs,
+      verifyMs: dl.verifyMs,
       extractMs,
     };
   } catch (err) {
     if (err instanceof FetchError) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw new FetchError('io', `installing ${shown} into ${destDir} failed: ${e.message ?? String(err)}`);
+    throw new FetchError('io', `installing ${p.shown} into ${destDir} failed: ${e.message ?? String(err)}`);
   } finally {
     await dropTemp(tmp);
   }

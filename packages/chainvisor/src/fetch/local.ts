@@ -4,8 +4,7 @@
 import { constants } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, stat, symlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { FetchError } from './errors.ts';
-import { checkTree, extractTar } from './extract.ts';
+import { checkTree, extractTar, FetchError } from '@chaind/upgrade-plan';
 import { dropTemp, moveIntoPlace, placeBinary, tempBeside } from './install.ts';
 
 /** What a path given to init/add-upgrade is: a plain binary (cosmovisor's form), a release folder, or a release archive. */

@@ -1,11 +1,6 @@
 // Download progress: a bar on a terminal (cli-progress, stderr), else a log line every ~10 % or 2 s.
 import cliProgress from 'cli-progress';
-
-export interface Progress {
-  update(bytes: number): void;
-  /** ok = the download completed (a failed one leaves the bar where it stopped) */
-  done(ok: boolean): void;
-}
+import type { Progress } from '@chaind/upgrade-plan';
 
 const MiB = 1024 * 1024;
 const mib = (n: number): string => `${(n / MiB).toFixed(1)} MiB`;

@@ -7,4 +7,3 @@ export * from './msg-server.ts';
 export * from './plan.ts';
 export * from './query-server.ts';
 export * from './store-loader.ts';
-export * from './upgrade-info.ts';

@@ -1,10 +1,10 @@
+import { writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { InfiniteGasMeter, type Context, type Logger, type VersionMap, errors, nopLogger, sortedEntries } from '../../app/index.ts';
 import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { prefixEnd, readU64be, u64be, type KVStore } from '../../store/index.ts';
 import { binaryTooEarlyMessage, upgradeErrors, UpgradeHaltError } from './errors.ts';
 import { DONE_PREFIX, doneKey, PLAN_KEY, PROTOCOL_VERSION_KEY, STORE_KEY, VERSION_MAP_PREFIX, versionKey } from './keys.ts';
 import { validatePlanBasic } from './plan.ts';
-import { writeUpgradeInfo } from './upgrade-info.ts';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
 export type UpgradeHandler = (ctx: Context, plan: Plan, fromVM: VersionMap) => VersionMap;

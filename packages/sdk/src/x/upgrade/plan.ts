@@ -1,9 +1,8 @@
+import { folderNameProblem } from '@chaind/upgrade-plan';
 import { errors } from '../../app/index.ts';
 import type { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 
 export type { Plan };
-
-export const MAX_PLAN_NAME_BYTES = 128;
 
 /** The zero timestamp counts as unset, as in the SDK's non-nullable encoding. */
 function timeIsSet(p: Plan): boolean {
@@ -23,16 +22,6 @@ export function validatePlanBasic(p: Plan): void {
  * segment. Checked at proposal submission so a bad plan never reaches a vote.
  */
 export function validatePlanName(name: string): void {
-  const reason = unsafeNameReason(name);
+  const reason = folderNameProblem(name);
   if (reason !== undefined) throw errors.invalidRequest.wrap(`plan name ${JSON.stringify(name)} ${reason}`);
-}
-
-function unsafeNameReason(name: string): string | undefined {
-  if (name.trim().length === 0) return 'is empty';
-  if (Buffer.byteLength(name, 'utf8') > MAX_PLAN_NAME_BYTES) return `is longer than ${MAX_PLAN_NAME_BYTES} bytes`;
-  if (name === '.' || name === '..') return 'is not a valid folder name';
-  if (name.includes('/') || name.includes('\\')) return 'must not contain path separators';
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'must not contain control characters';
-  return undefined;
 }

@@ -1,8 +1,8 @@
+import { readUpgradeInfo } from '@chaind/upgrade-plan';
 import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { isEmptyStoreUpgrades, upgradeStoreLoader, type CommitMultiStore, type StoreLoader, type StoreUpgrades } from '../../store/index.ts';
 import { binaryTooEarlyMessage, UpgradeHaltError } from './errors.ts';
 import { PLAN_KEY, STORE_KEY } from './keys.ts';
-import { readUpgradeInfo } from './upgrade-info.ts';
 
 /** What a binary knows about one upgrade it can apply. */
 export interface KnownUpgrade {

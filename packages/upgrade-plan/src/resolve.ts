@@ -1,36 +1,20 @@
-// resolveRelease: plan.info → the URL (and checksum) of this platform's release.
+// Plan info → the releases it names: this platform's (chainvisor), or every one (the proposer's check).
 import { createHash } from 'node:crypto';
 import { FetchError } from './errors.ts';
 import { openUrl, Stall } from './http.ts';
+import { platformKey } from './platform.ts';
 import {
   archiveFormat,
   assertFetchable,
+  checksumMissing,
   displayUrl,
   parseChecksum,
   parseUrl,
   splitMagicParams,
   type ArchiveFormat,
   type Checksum,
+  type DownloadPolicy,
 } from './policy.ts';
-
-/** chainvisor's default size cap: 2 GiB */
-export const DEFAULT_MAX_BYTES = 2 * 1024 ** 3;
-/** chainvisor's default stall timeout: 60 s */
-export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
-
-export interface FetchPolicy {
-  /** DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM (chainvisor's default: true). md5/sha1 are refused regardless. */
-  readonly mustHaveChecksum: boolean;
-  /** plain http to non-loopback hosts (127.0.0.0/8, ::1 and localhost are always allowed) */
-  readonly allowInsecureHttp: boolean;
-  /** size cap in bytes (chainvisor's default: 2 GiB) */
-  readonly maxBytes: number;
-  /** fail with 'stalled' when nothing arrives for this long: no response, or no body data (chainvisor's default: 60 s) */
-  readonly stallTimeoutMs: number;
-  /** 'bar' on a TTY (to stderr), 'lines' = a log line every ~10 % or 2 s */
-  readonly progress: 'bar' | 'lines' | 'none';
-  readonly log: (msg: string) => void;
-}
 
 export interface ReleaseSource {
   /** the download URL, without go-getter's `checksum` / `archive` query parameters */
@@ -42,30 +26,18 @@ export interface ReleaseSource {
   readonly archive?: ArchiveFormat;
 }
 
-const GOOS: Readonly<Record<string, string>> = { win32: 'windows', sunos: 'solaris' };
-const GOARCH: Readonly<Record<string, string>> = {
-  x64: 'amd64',
-  ia32: '386',
-  arm64: 'arm64',
-  arm: 'arm',
-  ppc64: process.platform === 'linux' ? 'ppc64le' : 'ppc64', // Node has no separate ppc64le
-  loong64: 'loong64',
-};
-
-/** This machine's key in upgrade info's "binaries", with Go's names: "linux/amd64", "darwin/arm64", … */
-export function platformKey(platform: string = process.platform, arch: string = process.arch): string {
-  return `${GOOS[platform] ?? platform}/${GOARCH[arch] ?? arch}`;
-}
-
 /** Upgrade info documents are small; a bigger answer is not one. */
 const MAX_INFO_BYTES = 1 << 20;
 
-async function fetchInfo(raw: string, o: FetchPolicy): Promise<string> {
+/** The document at `raw`, and its URL as messages show it (no checksum, no user:password). */
+async function fetchInfo(raw: string, o: DownloadPolicy): Promise<{ readonly text: string; readonly shown: string }> {
   const given = parseUrl(raw, 'upgrade info URL');
   assertFetchable(given, o.allowInsecureHttp);
   const { url, checksum } = splitMagicParams(given);
   const shown = displayUrl(url);
   const sum = checksum === null ? null : parseChecksum(checksum, shown);
+  // the document names the binaries' checksums: it needs one of its own as much as they do
+  if (sum === null && o.mustHaveChecksum) throw checksumMissing(shown);
   const ac = new AbortController();
   const stall = new Stall(o.stallTimeoutMs, ac);
   const chunks: Uint8Array[] = [];
@@ -97,26 +69,31 @@ async function fetchInfo(raw: string, o: FetchPolicy): Promise<string> {
     const got = createHash(sum.algo).update(body).digest('hex');
     if (got !== sum.hex) throw new FetchError('checksum-mismatch', `checksum mismatch for ${shown}: expected ${sum.algo} ${sum.hex}, got ${got}`);
   }
-  return body.toString('utf8');
+  return { text: body.toString('utf8'), shown };
 }
 
 const EXPECTED = 'expected JSON {"binaries": {"<os>/<arch>": "<url>", …}} or a URL to such JSON';
 
+interface Binaries {
+  readonly table: Readonly<Record<string, unknown>>;
+  /** names the document in messages: "upgrade info", or "upgrade info at <url>" */
+  readonly from: string;
+}
+
 /**
- * plan.info → where to get this platform's release. Info is JSON {"binaries": {"linux/amd64": url,
- * "any": url}} or an http(s) URL to such JSON (fetched, under the same scheme rules). The binary URL's
- * `checksum=<algo>:<hex>` parameter is taken out as `checksum`; md5 and sha1 are always refused, a
- * missing checksum only when o.mustHaveChecksum.
+ * Info is JSON {"binaries": {"linux/amd64": url, "any": url}} or an http(s) URL to such JSON (fetched,
+ * under the same scheme and checksum rules as a binary).
  */
-export async function resolveRelease(info: string, o: FetchPolicy): Promise<ReleaseSource> {
+async function loadBinaries(info: string, o: DownloadPolicy): Promise<Binaries> {
   const text = info.trim();
   if (text === '') throw new FetchError('bad-info', `upgrade info is empty; ${EXPECTED}`);
   let doc = text;
   let from = 'upgrade info';
   if (!text.startsWith('{')) {
     if (!/^[a-z][a-z0-9+.-]*:/i.test(text)) throw new FetchError('bad-info', `upgrade info is neither JSON nor a URL; ${EXPECTED}`);
-    doc = (await fetchInfo(text, o)).trim();
-    from = `upgrade info at ${displayUrl(text)}`;
+    const fetched = await fetchInfo(text, o);
+    doc = fetched.text.trim();
+    from = `upgrade info at ${fetched.shown}`;
   }
   let parsed: unknown;
   try {
@@ -128,23 +105,23 @@ export async function resolveRelease(info: string, o: FetchPolicy): Promise<Rele
   if (typeof parsed !== 'object' || parsed === null || typeof binaries !== 'object' || binaries === null || Array.isArray(binaries)) {
     throw new FetchError('bad-info', `${from} has no "binaries" object; ${EXPECTED}`);
   }
-  const table = binaries as Record<string, unknown>;
-  const own = platformKey();
-  const key = Object.hasOwn(table, own) ? own : Object.hasOwn(table, 'any') ? 'any' : null;
-  if (key === null) {
-    const listed = Object.keys(table);
-    throw new FetchError('no-platform', `${from} has no binary for ${own} and no "any" entry (it lists: ${listed.length ? listed.join(', ') : 'nothing'})`);
-  }
-  const raw = table[key];
-  if (typeof raw !== 'string' || raw.trim() === '') throw new FetchError('bad-info', `${from}: binaries["${key}"] is not a URL string`);
-  const given = parseUrl(raw.trim(), `${from}: binaries["${key}"]`);
+  return { table: binaries as Record<string, unknown>, from };
+}
+
+/**
+ * One entry of "binaries": an http(s) URL the policy lets us fetch. Its `checksum=<algo>:<hex>` parameter
+ * is taken out as `checksum`; md5 and sha1 are always refused, a missing checksum when o.mustHaveChecksum;
+ * an archive type that is not handled is refused before anything is downloaded.
+ */
+function releaseSource(b: Binaries, key: string, o: DownloadPolicy): ReleaseSource {
+  const raw = b.table[key];
+  if (typeof raw !== 'string' || raw.trim() === '') throw new FetchError('bad-info', `${b.from}: binaries["${key}"] is not a URL string`);
+  const given = parseUrl(raw.trim(), `${b.from}: binaries["${key}"]`);
   assertFetchable(given, o.allowInsecureHttp);
   const { url, checksum, archive } = splitMagicParams(given);
   const shown = displayUrl(url);
   const sum = checksum === null ? undefined : parseChecksum(checksum, shown);
-  if (!sum && o.mustHaveChecksum) {
-    throw new FetchError('checksum-missing', `refusing to download ${shown}: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`);
-  }
+  if (!sum && o.mustHaveChecksum) throw checksumMissing(shown);
   const format = archiveFormat(url, archive);
   return {
     url: url.href,
@@ -152,4 +129,33 @@ export async function resolveRelease(info: string, o: FetchPolicy): Promise<Rele
     ...(sum ? { checksum: sum } : {}),
     ...(archive !== null ? { archive: format } : {}),
   };
+}
+
+/** plan.info → where to get this platform's release: its own key, else "any". Other entries are not looked at. */
+export async function resolveRelease(info: string, o: DownloadPolicy): Promise<ReleaseSource> {
+  const b = await loadBinaries(info, o);
+  const own = platformKey();
+  const key = Object.hasOwn(b.table, own) ? own : Object.hasOwn(b.table, 'any') ? 'any' : null;
+  if (key === null) {
+    const listed = Object.keys(b.table);
+    throw new FetchError('no-platform', `${b.from} has no binary for ${own} and no "any" entry (it lists: ${listed.length ? listed.join(', ') : 'nothing'})`);
+  }
+  return releaseSource(b, key, o);
+}
+
+const PLATFORM = /^[a-z0-9_.-]+\/[a-z0-9_.-]+$/i;
+
+/**
+ * The proposer's check (the SDK's BinaryDownloadURLMap.ValidateBasic): at least one entry, every key "any"
+ * or "os/arch", every entry a release chainvisor would accept. Sorted by platform.
+ */
+export async function planBinaries(info: string, o: DownloadPolicy): Promise<ReleaseSource[]> {
+  const b = await loadBinaries(info, o);
+  const source = b.from === 'upgrade info' ? '' : ` fetched from ${b.from.slice('upgrade info at '.length)}`;
+  const keys = Object.keys(b.table).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  if (keys.length === 0) throw new FetchError('bad-info', `no "binaries" entries found${source}`);
+  return keys.map((key) => {
+    if (key !== 'any' && !PLATFORM.test(key)) throw new FetchError('bad-info', `platform key ${JSON.stringify(key)} must be "any" or "os/arch"`);
+    return releaseSource(b, key, o);
+  });
 }

@@ -11,8 +11,9 @@ export type FetchErrorKind =
   | 'http-status' // final response not 2xx
   | 'too-large' // over maxBytes
   | 'truncated' // body shorter than announced, or the connection dropped mid-body
+  | 'empty' // the download has no bytes
   | 'stalled' // connection open but nothing received (no response, or no body data) for the stall timeout
-  | 'unsupported-archive' // zip, tar.bz2, tar.xz …: only tar.gz/tgz, tar and plain binaries are handled
+  | 'unsupported-archive' // zip, tar.bz2, tar.xz … (by the URL, or zip by its content): only tar.gz/tgz, tar and plain binaries are handled
   | 'bad-archive' // a tar.gz that does not unpack (corrupt gzip or tar)
   | 'unsafe-archive' // absolute path, `..`, link pointing outside, device/fifo entry
   | 'no-binary' // bin/<daemon> (or <daemon> at the root) missing or not a regular file
@@ -28,4 +29,14 @@ export class FetchError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A malformed upgrade-info.json, as the node reports it at start-up. */
+export class UpgradeInfoError extends Error {
+  override readonly name = 'UpgradeInfoError';
+}
+
+/** An upgrade name that cannot be a folder under upgrades/. */
+export class UpgradeNameError extends Error {
+  override readonly name = 'UpgradeNameError';
 }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FetchError, isLoopbackHost, platformKey, resolveRelease, type FetchPolicy } from './index.ts';
-import { serve, type Served } from './testkit.ts';
+import { hex, serve, type Served } from '../test/testkit.ts';
+import { FetchError, isLoopbackHost, planBinaries, platformKey, resolveRelease, type DownloadPolicy } from './index.ts';
 
 const SHA256 = 'ab'.repeat(32);
 const SHA512 = 'cd'.repeat(64);
 const own = platformKey();
-const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000, progress: 'none', log: () => {} };
+const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000 };
 const info = (binaries: Record<string, unknown>): string => JSON.stringify({ binaries });
 
 async function refused(p: Promise<unknown>, kind: string, message: string): Promise<void> {
@@ -139,6 +139,40 @@ describe('resolveRelease with info as JSON', () => {
   });
 });
 
+describe("planBinaries: the proposer's check of every entry, the same rules as chainvisor's", () => {
+  const expected = 'expected JSON {"binaries": {"<os>/<arch>": "<url>", …}} or a URL to such JSON';
+  const bad = (text: string, kind: string, message: string, o: DownloadPolicy = policy): Promise<void> => refused(planBinaries(text, o), kind, message);
+
+  it('refuses, in the order of the SDK, each with its own message', async () => {
+    await bad('free text', 'bad-info', `upgrade info is neither JSON nor a URL; ${expected}`);
+    await bad('{"name":"v2"}', 'bad-info', `upgrade info has no "binaries" object; ${expected}`);
+    await bad('{"binaries":[]}', 'bad-info', `upgrade info has no "binaries" object; ${expected}`);
+    await bad('{"binaries":{}}', 'bad-info', 'no "binaries" entries found');
+    await bad(info({ linux: `https://x/y?checksum=sha256:${SHA256}` }), 'bad-info', 'platform key "linux" must be "any" or "os/arch"');
+    await bad(info({ any: 'ftp://x/y' }), 'scheme', 'refusing to download ftp://x/y: scheme "ftp:" is not allowed (only https, or http to a loopback address)');
+    await bad(info({ any: 'https://x/y' }), 'checksum-missing', 'refusing to download https://x/y: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)');
+    await bad(info({ any: 'https://x/y?checksum=sha256' }), 'bad-info', 'unsupported checksum "sha256" for https://x/y: expected sha256:<hex> or sha512:<hex>');
+    await bad(info({ any: `https://x/y?checksum=md5:${'a'.repeat(32)}` }), 'checksum-weak', 'refusing md5 checksum for https://x/y: md5 is too weak, use sha256 or sha512');
+    await bad(info({ any: 'https://x/y?checksum=sha256:abcd' }), 'bad-info', 'malformed sha256 checksum for https://x/y: expected 64 hex digits, got "abcd"');
+    // every entry is checked, not only this platform's
+    await bad(info({ [own]: `https://x/y?checksum=sha256:${SHA256}`, 'plan9/mips': 'https://x/z' }), 'checksum-missing', 'refusing to download https://x/z: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)');
+  });
+
+  it('without required checksums a URL may have none, but one that is there is still checked', async () => {
+    const lax = { ...policy, mustHaveChecksum: false };
+    assert.equal((await planBinaries(info({ any: 'https://x/y' }), lax))[0].checksum, undefined);
+    await bad(info({ any: 'https://x/y?checksum=sha1:00' }), 'checksum-weak', 'refusing sha1 checksum for https://x/y: sha1 is too weak, use sha256 or sha512', lax);
+  });
+
+  it('returns every entry, sorted by platform', async () => {
+    const ok = await planBinaries(info({ 'linux/amd64': `https://x/b?checksum=SHA256:${SHA256.toUpperCase()}`, 'darwin/arm64': `https://x/a.tgz?checksum=sha256:${SHA256}` }), policy);
+    assert.deepEqual(ok, [
+      { url: 'https://x/a.tgz', platform: 'darwin/arm64', checksum: { algo: 'sha256', hex: SHA256 } },
+      { url: 'https://x/b', platform: 'linux/amd64', checksum: { algo: 'sha256', hex: SHA256 } },
+    ]);
+  });
+});
+
 describe('resolveRelease with info as a URL', () => {
   let srv: Served;
   before(async () => {
@@ -146,16 +180,33 @@ describe('resolveRelease with info as a URL', () => {
   });
   after(() => srv.close());
 
+  // the info URL's own checksum (required like a binary's): the URLs in messages are shown without it
+  const sum = (body: string): string => `?checksum=sha256:${hex('sha256', Buffer.from(body))}`;
+
   it('fetches the JSON it points to', async () => {
     const body = info({ [own]: `https://r.example.com/c.tgz?checksum=sha256:${SHA256}` });
     srv.file('/upgrade-info.json', Buffer.from(body));
     srv.route('/moved.json', (_req, res) => void res.writeHead(302, { location: '/upgrade-info.json' }).end());
-    const src = await resolveRelease(`${srv.base}/moved.json`, policy);
+    const src = await resolveRelease(`${srv.base}/moved.json${sum(body)}`, policy);
     assert.deepEqual(src, { url: 'https://r.example.com/c.tgz', platform: own, checksum: { algo: 'sha256', hex: SHA256 } });
   });
 
+  it('refuses an info URL without a checksum unless checksums are explicitly not required, and checks one it has', async () => {
+    const body = info({ [own]: `https://r.example.com/c.tgz?checksum=sha256:${SHA256}` });
+    srv.file('/plain.json', Buffer.from(body));
+    await refused(
+      resolveRelease(`${srv.base}/plain.json`, policy),
+      'checksum-missing',
+      `refusing to download ${srv.base}/plain.json: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`,
+    );
+    assert.equal(srv.hits.includes('/plain.json'), false, 'refused before connecting');
+    assert.equal((await resolveRelease(`${srv.base}/plain.json`, { ...policy, mustHaveChecksum: false })).platform, own);
+    const got = hex('sha256', Buffer.from(body));
+    await refused(resolveRelease(`${srv.base}/plain.json?checksum=sha256:${SHA256}`, policy), 'checksum-mismatch', `checksum mismatch for ${srv.base}/plain.json: expected sha256 ${SHA256}, got ${got}`);
+  });
+
   it('reports a missing info document', async () => {
-    await refused(resolveRelease(`${srv.base}/nope.json`, policy), 'http-status', `download of ${srv.base}/nope.json failed: HTTP 404 Not Found`);
+    await refused(resolveRelease(`${srv.base}/nope.json${sum('')}`, policy), 'http-status', `download of ${srv.base}/nope.json failed: HTTP 404 Not Found`);
   });
 
   it('refuses an info URL to a non-loopback http host without connecting', async () => {
@@ -173,13 +224,13 @@ describe('resolveRelease with info as a URL', () => {
       res.write('{"binaries":'); // then nothing
     });
     const quick = { ...policy, stallTimeoutMs: 300 };
-    await refused(resolveRelease(`${srv.base}/silent.json`, quick), 'stalled', `download of ${srv.base}/silent.json stalled: no response for 300ms`);
-    await refused(resolveRelease(`${srv.base}/stuck.json`, quick), 'stalled', `download of ${srv.base}/stuck.json stalled: no data for 300ms (received 12 bytes)`);
+    await refused(resolveRelease(`${srv.base}/silent.json${sum('')}`, quick), 'stalled', `download of ${srv.base}/silent.json stalled: no response for 300ms`);
+    await refused(resolveRelease(`${srv.base}/stuck.json${sum('')}`, quick), 'stalled', `download of ${srv.base}/stuck.json stalled: no data for 300ms (received 12 bytes)`);
   });
 
   it('reports info at a URL that is not JSON', async () => {
     srv.file('/garbage.json', Buffer.from('<html>'));
-    await assert.rejects(resolveRelease(`${srv.base}/garbage.json`, policy), (e: unknown) => {
+    await assert.rejects(resolveRelease(`${srv.base}/garbage.json${sum('<html>')}`, policy), (e: unknown) => {
       assert.ok(e instanceof FetchError);
       assert.equal(e.kind, 'bad-info');
       assert.match(e.message, new RegExp(`^upgrade info at ${srv.base}/garbage.json is not valid JSON \\(`));

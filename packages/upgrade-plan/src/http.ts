@@ -4,7 +4,13 @@ import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { FetchError } from './errors.ts';
 import { displayUrl, schemeRefusal } from './policy.ts';
-import type { Progress } from './progress.ts';
+
+/** Told about a download as it goes (chainvisor draws a bar or logs lines; the proposer's check shows nothing). */
+export interface Progress {
+  update(bytes: number): void;
+  /** ok = the download completed (a failed one leaves the bar where it stopped) */
+  done(ok: boolean): void;
+}
 
 export const MAX_REDIRECTS = 5;
 const REDIRECT = new Set([301, 302, 303, 307, 308]);

@@ -1,6 +1,21 @@
-// URL, scheme and checksum rules shared by resolveRelease and installRelease.
+// URL, scheme and checksum rules, the same for chainvisor's downloads and the proposer's check of a plan.
 import { isIP } from 'node:net';
 import { FetchError } from './errors.ts';
+
+/** The knobs of those rules: chainvisor's settings, or the proposer's flags. */
+export interface DownloadPolicy {
+  /** refuse a URL without checksum= (chainvisor: DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM). md5/sha1 are refused regardless. */
+  readonly mustHaveChecksum: boolean;
+  /** plain http to non-loopback hosts (127.0.0.0/8, ::1 and localhost are always allowed) */
+  readonly allowInsecureHttp: boolean;
+  /** size cap of a release download, in bytes */
+  readonly maxBytes: number;
+  /** fail with 'stalled' when nothing arrives for this long: no response, or no body data */
+  readonly stallTimeoutMs: number;
+}
+
+/** The stall timeout when none is configured: 60 s. */
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
 export interface Checksum {
   readonly algo: 'sha256' | 'sha512';
@@ -79,6 +94,11 @@ export function parseChecksum(value: string, where: string): Checksum {
 
 export function checkChecksum(c: Checksum, where: string): void {
   parseChecksum(`${c.algo}:${c.hex}`, where);
+}
+
+/** The refusal of a URL without a checksum, when one is required. */
+export function checksumMissing(shown: string): FetchError {
+  return new FetchError('checksum-missing', `refusing to download ${shown}: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`);
 }
 
 /**

@@ -1,0 +1,24 @@
+// The upgrade plan's off-chain side, shared by the upgrade module (x/upgrade), chaind's CLI and chainvisor:
+// upgrade-info.json, the plan info's binaries and the rules for fetching them, upgrade folder names, Go's
+// platform names. A leaf: it imports nothing of the node.
+export { FetchError, UpgradeInfoError, UpgradeNameError, type FetchErrorKind } from './errors.ts';
+export { checkTree, extractTar } from './extract.ts';
+export type { Downloaded, Progress } from './http.ts';
+export { folderNameProblem, MAX_NAME_BYTES, upgradeFolderName } from './names.ts';
+export { goPlatform, platformKey, type GoPlatform } from './platform.ts';
+export { DEFAULT_STALL_TIMEOUT_MS, isLoopbackHost, type ArchiveFormat, type Checksum, type DownloadPolicy } from './policy.ts';
+export { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type PreparedDownload, type ReleaseDownloadOptions, type VerifiedDownload } from './release.ts';
+export { planBinaries, resolveRelease, type ReleaseSource } from './resolve.ts';
+export {
+  encodeUpgradeInfo,
+  parseUpgradeInfo,
+  readUpgradeInfo,
+  readUpgradeInfoFile,
+  UPGRADE_INFO_FILE,
+  upgradeInfoPath,
+  writeUpgradeInfo,
+  type ParseResult,
+  type ReadResult,
+  type UpgradeInfo,
+  type UpgradeInfoFile,
+} from './upgrade-info.ts';

@@ -1,0 +1,130 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { UpgradeInfoError } from './errors.ts';
+import { unsafeUpgradeName } from './names.ts';
+
+/**
+ * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
+ * `{"name":"v2","time":"0001-01-01T00:00:00Z","height":20,"info":"..."}` (height: a number or a numeric string).
+ */
+export interface UpgradeInfo {
+  readonly name: string;
+  readonly height: bigint;
+  readonly info: string;
+}
+
+/** As read from a file, with the file's exact text (chainvisor copies it to upgrades/<name>/upgrade-info.json). */
+export interface UpgradeInfoFile extends UpgradeInfo {
+  readonly raw: string;
+}
+
+export const UPGRADE_INFO_FILE = 'upgrade-info.json';
+
+export function upgradeInfoPath(home: string): string {
+  return join(home, 'data', UPGRADE_INFO_FILE);
+}
+
+/** The file's exact bytes: `height` a JSON number, `time` the zero time, as the Cosmos SDK writes it. */
+export function encodeUpgradeInfo(u: UpgradeInfo): string {
+  // built by hand so a bigint height is written exactly, as a number
+  return `{"name":${JSON.stringify(u.name)},"time":"0001-01-01T00:00:00Z","height":${u.height.toString()},"info":${JSON.stringify(u.info)}}`;
+}
+
+/**
+ * Writes the file atomically: temp file, fsync, rename, fsync of the folder — so a reader (chainvisor)
+ * never sees half a file, and a crash right after the halt cannot lose it. A file read earlier
+ * (`UpgradeInfoFile`) is written back with its exact text.
+ */
+export function writeUpgradeInfo(path: string, u: UpgradeInfo | UpgradeInfoFile): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, 'raw' in u ? u.raw : encodeUpgradeInfo(u));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  const dfd = openSync(dir, 'r');
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+/**
+ * - incomplete: not (yet) parseable JSON — maybe being written; a reader that polls retries, never acts on it
+ * - invalid: complete JSON that fails validation (final: a half-written file cannot parse)
+ * - ok: complete and valid
+ */
+export type ParseResult =
+  | { readonly state: 'incomplete'; readonly why: string }
+  | { readonly state: 'invalid'; readonly why: string }
+  | { readonly state: 'ok'; readonly info: UpgradeInfoFile };
+
+/** ParseResult, or absent: no file. */
+export type ReadResult = { readonly state: 'absent' } | ParseResult;
+
+/** The fields' rules. The name is not checked as a folder name here: the node never makes one of it. */
+function parseFields(text: string): ParseResult {
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch (e) {
+    return { state: 'incomplete', why: `not complete JSON (${(e as Error).message})` };
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { state: 'invalid', why: 'expected a JSON object' };
+  const r = o as Record<string, unknown>;
+  if (typeof r.name !== 'string' || r.name.length === 0) return { state: 'invalid', why: '"name" must be a non-empty string' };
+  // cosmovisor also accepts a numeric string; a number must be exact (heights stay far below 2^53)
+  let height: bigint | undefined;
+  if (typeof r.height === 'number' && Number.isSafeInteger(r.height)) height = BigInt(r.height);
+  else if (typeof r.height === 'string' && /^\d+$/.test(r.height)) height = BigInt(r.height);
+  if (height === undefined || height <= 0n) return { state: 'invalid', why: `"height" must be a positive integer, got ${JSON.stringify(r.height)}` };
+  if (r.info !== undefined && typeof r.info !== 'string') return { state: 'invalid', why: '"info" must be a string' };
+  return { state: 'ok', info: { name: r.name, height, info: r.info ?? '', raw: text } };
+}
+
+/** The file's text as chainvisor takes it: the fields' rules, and a name that is a safe folder name. */
+export function parseUpgradeInfo(text: string): ParseResult {
+  const r = parseFields(text);
+  if (r.state !== 'ok') return r;
+  const unsafe = unsafeUpgradeName(r.info.name.toLowerCase());
+  if (unsafe !== undefined) return { state: 'invalid', why: unsafe };
+  return r;
+}
+
+type Text = { readonly text: string } | { readonly absent: true } | { readonly error: string };
+
+function readText(path: string): Text {
+  try {
+    return { text: readFileSync(path, 'utf8') };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { absent: true };
+    return { error: (e as Error).message };
+  }
+}
+
+/**
+ * For a reader that polls while the node may be writing (chainvisor): a file that cannot be read, or
+ * does not parse yet, is incomplete rather than an error.
+ */
+export function readUpgradeInfoFile(path: string): ReadResult {
+  const t = readText(path);
+  if ('absent' in t) return { state: 'absent' };
+  if ('error' in t) return { state: 'incomplete', why: `cannot read: ${t.error}` };
+  return parseUpgradeInfo(t.text);
+}
+
+/** For the node at start-up: undefined when absent. A malformed file is an error naming it, never ignored. */
+export function readUpgradeInfo(path: string): UpgradeInfo | undefined {
+  const t = readText(path);
+  if ('absent' in t) return undefined;
+  if ('error' in t) throw new UpgradeInfoError(`cannot read ${path}: ${t.error}`);
+  const r = parseFields(t.text);
+  if (r.state !== 'ok') throw new UpgradeInfoError(`malformed upgrade info file ${path}: ${r.why}`);
+  return { name: r.info.name, height: r.info.height, info: r.info.info };
+}
