@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { create as tarCreate } from 'tar';
-import { installRelease } from '../packages/chainvisor/src/fetch/index.ts';
+import { installRelease } from '@chaind/chainvisor/fetch';
 import { cleanup, header, median, ms, row, tempDir } from './lib.ts';
 
 const SIZE = 100 * 1000 * 1000;
