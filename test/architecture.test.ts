@@ -73,12 +73,13 @@ const pkgOf = (p: string): string | undefined => /^packages\/([^/]+)\//.exec(p)?
 const show = (es: readonly Edge[]): string => es.map((e) => `${e.from} -> ${e.spec}`).join('\n');
 
 describe('import rules (docs/development.md)', () => {
-  test('the workspace packages depend one way: upgrade-plan ← sdk ← chaind; chainvisor uses upgrade-plan only', () => {
+  test('the workspace packages depend one way: errors ← upgrade-plan ← sdk ← chaind; chainvisor uses upgrade-plan and errors only', () => {
     const allowed: Record<string, readonly string[]> = {
-      'upgrade-plan': [],
-      sdk: ['upgrade-plan'],
-      chaind: ['sdk', 'upgrade-plan'],
-      chainvisor: ['upgrade-plan'],
+      errors: [],
+      'upgrade-plan': ['errors'],
+      sdk: ['errors', 'upgrade-plan'],
+      chaind: ['errors', 'sdk', 'upgrade-plan'],
+      chainvisor: ['errors', 'upgrade-plan'],
     };
     const bad = EDGES.filter((e) => {
       const a = pkgOf(e.from);

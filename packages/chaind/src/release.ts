@@ -2,13 +2,17 @@
 // release (no upgrades), "v2" adds upgrade v2. Release bundles (scripts/release.mjs) have
 // `process.env.CHAIND_RELEASE` replaced by a literal at build time; from source (tsx) the environment
 // variable selects it at run time, the latest by default.
+import { ChaindError } from '@chaind/errors';
 
 export const RELEASES = ['v1', 'v2'] as const;
 export type ReleaseName = (typeof RELEASES)[number];
 export const LATEST_RELEASE: ReleaseName = 'v2';
 
-export class ReleaseError extends Error {
+export class ReleaseError extends ChaindError<'release'> {
   override readonly name = 'ReleaseError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('release', message, options);
+  }
 }
 
 /** Validates a release name; undefined or empty means the latest. */

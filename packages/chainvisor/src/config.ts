@@ -218,7 +218,10 @@ export function loadConfig(o: LoadOptions): Config {
   };
 }
 
-/** All invalid settings at once; the message lists each on its own line. */
+/**
+ * All invalid settings at once; the message lists each on its own line. Not chaind's ConfigError: that
+ * one is a node's bad config.toml/app.toml, this one chainvisor's settings, ending it with EXIT.CONFIG.
+ */
 export class ConfigError extends ChainvisorError {
   constructor(readonly problems: readonly string[]) {
     super(EXIT.CONFIG, `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${problems.join('\n  ')}`);

@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 /**
  * chainvisor's exit codes: one per kind of failure, so scripts and systemd units can tell them apart.
  * docs/chainvisor.md carries the same table.
@@ -26,12 +27,9 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** A failure with the exit code it ends chainvisor with; its message is the one line printed. */
-export class ChainvisorError extends Error {
+export class ChainvisorError extends ChaindError<ExitCode> {
   override readonly name = 'ChainvisorError';
-  constructor(
-    readonly code: ExitCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: ExitCode, message: string) {
+    super(code, message);
   }
 }

@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 /** Why a release could not be resolved, downloaded, verified or installed. */
 export type FetchErrorKind =
   | 'bad-info' // plan info is not the expected JSON / URL, or a URL or checksum in it is malformed
@@ -21,22 +22,29 @@ export type FetchErrorKind =
   | 'io'; // local file system failure while installing
 
 /** A refused or failed release fetch; `kind` says which rule or step, the message says what and where. */
-export class FetchError extends Error {
+export class FetchError extends ChaindError<FetchErrorKind> {
   override readonly name = 'FetchError';
-  constructor(
-    readonly kind: FetchErrorKind,
-    message: string,
-  ) {
-    super(message);
+  constructor(kind: FetchErrorKind, message: string) {
+    super(kind, message);
+  }
+  /** The code, under the name callers have always read it by. */
+  get kind(): FetchErrorKind {
+    return this.code;
   }
 }
 
 /** A malformed upgrade-info.json, as the node reports it at start-up. */
-export class UpgradeInfoError extends Error {
+export class UpgradeInfoError extends ChaindError<'upgrade-info'> {
   override readonly name = 'UpgradeInfoError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('upgrade-info', message, options);
+  }
 }
 
 /** An upgrade name that cannot be a folder under upgrades/. */
-export class UpgradeNameError extends Error {
+export class UpgradeNameError extends ChaindError<'upgrade-name'> {
   override readonly name = 'UpgradeNameError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('upgrade-name', message, options);
+  }
 }

@@ -1,5 +1,6 @@
 // What the command groups share: the home directory, the keyring flags, and how an error reaches the
 // user (one line on stderr and exit code 1; a stack trace only for internal bugs, behind CHAIND_DEBUG=1).
+import { ChaindError } from '@chaind/errors';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -10,8 +11,11 @@ import { ConfigError } from '../config/index.ts';
 import { NodeKeyError } from '../node/keys.ts';
 
 /** A mistake of the user's (bad argument, missing file, refused action): reported without a stack trace. */
-export class UserError extends Error {
+export class UserError extends ChaindError<'user'> {
   override readonly name = 'UserError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('user', message, options);
+  }
 }
 
 /** $CHAIND_HOME, else ~/.chaind. */

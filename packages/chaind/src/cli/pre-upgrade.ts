@@ -10,6 +10,7 @@
 //       past H without the upgrade; a store upgrade or the handler fails (its error printed)
 //   31  the state is before H-1 (the old binary has not halted at H yet), or the database is busy
 //       (locked, reader table full): worth retrying
+import { ChaindError } from '@chaind/errors';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -26,12 +27,11 @@ export const PRE_UPGRADE_OK = 0;
 export const PRE_UPGRADE_FAIL = 30;
 export const PRE_UPGRADE_RETRY = 31;
 
-class PreUpgradeExit extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
+/** `code` is the exit code (PRE_UPGRADE_FAIL or PRE_UPGRADE_RETRY). */
+class PreUpgradeExit extends ChaindError<number> {
+  override readonly name = 'PreUpgradeExit';
+  constructor(code: number, message: string) {
+    super(code, message);
   }
 }
 

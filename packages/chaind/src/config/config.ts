@@ -2,6 +2,7 @@
 // <home>/config/app.toml (Cosmos' application settings). Missing keys take their defaults; unknown keys
 // are reported as warnings (a CometBFT or Cosmos file carries many the node does not use); a bad value
 // is one ConfigError naming the file, the key and the form expected.
+import { ChaindError } from '@chaind/errors';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -59,8 +60,11 @@ export interface LoadedConfig {
   readonly warnings: readonly string[];
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends ChaindError<'config'> {
   override readonly name = 'ConfigError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('config', message, options);
+  }
 }
 
 const MAX_INT64 = (1n << 63n) - 1n;

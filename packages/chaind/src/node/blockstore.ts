@@ -3,6 +3,7 @@
 // commit that finalized it, its FinalizeBlock response, the consensus state after it and its tx index
 // entries — is written in one LMDB transaction. Records are protobuf: tendermint.types.Block, BlockID,
 // Commit, tendermint.abci.ResponseFinalizeBlock, ChainState (state.ts) and TxLocation (below).
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { BinaryReader, BinaryWriter } from 'cosmjs-types/binary';
 import { ResponseFinalizeBlock, type ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
@@ -40,8 +41,11 @@ export interface BlockRecord {
   readonly state: ChainState;
 }
 
-export class BlockStoreError extends Error {
+export class BlockStoreError extends ChaindError<'block-store'> {
   override readonly name = 'BlockStoreError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('block-store', message, options);
+  }
 }
 
 const DBS = ['block', 'block_id', 'commit', 'results', 'state', 'block_hash', 'tx', 'height_tx'] as const;

@@ -3,6 +3,7 @@
 //   config/node_key.json            {priv_key{type,value}}                                 the p2p identity
 //   data/priv_validator_state.json  {height, round, step}                                  the last signed vote
 // An ed25519 private key's value is base64(32-byte seed ‖ 32-byte public key), as Go's ed25519.PrivateKey.
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -13,8 +14,11 @@ import { exists, writeFileAtomic } from '../config/index.ts';
 export const COMETBFT_ED25519_PRIV_TYPE = 'tendermint/PrivKeyEd25519';
 
 /** A key file that is missing or not what CometBFT writes: the operator's to fix (the CLI prints it as a user error). */
-export class NodeKeyError extends Error {
+export class NodeKeyError extends ChaindError<'node-key'> {
   override readonly name = 'NodeKeyError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('node-key', message, options);
+  }
 }
 
 export interface Ed25519Key {

@@ -1,5 +1,6 @@
 // Assembles a running node from a home directory: config, genesis, consensus key, the chain app, the
 // block store, the mempool, the solo driver and the servers. `chaind start` and `chaind dev` call it.
+import { ChaindError } from '@chaind/errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '@chaind/sdk/app';
@@ -60,10 +61,10 @@ export interface RunningNode {
 }
 
 /** A node that could not start, with the result its exit code comes from. */
-export class NodeStartError extends Error {
+export class NodeStartError extends ChaindError<'node-start'> {
   override readonly name = 'NodeStartError';
   constructor(readonly result: DriverStopResult) {
-    super(result.reason === 'error' ? result.error.message : result.reason === 'halt' ? result.message : result.reason);
+    super('node-start', result.reason === 'error' ? result.error.message : result.reason === 'halt' ? result.message : result.reason);
   }
 }
 

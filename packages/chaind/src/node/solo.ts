@@ -6,6 +6,7 @@
 // app's Commit, so a crash between the two is repaired by replay; unlike CometBFT, the block is saved
 // after FinalizeBlock, so a block that halts the chain (an upgrade) is never stored.
 // Only the driver reads the wall clock (block times); the state machine sees time only through headers.
+import { ChaindError } from '@chaind/errors';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import {
   ResponseFinalizeBlock,
@@ -95,8 +96,11 @@ export interface SavedBlock extends ExecutedBlock {
 }
 
 /** The node cannot start: its block store and its app disagree. */
-export class HandshakeError extends Error {
+export class HandshakeError extends ChaindError<'handshake'> {
   override readonly name = 'HandshakeError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('handshake', message, options);
+  }
 }
 
 /** The chain's tip: what the next block is built on. */

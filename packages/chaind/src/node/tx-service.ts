@@ -3,6 +3,7 @@
 // `cosmos.tx.v1beta1.Service` (BroadcastTx, Simulate, GetTx) as bytes in, bytes out, which gRPC
 // serves as it is and REST after converting gateway JSON. JSON-RPC's broadcast_tx_* and tx call the
 // same admission and lookup, so the three interfaces cannot disagree.
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { status } from '@grpc/grpc-js';
 import { TxResponse } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
@@ -39,13 +40,10 @@ export interface TxNode {
 }
 
 /** A failed tx-service call: the gRPC code and the message (REST maps the code to its HTTP status). */
-export class TxServiceError extends Error {
+export class TxServiceError extends ChaindError<status> {
   override readonly name = 'TxServiceError';
-  constructor(
-    readonly code: status,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: status, message: string) {
+    super(code, message);
   }
 }
 

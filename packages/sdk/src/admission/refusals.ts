@@ -1,16 +1,17 @@
 // The mempool's own refusals, before the app's CheckTx sees a tx: CometBFT's `CListMempool.CheckTx`
 // errors, with its texts (what JSON-RPC, REST and gRPC callers read) and the SDK's registered error for
 // each (codes 19, 20, 21 of the sdk codespace). `Mempool` decides when; these say what.
+import { ChaindError } from '@chaind/errors';
 import { errors, type RegisteredError } from '../app/errors.ts';
 
 /** A refusal of the mempool itself, with CometBFT's text and the SDK's error for it. */
-export class MempoolRefusal extends Error {
+export class MempoolRefusal extends ChaindError<number> {
   override readonly name = 'MempoolRefusal';
   constructor(
     readonly error: RegisteredError,
     message: string,
   ) {
-    super(message);
+    super(error.code, message);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import {
@@ -80,8 +81,11 @@ function failedTx(e: unknown, gasWanted: bigint, gasUsed: bigint, events: Event[
   return { ...abciError(e), data: NO_DATA, info: '', gasWanted, gasUsed, events, msgResponses: [] };
 }
 
-export class AppError extends Error {
+export class AppError extends ChaindError<'app'> {
   override readonly name = 'AppError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('app', message, options);
+  }
 }
 
 /**

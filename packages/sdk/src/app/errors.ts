@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 /**
  * Registered errors, as the Cosmos SDK's: (codespace, code, message). They travel into tx results
  * (code, codespace, log), query results and, later, gRPC status codes and REST bodies.
@@ -27,19 +28,17 @@ export class RegisteredError {
   }
 }
 
-export class CodedError extends Error {
+/** An error carrying a registered error: `code` is its ABCI code, within `codespace`. */
+export class CodedError extends ChaindError<number> {
   override readonly name = 'CodedError';
   constructor(
     readonly registered: RegisteredError,
     message: string,
   ) {
-    super(message);
+    super(registered.code, message);
   }
   get codespace(): string {
     return this.registered.codespace;
-  }
-  get code(): number {
-    return this.registered.code;
   }
 }
 

@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 import type { ValidatorUpdate } from 'cosmjs-types/tendermint/abci/types';
 import type { Context } from './context.ts';
 import { MsgRouter, QueryRouter } from './router.ts';
@@ -5,8 +6,11 @@ import type { AppModule, Configurator, MigrationHandler, VersionMap } from './mo
 
 type Phase = 'preBlock' | 'beginBlock' | 'endBlock' | 'initGenesis' | 'exportGenesis' | 'migrations';
 
-export class ModuleManagerError extends Error {
+export class ModuleManagerError extends ChaindError<'module-manager'> {
   override readonly name = 'ModuleManagerError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('module-manager', message, options);
+  }
 }
 
 /**

@@ -6,12 +6,16 @@
 // field's, a group, a varint wider than it should be, a length that overruns its message, a non-ASCII
 // string) throws `NotFast`, and callers then decode with cosmjs-types, which gives its own result or
 // its own error. So a fast decode, whenever it succeeds, gives exactly what cosmjs-types would.
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { allocBytes } from '../bytes/index.ts';
 
 /** Thrown by the strict reader and writer: "use the cosmjs-types codec for this one". */
-export class NotFast extends Error {
+export class NotFast extends ChaindError<'not-fast'> {
   override readonly name = 'NotFast';
+  constructor(message: string, options?: ErrorOptions) {
+    super('not-fast', message, options);
+  }
 }
 const NOT_FAST = new NotFast('not on the fast path');
 

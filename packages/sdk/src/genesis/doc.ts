@@ -1,5 +1,6 @@
 // The chain's genesis document: CometBFT v0.38's genesis.json (types/genesis.go), with the validator
 // set in app_state.validators (the app returns it from InitChain) rather than in a top-level list.
+import { ChaindError } from '@chaind/errors';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import type { ConsensusParams } from 'cosmjs-types/tendermint/types/params';
 
@@ -17,8 +18,11 @@ export interface GenesisDoc {
   readonly appState: Record<string, unknown>;
 }
 
-export class GenesisError extends Error {
+export class GenesisError extends ChaindError<'genesis'> {
   override readonly name = 'GenesisError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('genesis', message, options);
+  }
 }
 
 /** CometBFT's MaxChainIDLen (bytes). */

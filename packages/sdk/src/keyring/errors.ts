@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 /** Why a keyring operation failed; the message always names the key (or the keyring) concerned. */
 export type KeyringErrorKind =
   | 'key-exists'
@@ -11,13 +12,14 @@ export type KeyringErrorKind =
   | 'wrong-passphrase'
   | 'corrupt';
 
-export class KeyringError extends Error {
+export class KeyringError extends ChaindError<KeyringErrorKind> {
   override readonly name = 'KeyringError';
-  constructor(
-    readonly kind: KeyringErrorKind,
-    message: string,
-  ) {
-    super(message);
+  constructor(kind: KeyringErrorKind, message: string) {
+    super(kind, message);
+  }
+  /** The code, under the name callers have always read it by. */
+  get kind(): KeyringErrorKind {
+    return this.code;
   }
 }
 

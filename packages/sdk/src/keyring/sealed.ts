@@ -1,4 +1,5 @@
 // Passphrase encryption at rest: scrypt (random salt, parameters stored alongside) → AES-256-GCM.
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { createCipheriv, createDecipheriv, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
@@ -38,7 +39,12 @@ const NONCE_LENGTH = 12;
 const TAG_LENGTH = 16;
 
 /** Thrown when authentication fails: a wrong passphrase, or a modified file (GCM cannot tell them apart). */
-export class OpenError extends Error {}
+export class OpenError extends ChaindError<'open'> {
+  override readonly name = 'OpenError';
+  constructor(message: string) {
+    super('open', message);
+  }
+}
 
 /** Derived keys by (passphrase-independent) salt and parameters; one Sealer serves one passphrase. */
 export class Sealer {

@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 /** A key and its value, as iterators yield them. */
 export interface Entry {
   readonly key: Uint8Array;
@@ -35,6 +36,9 @@ export function assertValidValue(value: Uint8Array): void {
   if (value.byteLength > MAX_VALUE_BYTES) throw new StoreError(`value of ${value.byteLength} bytes exceeds the limit of ${MAX_VALUE_BYTES}`);
 }
 
-export class StoreError extends Error {
+export class StoreError extends ChaindError<'store'> {
   override readonly name = 'StoreError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('store', message, options);
+  }
 }

@@ -1,5 +1,6 @@
 // The one query path both servers take (ARCHITECTURE.md "One query path"): the app's ABCI Query with
 // the gRPC method path and the request bytes, exactly as JSON-RPC abci_query does.
+import { ChaindError } from '@chaind/errors';
 import type { status } from '@grpc/grpc-js';
 import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
 import { grpcCodeOf } from './status.ts';
@@ -17,8 +18,19 @@ export type QueryResult =
   | { readonly ok: true; readonly value: Uint8Array; readonly height: bigint }
   | { readonly ok: false; readonly code: status; readonly message: string; readonly height: bigint };
 
-export class HeightError extends Error {
+export class HeightError extends ChaindError<'height'> {
   override readonly name = 'HeightError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('height', message, options);
+  }
+}
+
+/** A request parameter (REST path/query/body, JSON-RPC params) that does not fit its field: the client's fault. */
+export class ParamError extends ChaindError<'param'> {
+  override readonly name = 'ParamError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('param', message, options);
+  }
 }
 
 /** Parses the optional height header/metadata: absent → 0 (latest). */

@@ -6,7 +6,8 @@ import { QueryProposalRequest, QueryProposalsRequest } from 'cosmjs-types/cosmos
 import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { QueryCurrentPlanResponse, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { loadDescriptors } from '../query/descriptors.ts';
-import { buildRequest, ParamError, renderGatewayJson, RenderError, ZERO_TIME } from './gateway-json.ts';
+import { ParamError } from '../query/query.ts';
+import { buildRequest, renderGatewayJson, RenderError, ZERO_TIME } from './gateway-json.ts';
 
 const { registry } = loadDescriptors();
 const schema = (name: string) => {

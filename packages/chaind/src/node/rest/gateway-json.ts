@@ -3,6 +3,7 @@
 // strings, bytes as base64, enums by name, RFC 3339 timestamps, Any as {"@type", …fields}, an absent
 // message as null, an empty repeated field as []. Requests are built the gateway's way as well: path
 // and query parameters name request fields (dotted for nested ones, e.g. `pagination.limit`).
+import { ChaindError } from '@chaind/errors';
 import {
   create,
   fromBinary,
@@ -17,6 +18,7 @@ import {
   type JsonValue,
   type Registry,
 } from '@bufbuild/protobuf';
+import { ParamError } from '../query/query.ts';
 
 /** Go's zero time.Time, which the SDK's non-nullable timestamps (Plan.time) render when unset. */
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -34,13 +36,11 @@ export const NON_NULLABLE: ReadonlySet<string> = new Set([
 
 const WRITE = { alwaysEmitImplicit: true, useProtoFieldName: true } as const;
 
-export class RenderError extends Error {
+export class RenderError extends ChaindError<'render'> {
   override readonly name = 'RenderError';
-}
-
-/** A path or query parameter that does not fit its request field: the client's fault (400). */
-export class ParamError extends Error {
-  override readonly name = 'ParamError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('render', message, options);
+  }
 }
 
 const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

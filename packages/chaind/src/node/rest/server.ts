@@ -10,10 +10,10 @@ import { nopLogger, type Logger } from '@chaind/sdk/app';
 import { create, fromJson, toBinary, type DescMessage, type JsonValue, type Registry } from '@bufbuild/protobuf';
 import { CHAIND_VERSION } from '../../version.ts';
 import { loadDescriptors } from '../query/descriptors.ts';
-import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from '../query/query.ts';
+import { HEIGHT_HEADER, HeightError, ParamError, parseHeight, runQuery, type QueryApp } from '../query/query.ts';
 import { httpStatusOf } from '../query/status.ts';
 import { TX_METHODS, TxServiceError, type TxNode } from '../tx-service.ts';
-import { buildRequest, ParamError, renderGatewayJson, RenderError, type Params } from './gateway-json.ts';
+import { buildRequest, renderGatewayJson, RenderError, type Params } from './gateway-json.ts';
 import { fastifyPath, GATEWAY_ROUTES, pathParamNames, TX_ROUTES, type GatewayRoute, type TxRoute } from './routes.ts';
 import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './schema.ts';
 

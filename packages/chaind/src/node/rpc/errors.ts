@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 errors as CometBFT v0.38 writes them (rpc/jsonrpc/types/types.go): a fixed code and
 // message per kind, the detail in `data`. A method's own failure (a height out of range, a tx not
 // found) is an Internal error (-32603) there, whatever its cause; only undecodable params are -32602.
+import { ChaindError } from '@chaind/errors';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -23,14 +24,15 @@ export interface RpcErrorObject {
 }
 
 /** An error a method or the transport reports to the client as a JSON-RPC error object. */
-export class RpcError extends Error {
+export class RpcError extends ChaindError<number> {
   override readonly name = 'RpcError';
   constructor(
-    readonly code: number,
+    /** The JSON-RPC error code. */
+    code: number,
     /** The `data` text: what exactly was wrong. */
     readonly data: string,
   ) {
-    super(data);
+    super(code, data);
   }
 
   toJSON(): RpcErrorObject {

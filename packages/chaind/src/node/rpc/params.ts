@@ -3,6 +3,7 @@
 // GET URI form (bare integers, "quoted" strings, 0x-hex bytes). Each method declares its parameters
 // by name, in positional order, with one of the kinds below.
 import { Buffer } from 'node:buffer';
+import { ParamError } from '../query/query.ts';
 import { invalidParams } from './errors.ts';
 
 /**
@@ -30,8 +31,6 @@ const INT64_MAX = 2n ** 63n - 1n;
 const DECIMAL = /^-?[0-9]+$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
-
-class ParamError extends Error {}
 
 function int64(name: string, s: string): bigint {
   const v = BigInt(s);

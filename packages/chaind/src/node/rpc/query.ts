@@ -2,6 +2,7 @@
 //   tx.hash='ABCD…' AND tx.height>=5 AND message.sender='chain1…' AND transfer.amount CONTAINS 'stake'
 // Conditions are joined by AND; operators =, <, <=, >, >=, CONTAINS, EXISTS; operands are 'strings'
 // (no escapes), numbers, TIME <RFC3339> and DATE <yyyy-mm-dd>.
+import { ChaindError } from '@chaind/errors';
 import type { Event } from 'cosmjs-types/tendermint/abci/types';
 
 export type Operator = '=' | '<' | '<=' | '>' | '>=' | 'CONTAINS' | 'EXISTS';
@@ -21,8 +22,11 @@ export interface Condition {
 /** `maxQueryLength`. */
 export const MAX_QUERY_LENGTH = 512;
 
-export class QueryError extends Error {
+export class QueryError extends ChaindError<'query'> {
   override readonly name = 'QueryError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('query', message, options);
+  }
 }
 
 const TOKEN = {

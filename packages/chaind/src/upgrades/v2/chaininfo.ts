@@ -2,6 +2,7 @@
 //   0x01               → u64be height at which the module started (v2's upgrade height, or the genesis height)
 //   0x02 ‖ upgrade name → u64be height at which that upgrade was applied (the chain's upgrade history)
 // Genesis: {"upgrades": [{"name": "v2", "height": "123"}]} (heights as decimal strings).
+import { ChaindError } from '@chaind/errors';
 import type { AppModule, Context } from '@chaind/sdk/app';
 import { concatBytes, prefixEnd, readU64be, u64be, utf8 } from '@chaind/sdk/store';
 import { DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
@@ -23,10 +24,10 @@ export interface ChainInfoGenesisJSON {
   upgrades: UpgradeRecordJSON[];
 }
 
-export class ChainInfoGenesisError extends Error {
+export class ChainInfoGenesisError extends ChaindError<'genesis'> {
   override readonly name = 'ChainInfoGenesisError';
   constructor(detail: string) {
-    super(`chaininfo genesis: ${detail}`);
+    super('genesis', `chaininfo genesis: ${detail}`);
   }
 }
 

@@ -1,4 +1,5 @@
 // x/auth genesis as the Cosmos SDK's JSON: {params, accounts: [Any-JSON BaseAccount | ModuleAccount]}.
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
@@ -51,10 +52,10 @@ export interface AuthGenesis {
   readonly accounts: readonly Account[];
 }
 
-export class AuthGenesisError extends Error {
+export class AuthGenesisError extends ChaindError<'genesis'> {
   override readonly name = 'AuthGenesisError';
   constructor(message: string) {
-    super(`auth genesis: ${message}`);
+    super('genesis', `auth genesis: ${message}`);
   }
 }
 

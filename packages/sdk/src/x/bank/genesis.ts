@@ -1,4 +1,5 @@
 // Bank genesis as the Cosmos SDK's JSON (cosmos.bank.v1beta1.GenesisState, proto field names).
+import { ChaindError } from '@chaind/errors';
 import type { Context } from '../../app/context.ts';
 import { errorMessage } from '../../app/errors.ts';
 import { jsonFields } from '../../genesis/json.ts';
@@ -32,10 +33,10 @@ export interface BankGenesis {
   readonly supply: readonly Coin[];
 }
 
-export class BankGenesisError extends Error {
+export class BankGenesisError extends ChaindError<'genesis'> {
   override readonly name = 'BankGenesisError';
   constructor(detail: string) {
-    super(`bank genesis: ${detail}`);
+    super('genesis', `bank genesis: ${detail}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // Gov genesis as the Cosmos SDK v0.50's JSON (cosmos.gov.v1.GenesisState, proto field names).
 // Proposal messages are protobuf JSON Anys ({"@type", ...fields}) converted with the codecs of the
 // message router; a type without a JSON codec travels as {"@type", "value": base64}.
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import {
@@ -116,10 +117,10 @@ export interface GovGenesis {
   readonly votes: readonly Vote[];
 }
 
-export class GovGenesisError extends Error {
+export class GovGenesisError extends ChaindError<'genesis'> {
   override readonly name = 'GovGenesisError';
   constructor(detail: string) {
-    super(`gov genesis: ${detail}`);
+    super('genesis', `gov genesis: ${detail}`);
   }
 }
 

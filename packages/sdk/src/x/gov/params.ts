@@ -1,5 +1,6 @@
 // cosmos.gov.v1.Params: the SDK v0.50 defaults, validation naming the offending field, and the parsed
 // (bigint) form the keeper computes with. Params are stored as their protobuf bytes.
+import { ChaindError } from '@chaind/errors';
 import { Params } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { fromBech32 } from '../../crypto/index.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
@@ -50,8 +51,11 @@ export interface ParsedParams {
   readonly burnVoteVeto: boolean;
 }
 
-export class GovParamsError extends Error {
+export class GovParamsError extends ChaindError<'params'> {
   override readonly name = 'GovParamsError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('params', message, options);
+  }
 }
 
 function coinsField(field: string, coins: Params['minDeposit']): Coin[] {

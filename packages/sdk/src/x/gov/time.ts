@@ -1,5 +1,6 @@
 // Timestamps and durations as gov uses them: exact bigint seconds plus nanos (never floats, never the
 // clock), their protobuf JSON forms, and the sortable byte form of the SDK's collections time keys.
+import { ChaindError } from '@chaind/errors';
 import type { Duration } from 'cosmjs-types/google/protobuf/duration';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { formatRFC3339 } from '../../types/time.ts';
@@ -11,8 +12,11 @@ const NANOS = 1_000_000_000n;
 const MIN_SECONDS = -62_135_596_800n;
 const MAX_SECONDS = 253_402_300_799n;
 
-export class TimeError extends Error {
+export class TimeError extends ChaindError<'time'> {
   override readonly name = 'TimeError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('time', message, options);
+  }
 }
 
 const totalNanos = (t: { seconds: bigint; nanos: number }): bigint => t.seconds * NANOS + BigInt(t.nanos);

@@ -1,3 +1,4 @@
+import { ChaindError } from '@chaind/errors';
 import { registerError } from '../../app/index.ts';
 
 /** Codespace `upgrade`, with the Cosmos SDK's codes and texts (x/upgrade/types/errors.go). */
@@ -27,14 +28,14 @@ export const HALT_EXIT_CODES: Readonly<Record<HaltKind, number>> = {
  * Thrown by the pre-blocker to halt the chain. The block fails and nothing of it is committed; the
  * node closes cleanly and exits. The message is the exact log text operators and sidecars match.
  */
-export class UpgradeHaltError extends Error {
+export class UpgradeHaltError extends ChaindError<HaltKind> {
   override readonly name = 'UpgradeHaltError';
-  constructor(
-    readonly kind: HaltKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  constructor(kind: HaltKind, message: string, options?: { cause?: unknown }) {
+    super(kind, message, options);
+  }
+  /** The code, under the name callers have always read it by. */
+  get kind(): HaltKind {
+    return this.code;
   }
 }
 

@@ -3,6 +3,7 @@
 //   Cosmos SDK (Any-JSON):  {"@type": "/cosmos.crypto.ed25519.PubKey", "key": "<base64>"}
 //   CometBFT (amino JSON):  {"type": "tendermint/PubKeyEd25519", "value": "<base64>"}
 // and always exported in the first. power is an int64 as a decimal string (a safe JSON integer is accepted).
+import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import type { Context } from '../../app/context.ts';
 import { jsonFields } from '../../genesis/json.ts';
@@ -39,10 +40,10 @@ export interface ValidatorsGenesisJSON {
   validators: ValidatorJSON[];
 }
 
-export class ValidatorsGenesisError extends Error {
+export class ValidatorsGenesisError extends ChaindError<'genesis'> {
   override readonly name = 'ValidatorsGenesisError';
   constructor(detail: string) {
-    super(`validators genesis: ${detail}`);
+    super('genesis', `validators genesis: ${detail}`);
   }
 }
 

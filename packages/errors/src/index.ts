@@ -1,0 +1,21 @@
+// The one base of the errors this project throws on purpose, shared by every package (a leaf: it
+// imports nothing). An error that is a ChaindError is an expected failure — a refusal, bad input, a
+// halt — reported with its own text; anything else reaching a top level is a bug.
+
+/**
+ * What went wrong, in the terms of whoever reports it: a short kind (`'corrupt'`, `'no-binary'`), or a
+ * number of the interface that carries it (an ABCI code, an exit code, a JSON-RPC or gRPC code).
+ */
+export type ErrorCode = string | number;
+
+export class ChaindError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name: string = 'ChaindError';
+
+  constructor(
+    readonly code: C,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
