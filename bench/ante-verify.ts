@@ -122,7 +122,7 @@ const refusalLog = (r: { readonly code: number; readonly log: string }): string 
  */
 async function admitAll(txs: readonly Signed[]): Promise<number> {
   c.block();
-  const node = { mempool: new Mempool({ app: chain.app, maxTxs: txs.length, preverify }) };
+  const node = { admission: new Mempool({ app: chain.app, maxTxs: txs.length, preverify }) };
   const answers = new Array<Promise<string | undefined>>(txs.length);
   // fresh bytes, as a node's arrivals are: the set itself was settled with the bench's other inputs
   const arrivals = txs.map((s) => s.tx.slice());

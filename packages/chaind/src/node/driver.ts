@@ -1,11 +1,25 @@
 // What the node's servers and the tx service need from whatever produces blocks: the solo driver
 // (solo.ts: this node proposes and commits every block itself) or, behind CometBFT, an ABCI server
 // that only receives blocks. Nothing here says how blocks come about, so a server written against it
-// runs unchanged over either. Tx admission is not here: the tx service admits to the mempool it is
-// given (tx-service.ts), which a node behind CometBFT replaces by forwarding to CometBFT's mempool.
+// runs unchanged over either: a tx goes to the driver's admission (this node's pipeline, or CometBFT's
+// mempool for a node behind it), and committed blocks are read from its block source.
 import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
+import type { Mempool } from '@chaind/sdk/admission';
 import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/upgrade';
+import type { BlockStore } from './blockstore.ts';
 import type { ChainState } from './state.ts';
+
+/** Committed blocks, their results and the tx index, read-only: what the servers look up. */
+export type BlockSource = Pick<
+  BlockStore,
+  'base' | 'height' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txByHash' | 'txsByHeight' | 'heightByHash'
+>;
+
+/**
+ * Where a broadcast tx goes: `submit` is broadcast_tx_sync's (CheckTx's response; the mempool's own
+ * refusals reject with MempoolRefusal), `submitLater` broadcast_tx_async's.
+ */
+export type TxAdmission = Pick<Mempool, 'submit' | 'submitLater' | 'maxTxBytes'>;
 
 /** A block the app has committed, as every driver can announce it (FinalizeBlock's request and response). */
 export interface CommittedBlock {
@@ -37,6 +51,10 @@ export interface ConsensusDriver {
   readonly state: ChainState;
   /** Subscribes to committed blocks (broadcast_tx_commit waits on it); returns the unsubscribe function. */
   onBlock(listener: (block: CommittedBlock) => void): () => void;
+  /** Submits txs (broadcast_tx_*). */
+  readonly admission: TxAdmission;
+  /** Looks up committed blocks, results and txs. The block source may hold one block above `height`: show nothing above it. */
+  readonly blocks: BlockSource;
   /** Resolves once, when the driver has stopped for good: pending waits end then. */
   readonly done: Promise<DriverStopResult>;
 }

@@ -14,7 +14,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
       host: p.addresses.rpc.host,
       port: p.addresses.rpc.port,
       driver: p.driver,
-      blockStore: p.blockStore,
+      blockStore: p.driver.blocks,
       app: p.chain.app,
       mempool: p.mempool,
       genesis: p.genesis,
@@ -23,7 +23,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
     });
     servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
     // the tx service (REST tx routes, gRPC cosmos.tx.v1beta1.Service) works on the same parts as JSON-RPC's broadcast
-    const txNode: TxNode = { driver: p.driver, blockStore: p.blockStore, app: p.chain.app, mempool: p.mempool, logger: p.logger };
+    const txNode: TxNode = { driver: p.driver, admission: p.driver.admission, app: p.chain.app, logger: p.logger };
     if (p.addresses.api.enable) {
       const rest = await startRestServer({ host: p.addresses.api.address.host, port: p.addresses.api.address.port, app: p.chain.app, txNode, logger: p.logger });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });

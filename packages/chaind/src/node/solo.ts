@@ -22,7 +22,7 @@ import type { Mempool } from '@chaind/sdk/admission';
 import { toHex } from '@chaind/sdk/store';
 import type { BlockStore } from './blockstore.ts';
 import { commitInfo, emptyCommit, extendedCommitInfo, makeCommit, signingKey, timestampFromMs, voteTime, type ValidatorKey } from './commit.ts';
-import { stopResultFromError, type CommittedBlock, type ConsensusDriver, type DriverStopResult } from './driver.ts';
+import { stopResultFromError, type BlockSource, type CommittedBlock, type ConsensusDriver, type DriverStopResult, type TxAdmission } from './driver.ts';
 import {
   commitHash,
   consensusHash,
@@ -51,7 +51,7 @@ export type SoloApp = Pick<Application, 'info' | 'initChain' | 'prepareProposal'
   abortBlock(): void;
 };
 
-export type SoloMempool = Pick<Mempool, 'reap' | 'update'>;
+export type SoloMempool = Pick<Mempool, 'reap' | 'update' | 'submit' | 'submitLater' | 'maxTxBytes'>;
 
 export interface SoloDriverOptions {
   readonly app: SoloApp;
@@ -189,6 +189,16 @@ export class SoloDriver implements ConsensusDriver {
   /** The consensus state the next block is built from. */
   get state(): ChainState {
     return this.tip.state;
+  }
+
+  /** This node's admission pipeline: the mempool the driver reaps. */
+  get admission(): TxAdmission {
+    return this.mempool;
+  }
+
+  /** The block store the driver writes. */
+  get blocks(): BlockSource {
+    return this.store;
   }
 
   /** Subscribes to committed blocks; returns the unsubscribe function. */

@@ -24,7 +24,7 @@ const HEX = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCas
 const SYNC = BroadcastMode.BROADCAST_MODE_SYNC;
 
 function withMempool(mempool: Mempool): TxNode {
-  return { driver: node.driver, blockStore: node.blockStore, app: node.chain.app, mempool, logger: node.logger };
+  return { driver: node.driver, admission: mempool, app: node.chain.app, logger: node.logger };
 }
 
 describe('tx service', { timeout: 60_000 }, () => {

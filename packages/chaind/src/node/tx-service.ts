@@ -20,11 +20,11 @@ import {
 import { Tx as ProtoTx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import { MempoolRefusal, type Mempool } from '@chaind/sdk/admission';
+import { MempoolRefusal } from '@chaind/sdk/admission';
 import type { BaseApp, Logger, Tx, TxRunResult } from '@chaind/sdk/app';
 import { formatRFC3339 } from '@chaind/sdk/types';
-import type { BlockStore, TxRecord } from './blockstore.ts';
-import type { ConsensusDriver } from './driver.ts';
+import type { TxRecord } from './blockstore.ts';
+import type { ConsensusDriver, TxAdmission } from './driver.ts';
 import { txHash } from './hash.ts';
 import { grpcCodeOf } from './query/status.ts';
 
@@ -32,10 +32,9 @@ import { grpcCodeOf } from './query/status.ts';
 export interface TxNode {
   /** `height` is the committed height: nothing above it is shown. */
   readonly driver: ConsensusDriver;
-  readonly blockStore: Pick<BlockStore, 'txByHash' | 'blockMeta'>;
   readonly app: Pick<BaseApp<Tx>, 'simulate'>;
-  /** The admission pipeline (and the largest tx it takes). */
-  readonly mempool: Pick<Mempool, 'submit' | 'submitLater' | 'maxTxBytes'>;
+  /** Where broadcasts go: the driver's admission (`driver.admission`). */
+  readonly admission: TxAdmission;
   readonly logger: Logger;
 }
 
@@ -53,8 +52,8 @@ const hexUpper = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpp
  * `CListMempool.CheckTx` through the admission pipeline: the mempool's own refusals reject with a
  * MempoolRefusal (CometBFT's texts); CheckTx's failures are results.
  */
-export function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<ResponseCheckTx> {
-  return node.mempool.submit(tx);
+export function checkTx(node: Pick<TxNode, 'admission'>, tx: Uint8Array): Promise<ResponseCheckTx> {
+  return node.admission.submit(tx);
 }
 
 /**
@@ -62,7 +61,7 @@ export function checkTx(node: Pick<TxNode, 'mempool'>, tx: Uint8Array): Promise<
  * after the caller has its answer, its outcome only logged.
  */
 export function checkTxLater(node: TxNode, tx: Uint8Array): void {
-  node.mempool.submitLater(tx).then(
+  node.admission.submitLater(tx).then(
     (r) => {
       if (r.code !== 0) node.logger.debug('async broadcast: CheckTx refused the tx', { hash: hexUpper(txHash(tx)), code: r.code, log: r.log });
     },
@@ -74,7 +73,7 @@ export function checkTxLater(node: TxNode, tx: Uint8Array): void {
 
 /** The indexed tx with this hash, if its block is committed (the store may be one block ahead). */
 export function committedTx(node: TxNode, hash: Uint8Array): TxRecord | undefined {
-  const r = node.blockStore.txByHash(hash);
+  const r = node.driver.blocks.txByHash(hash);
   return r !== undefined && r.height <= node.driver.height ? r : undefined;
 }
 
@@ -163,7 +162,7 @@ export function getTx(node: TxNode, req: GetTxRequest): GetTxResponse {
     gasUsed: res.gasUsed,
     // the stored bytes are a TxRaw, whose wire format is the Tx's
     tx: { typeUrl: '/cosmos.tx.v1beta1.Tx', value: r.tx },
-    timestamp: rfc3339(node.blockStore.blockMeta(r.height)?.header.time),
+    timestamp: rfc3339(node.driver.blocks.blockMeta(r.height)?.header.time),
     events: res.events,
   });
   return { tx, txResponse };

@@ -33,7 +33,7 @@ let client: Client;
 
 before(async () => {
   node = await TestNode.start();
-  s = await startGrpcServer({ port: 0, app: node.chain.app, txNode: { driver: node.driver, blockStore: node.blockStore, app: node.chain.app, mempool: node.mempool, logger: node.logger } });
+  s = await startGrpcServer({ port: 0, app: node.chain.app, txNode: { driver: node.driver, admission: node.driver.admission, app: node.chain.app, logger: node.logger } });
   client = new Client(s.address, credentials.createInsecure());
 }, { timeout: 30_000 });
 

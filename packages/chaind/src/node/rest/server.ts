@@ -228,7 +228,7 @@ function registerTxRoute(f: FastifyInstance, route: TxRoute, node: TxNode, regis
 
 /** Room for the largest tx the mempool accepts, as base64 in JSON; never below 1 MiB. */
 function defaultBodyLimit(node: TxNode | undefined): number {
-  const tx = node === undefined ? 0 : Math.ceil(node.mempool.maxTxBytes / 3) * 4 + 64 * 1024;
+  const tx = node === undefined ? 0 : Math.ceil(node.admission.maxTxBytes / 3) * 4 + 64 * 1024;
   return Math.max(1024 * 1024, tx);
 }
 

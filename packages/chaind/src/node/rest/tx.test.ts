@@ -12,7 +12,7 @@ let node: TestNode;
 let rest: RestServer;
 let small: RestServer;
 
-const txNode = (): TxNode => ({ driver: node.driver, blockStore: node.blockStore, app: node.chain.app, mempool: node.mempool, logger: node.logger });
+const txNode = (): TxNode => ({ driver: node.driver, admission: node.driver.admission, app: node.chain.app, logger: node.logger });
 
 before(async () => {
   node = await TestNode.start({ manual: true });

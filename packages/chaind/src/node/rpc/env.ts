@@ -3,15 +3,11 @@
 import type { BaseApp, Logger, QueryRouter, Tx } from '@chaind/sdk/app';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
 import type { Mempool } from '@chaind/sdk/admission';
-import type { BlockStore } from '../blockstore.ts';
-import type { ConsensusDriver } from '../driver.ts';
+import type { BlockSource, ConsensusDriver, TxAdmission } from '../driver.ts';
 import { internalError } from './errors.ts';
 import type { Args, ParamSpec } from './params.ts';
 
-export type RpcBlockStore = Pick<
-  BlockStore,
-  'base' | 'height' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txByHash' | 'txsByHeight' | 'heightByHash'
->;
+export type RpcBlockStore = BlockSource;
 
 /** Info, Query and Simulate; the query router tells whether the app serves a path itself. */
 export type RpcApp = Pick<BaseApp<Tx>, 'info' | 'query' | 'simulate'> & { readonly modules: { readonly queryRouter: Pick<QueryRouter, 'has'> } };
@@ -34,6 +30,8 @@ export interface RpcEnv {
   readonly blockStore: RpcBlockStore;
   readonly app: RpcApp;
   readonly mempool: RpcMempool;
+  /** Where broadcast_tx_* go (the mempool above: JSON-RPC is served in solo mode only). */
+  readonly admission: TxAdmission;
   readonly genesis: GenesisDoc;
   readonly nodeInfo: RpcNodeInfo;
   readonly logger: Logger;

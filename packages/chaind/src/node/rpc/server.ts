@@ -130,6 +130,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
     blockStore: o.blockStore,
     app: o.app,
     mempool: o.mempool,
+    admission: o.mempool,
     genesis: o.genesis,
     nodeInfo: o.nodeInfo,
     logger,
