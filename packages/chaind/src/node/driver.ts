@@ -9,10 +9,10 @@ import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/
 import type { BlockStore } from './blockstore.ts';
 import type { ChainState } from './state.ts';
 
-/** Committed blocks, their results and the tx index, read-only: what the servers look up. */
+/** Committed blocks, their results and the tx index, read-only: what the servers look up. No height of its own: it may hold one block above the driver's committed `height`, which no read may show. */
 export type BlockSource = Pick<
   BlockStore,
-  'base' | 'height' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txByHash' | 'txsByHeight' | 'heightByHash'
+  'base' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txByHash' | 'txsByHeight' | 'heightByHash'
 >;
 
 /**
@@ -53,7 +53,7 @@ export interface ConsensusDriver {
   onBlock(listener: (block: CommittedBlock) => void): () => void;
   /** Submits txs (broadcast_tx_*). */
   readonly admission: TxAdmission;
-  /** Looks up committed blocks, results and txs. The block source may hold one block above `height`: show nothing above it. */
+  /** Looks up committed blocks, results and txs (bounded by `height`). */
   readonly blocks: BlockSource;
   /** Resolves once, when the driver has stopped for good: pending waits end then. */
   readonly done: Promise<DriverStopResult>;
