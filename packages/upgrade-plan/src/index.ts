@@ -1,6 +1,6 @@
 // The upgrade plan's off-chain side, shared by the upgrade module (x/upgrade), chaind's CLI and chainvisor:
 // upgrade-info.json, the plan info's binaries and the rules for fetching them, upgrade folder names, Go's
-// platform names. A leaf: it imports nothing of the node.
+// platform names. It imports nothing of the node (only @chaind/errors).
 export { FetchError, UpgradeInfoError, UpgradeNameError, type FetchErrorKind } from './errors.ts';
 export { checkTree, extractTar } from './extract.ts';
 export type { Downloaded, Progress } from './http.ts';
