@@ -99,12 +99,7 @@ export class Mempool {
    * workers verify later txs as CheckTx runs on earlier ones.
    */
   submit(tx: Uint8Array): Promise<ResponseCheckTx> {
-    const hash = txHash(tx);
-    // refused at once when it already must be; checked again in its turn, when txs ahead may have filled the pool
-    const refused = this.refusal(tx.length, hashKey(hash), false);
-    // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
-    if (refused !== undefined) return Promise.reject(refused);
-    return this.arrivalOrder.run(tx, addInTurn, { pool: this, tx, hash });
+    return this.submitHashed(tx, txHash(tx));
   }
 
   /**
@@ -112,9 +107,18 @@ export class Mempool {
    * are thrown at once, to answer the call; the rest of `submit` runs after, its outcome the promise.
    */
   submitLater(tx: Uint8Array): Promise<ResponseCheckTx> {
-    const refused = this.refusal(tx.length, hashKey(txHash(tx)), true);
+    const hash = txHash(tx);
+    const refused = this.refusal(tx.length, hashKey(hash), true);
     if (refused !== undefined) throw refused;
-    return this.submit(tx);
+    return this.submitHashed(tx, hash);
+  }
+
+  private submitHashed(tx: Uint8Array, hash: Uint8Array): Promise<ResponseCheckTx> {
+    // refused at once when it already must be; checked again in its turn, when txs ahead may have filled the pool
+    const refused = this.refusal(tx.length, hashKey(hash), false);
+    // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
+    if (refused !== undefined) return Promise.reject(refused);
+    return this.arrivalOrder.run(tx, addInTurn, { pool: this, tx, hash });
   }
 
   /**
