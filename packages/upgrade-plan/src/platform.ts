@@ -1,13 +1,6 @@
 /** Node's names → Go's (GOOS/GOARCH), which release archives and the plan's "binaries" keys use. */
 const GOOS: Readonly<Record<string, string>> = { win32: 'windows', sunos: 'solaris' };
-const GOARCH: Readonly<Record<string, string>> = {
-  x64: 'amd64',
-  ia32: '386',
-  arm64: 'arm64',
-  arm: 'arm',
-  ppc64: process.platform === 'linux' ? 'ppc64le' : 'ppc64', // Node has no separate ppc64le
-  loong64: 'loong64',
-};
+const GOARCH: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386' };
 
 /** A platform in Go's names: { os: "linux", arch: "amd64" }. */
 export interface GoPlatform {
@@ -17,7 +10,9 @@ export interface GoPlatform {
 
 /** This machine (or the given Node platform and arch) in Go's names; names Go shares with Node pass through. */
 export function goPlatform(platform: string = process.platform, arch: string = process.arch): GoPlatform {
-  return { os: GOOS[platform] ?? platform, arch: GOARCH[arch] ?? arch };
+  // Node has no separate ppc64le: Linux on ppc64 is little-endian
+  const goArch = arch === 'ppc64' ? (platform === 'linux' ? 'ppc64le' : 'ppc64') : (GOARCH[arch] ?? arch);
+  return { os: GOOS[platform] ?? platform, arch: goArch };
 }
 
 /** This machine's key in the plan's "binaries": "linux/amd64", "darwin/arm64", … */
