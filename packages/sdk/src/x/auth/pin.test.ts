@@ -108,7 +108,7 @@ const PINNED = {
     [5, 'spendable balance 999380stake is smaller than 999999999stake: insufficient funds', '26667', '62567e3bf3b1d7f6bf800fe0d4c5ae162a8edb889843708ec64cb905c7f36720'],
     [32, 'account sequence mismatch, expected 1, got 5: incorrect account sequence', '16167', '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945'],
   ],
-  // the app hash of this state under the store-hash encoding of multistore.ts's nextStoreHash (re-recorded when
+  // the app hash of this state under the store-hash encoding of store/hash.ts's nextStoreHash (re-recorded when
   // that encoding became lengths ‖ keys ‖ values; the state bytes, gas, logs and events above did not change)
   appHash: 'a88af59222d84c96f6bc9dd2f2dd2c506784fdee0081e3adce1cc80a27857a04',
 };
