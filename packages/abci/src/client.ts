@@ -114,8 +114,8 @@ export class AbciClient {
   }
 
   /** Sends Flush; resolves when its ResponseFlush arrives (every earlier request has been answered by then). */
-  async flush(): Promise<void> {
-    await this.send({ flush: {} });
+  flush(): Promise<void> {
+    return this.send({ flush: {} }).then(() => undefined);
   }
 
   /** Sends the request and a Flush (CometBFT's synchronous call); resolves with the request's response. */

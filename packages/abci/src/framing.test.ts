@@ -81,6 +81,12 @@ describe('FrameDecoder', () => {
     assert.ok(process.memoryUsage().arrayBuffers - before < 1 << 20, 'the claimed 2 GiB were allocated');
   });
 
+  test('the messages completed before a bad prefix in the same chunk are delivered in `out`', () => {
+    const out: Uint8Array[] = [];
+    framingError(() => new FrameDecoder(10).push(concat([encodeFrame(hex('01')), encodeFrame(hex('02')), encodeFrame(bytes(11, 0))]), out), /message length 11/);
+    assert.deepEqual(out.map((m) => Uint8Array.from(m)), [hex('01'), hex('02')]);
+  });
+
   test('a varint longer than 10 bytes, or overflowing 64 bits, is refused', () => {
     framingError(() => new FrameDecoder(100).push(hex('80 80 80 80 80 80 80 80 80 80 00')), /longer than 10 bytes/);
     // arriving a byte at a time, the 10th continuation byte is the error

@@ -38,9 +38,11 @@ export class FrameDecoder {
     return this.#prefixLength + this.#partsLength;
   }
 
-  /** The messages completed by `chunk`. Throws AbciFramingError on a bad or oversized length prefix. */
-  push(chunk: Uint8Array): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  /**
+   * The messages completed by `chunk`, appended to `out` (and returned). Throws AbciFramingError on a bad or
+   * oversized length prefix; the messages completed before it are in `out` by then.
+   */
+  push(chunk: Uint8Array, out: Uint8Array[] = []): Uint8Array[] {
     let pos = 0;
     while (pos < chunk.length) {
       if (this.#bodyLength < 0) {

@@ -132,7 +132,7 @@ class ServerConnection {
   #onData(chunk: Buffer): void {
     if (this.#finished || this.#framingError !== undefined) return; // input after an error is dropped
     try {
-      for (const frame of this.#decoder.push(chunk)) this.#frames.push(frame);
+      this.#decoder.push(chunk, this.#frames);
     } catch (err) {
       this.#framingError = asError(err);
     }
