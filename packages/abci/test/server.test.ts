@@ -168,12 +168,13 @@ for (const transport of ['tcp', 'unix'] as const) {
       }
     });
 
-    test('a handler that throws or rejects: an Exception with its message, then the connection closes', async (t) => {
+    test('a handler that throws, rejects or answers {exception}: an Exception with its message, then the connection closes', async (t) => {
       for (const fail of [
         (): Response => {
           throw new Error('state machine broke');
         },
         (): Promise<Response> => Promise.reject(new Error('state machine broke')),
+        (): Response => ({ exception: { error: 'state machine broke' } }),
       ]) {
         let closedWith: Error | undefined;
         const server = await start(t, transport, { connect: () => ({ handle: fail, closed: (err) => (closedWith = err) }) });
@@ -187,7 +188,7 @@ for (const transport of ['tcp', 'unix'] as const) {
           2000,
           'the connection to end',
         );
-        assert.equal(closedWith?.message, 'state machine broke');
+        assert.match(closedWith?.message ?? '', /^(the handler answered the request echo with an exception: )?state machine broke$/);
       }
     });
 
@@ -407,6 +408,22 @@ describe('listening', () => {
     const client = await AbciClient.connect(server.address);
     t.after(() => client.close());
     assert.deepEqual(await client.request('echo', { message: 'second' }), { message: 'second' });
+  });
+
+  test('IPv6 loopback: the bound address and the peers are written with brackets', async (t) => {
+    let remote = '';
+    let server: AbciServer;
+    try {
+      server = await listenAbci({ address: 'tcp://[::1]:0', connect: (c) => ((remote = c.remote), echoHandler()) });
+    } catch (err) {
+      return t.skip(`no IPv6 loopback here: ${(err as Error).message}`);
+    }
+    t.after(() => server.close());
+    assert.match(server.address, /^tcp:\/\/\[::1\]:\d+$/);
+    const client = await AbciClient.connect(server.address);
+    t.after(() => client.close());
+    assert.deepEqual(await client.request('echo', { message: 'v6' }), { message: 'v6' });
+    assert.match(remote, /^\[::1\]:\d+$/);
   });
 
   test('the bound address names the real port of :0', async (t) => {
