@@ -8,6 +8,12 @@ import type { DriverStopResult } from '../node/driver.ts';
 import { addHomeOption, homeOf, UserError, type HomeOptions } from './common.ts';
 
 export interface StartOptions extends HomeOptions, ServerOverrides {
+  /** `--with-comet=false`: serve CometBFT over ABCI instead of making blocks. */
+  withComet: boolean;
+  /** `--transport`: only "socket". */
+  transport?: string;
+  /** `--address`: the ABCI listen address (overrides app.toml). */
+  address?: string;
   unsafeSkipUpgrades?: string;
   haltHeight?: string;
   /** commander keeps the Cosmos flag's underscore */
@@ -22,8 +28,19 @@ function parseHeights(flag: string, v: string | undefined): bigint[] {
   });
 }
 
+function parseBool(flag: string): (v: string) => boolean {
+  return (v) => {
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    throw new UserError(`invalid --${flag} ${JSON.stringify(v)}: expected true or false`);
+  };
+}
+
 export function addStartOptions(cmd: Command): Command {
   cmd
+    .option('--with-comet <bool>', 'true: this node makes the blocks itself (solo); false: serve CometBFT over ABCI (validator networks)', parseBool('with-comet'), true)
+    .option('--transport <transport>', 'ABCI transport with --with-comet=false: socket (the only one served)')
+    .option('--address <address>', 'ABCI listen address with --with-comet=false (overrides app.toml; tcp://host:port or unix:///path)')
     .option('--unsafe-skip-upgrades <heights>', 'skip the upgrades planned at these heights (comma-separated); they are cleared, not applied')
     .option('--halt-height <height>', 'stop after committing this height')
     .option('--log_level <level>', 'debug, info, warn or error', 'info');
@@ -51,6 +68,12 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
   if (!isLogLevel(level)) throw new UserError(`invalid --log_level ${JSON.stringify(level)}: expected debug, info, warn or error`);
   const logger = lineLogger(level);
   const haltHeights = parseHeights('halt-height', o.haltHeight);
+  if (o.transport !== undefined && o.transport !== 'socket') {
+    throw new UserError(`invalid --transport ${JSON.stringify(o.transport)}: chaind serves ABCI over "socket" only (CometBFT's grpc transport is not served)`);
+  }
+  if (o.withComet && (o.transport !== undefined || o.address !== undefined)) {
+    throw new UserError('--transport and --address apply only with --with-comet=false (serving CometBFT over ABCI)');
+  }
   let node: RunningNode;
   try {
     node = await startNode(
@@ -60,6 +83,7 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
         skipUpgradeHeights: parseHeights('unsafe-skip-upgrades', o.unsafeSkipUpgrades),
         haltHeight: haltHeights[0],
         logger,
+        abci: o.withComet ? undefined : { address: o.address },
       },
       servers,
     );

@@ -3,10 +3,11 @@
 // that only receives blocks. Nothing here says how blocks come about, so a server written against it
 // runs unchanged over either: a tx goes to the driver's admission (this node's pipeline, or CometBFT's
 // mempool for a node behind it), and committed blocks are read from its block source.
+import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import type { Mempool } from '@chaind/sdk/admission';
 import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/upgrade';
-import type { BlockStore } from './blockstore.ts';
+import type { BlockStore, TxRecord } from './blockstore.ts';
 import type { ChainState } from './state.ts';
 
 /** Committed blocks, their results and the tx index, read-only: what the servers look up. No height of its own: it may hold one block above the driver's committed `height`, which no read may show. */
@@ -42,19 +43,44 @@ export function stopResultFromError(e: unknown, height: bigint): DriverStopResul
   return { reason: 'error', error: e instanceof Error ? e : new Error(String(e)), height };
 }
 
-/** The consensus side of a running node, as the JSON-RPC, REST and gRPC servers and the tx service see it. */
+/** A committed tx and the time of its block. */
+export interface CommittedTx extends TxRecord {
+  readonly time: Timestamp | undefined;
+}
+
+/** Committed txs by hash (GetTx): this node's block store in solo mode, CometBFT's `tx` endpoint behind CometBFT. */
+export interface TxLookup {
+  committedTx(hash: Uint8Array): Promise<CommittedTx | undefined>;
+}
+
+/** The indexed tx with this hash, if its block is committed (`height`): the store may be one block ahead. */
+export function committedTxIn(blocks: BlockSource, height: bigint, hash: Uint8Array): TxRecord | undefined {
+  const r = blocks.txByHash(hash);
+  return r !== undefined && r.height <= height ? r : undefined;
+}
+
+/** The consensus side of a running node, as the REST and gRPC servers and the tx service see it. */
 export interface ConsensusDriver {
   readonly chainId: string;
   /** The last committed height (initial height - 1 before the first block): nothing above it may be shown. */
   readonly height: bigint;
-  /** The consensus state the next block is built on: validator sets, consensus params, app version. */
-  readonly state: ChainState;
-  /** Subscribes to committed blocks (broadcast_tx_commit waits on it); returns the unsubscribe function. */
+  /** Subscribes to committed blocks; returns the unsubscribe function. */
   onBlock(listener: (block: CommittedBlock) => void): () => void;
   /** Submits txs (broadcast_tx_*). */
   readonly admission: TxAdmission;
-  /** Looks up committed blocks, results and txs (bounded by `height`). */
-  readonly blocks: BlockSource;
+  /** Finds committed txs. */
+  readonly txs: TxLookup;
   /** Resolves once, when the driver has stopped for good: pending waits end then. */
   readonly done: Promise<DriverStopResult>;
+}
+
+/**
+ * A driver that makes and keeps the blocks itself (solo): what CometBFT's own interface, JSON-RPC,
+ * needs besides. Behind CometBFT, CometBFT serves that interface from its own stores.
+ */
+export interface BlockProducer extends ConsensusDriver {
+  /** The consensus state the next block is built on: validator sets, consensus params, app version. */
+  readonly state: ChainState;
+  /** Looks up committed blocks, results and txs (bounded by `height`). */
+  readonly blocks: BlockSource;
 }

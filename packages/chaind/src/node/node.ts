@@ -1,5 +1,7 @@
-// Assembles a running node from a home directory: config, genesis, consensus key, the chain app, the
-// block store, the mempool, the solo driver and the servers. `chaind start` and `chaind dev` call it.
+// Assembles a running node from a home directory: config, genesis, the chain app, a consensus driver
+// and the servers. Solo mode (the default) adds the consensus key, the block store, the mempool and
+// the solo driver; behind CometBFT (`--with-comet=false`) the ABCI driver serves CometBFT instead.
+// `chaind start` and `chaind dev` call it.
 import { ChaindError } from '@chaind/errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,14 @@ import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
 import { stopResultFromError, type ConsensusDriver, type DriverStopResult } from './driver.ts';
 import { SoloDriver } from './solo.ts';
+import { AbciDriver } from './abci/driver.ts';
+import { CometRpc, DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES, DEFAULT_COMET_RPC_TIMEOUT_MS, type CometRpcOptions } from './abci/comet-rpc.ts';
+
+/** `--with-comet=false`: serve CometBFT over ABCI instead of making blocks; the rest comes from the config files. */
+export interface AbciModeOptions {
+  /** `--address`: tcp://host:port or unix:///path (overrides app.toml). */
+  readonly address?: string;
+}
 
 export interface NodeOptions {
   readonly home: string;
@@ -25,6 +35,8 @@ export interface NodeOptions {
   readonly logger: Logger;
   /** The upgrades this binary knows (default: the release's). */
   readonly upgrades?: readonly Upgrade[];
+  /** Run behind CometBFT (absent: solo). */
+  readonly abci?: AbciModeOptions;
 }
 
 /** A server the node runs beside the driver; closed before the databases. */
@@ -34,18 +46,25 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
+/** What only a solo node has: it makes, signs and keeps the blocks. */
+export interface SoloParts {
+  readonly driver: SoloDriver;
+  /** This node's consensus key (ed25519 public key). */
+  readonly validatorPubKey: Uint8Array;
+  readonly blockStore: BlockStore;
+  readonly mempool: Mempool;
+}
+
 /** Everything a server needs from the node. */
 export interface NodeParts {
   readonly home: string;
-  /** This node's consensus key (ed25519 public key). */
-  readonly validatorPubKey: Uint8Array;
   readonly config: LoadedConfig;
   readonly addresses: ServerAddresses;
   readonly genesis: GenesisDoc;
   readonly chain: ChainApp;
-  readonly blockStore: BlockStore;
-  readonly mempool: Mempool;
   readonly driver: ConsensusDriver;
+  /** Absent behind CometBFT. */
+  readonly solo?: SoloParts;
   readonly logger: Logger;
 }
 
@@ -80,7 +99,6 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   } catch (e) {
     throw new Error(`${genesisFile}: ${(e as Error).message}`);
   }
-  const key = await readPrivValidatorKey(o.home);
   let chain: ChainApp;
   try {
     chain = createChainApp({
@@ -96,42 +114,59 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     // e.g. BINARY UPDATED BEFORE TRIGGER, refused before any block: the halt's exit code applies
     throw new NodeStartError(stopResultFromError(e, 0n));
   }
-  const blockStore = BlockStore.open(join(o.home, 'data', 'blockstore.db'));
-  const closeStores = async (): Promise<void> => {
-    await blockStore.close();
-    await chain.close();
-  };
-  let driver: SoloDriver;
-  const mempool = new Mempool({
-    app: chain.app,
-    maxTxs: config.node.mempool.size,
-    maxTxsBytes: config.node.mempool.maxTxsBytes,
-    maxTxBytes: config.node.mempool.maxTxBytes,
-    preverify: (tx) => chain.preverify(tx),
-  });
+  const haltHeight = o.haltHeight ?? (config.app.haltHeight > 0n ? config.app.haltHeight : undefined);
+  let driver: ConsensusDriver;
+  let stopDriver: () => Promise<DriverStopResult>;
+  let solo: SoloParts | undefined;
+  let closeStores = (): Promise<void> => chain.close();
   try {
     validateGenesis(genesis, chain.app.modules);
-    const haltHeight = o.haltHeight ?? (config.app.haltHeight > 0n ? config.app.haltHeight : undefined);
-    driver = await SoloDriver.start({
-      app: chain.app,
-      mempool,
-      blockStore,
-      genesis,
-      validatorKey: { pubKey: key.pubKey, address: Buffer.from(key.address, 'hex'), privateKey: key.seed },
-      blockIntervalMs: config.node.consensus.blockIntervalMs,
-      logger,
-      haltHeight,
-    });
+    if (o.abci !== undefined) {
+      const a = resolveAbciSettings(config, o.abci);
+      const abci = await AbciDriver.listen(
+        { app: chain.app, address: a.address, maxMessageBytes: a.maxMessageBytes, comet: new CometRpc(a.cometRpc), logger, haltHeight },
+        genesis.chainId,
+      );
+      driver = abci;
+      stopDriver = () => abci.stop();
+    } else {
+      const key = await readPrivValidatorKey(o.home);
+      const blockStore = BlockStore.open(join(o.home, 'data', 'blockstore.db'));
+      closeStores = async () => {
+        await blockStore.close();
+        await chain.close();
+      };
+      const mempool = new Mempool({
+        app: chain.app,
+        maxTxs: config.node.mempool.size,
+        maxTxsBytes: config.node.mempool.maxTxsBytes,
+        maxTxBytes: config.node.mempool.maxTxBytes,
+        preverify: (tx) => chain.preverify(tx),
+      });
+      const soloDriver = await SoloDriver.start({
+        app: chain.app,
+        mempool,
+        blockStore,
+        genesis,
+        validatorKey: { pubKey: key.pubKey, address: Buffer.from(key.address, 'hex'), privateKey: key.seed },
+        blockIntervalMs: config.node.consensus.blockIntervalMs,
+        logger,
+        haltHeight,
+      });
+      driver = soloDriver;
+      stopDriver = () => soloDriver.stop();
+      solo = { driver: soloDriver, validatorPubKey: key.pubKey, blockStore, mempool };
+    }
   } catch (e) {
     await closeStores();
     throw new NodeStartError(stopResultFromError(e, chain.app.lastBlockHeight));
   }
-  const parts: NodeParts = { home: o.home, validatorPubKey: key.pubKey, config, addresses, genesis, chain, blockStore, mempool, driver, logger };
+  const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger };
   let servers: NodeServer[] = [];
   try {
     servers = await startServers(parts);
   } catch (e) {
-    await driver.stop();
+    await stopDriver();
     await closeStores();
     throw e;
   }
@@ -148,8 +183,23 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     servers,
     done,
     stop: async () => {
-      await driver.stop();
+      await stopDriver();
       return done;
+    },
+  };
+}
+
+
+/** TEMPORARY until the config carries the ABCI settings. */
+function resolveAbciSettings(config: LoadedConfig, o: AbciModeOptions): { address: string; maxMessageBytes?: number; cometRpc: CometRpcOptions } {
+  const rpc = config.node.rpc.laddr;
+  return {
+    address: o.address ?? 'tcp://127.0.0.1:26658',
+    cometRpc: {
+      url: `http://${rpc.host}:${rpc.port}`,
+      timeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
+      maxTxBytes: config.node.mempool.maxTxBytes,
+      maxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
     },
   };
 }

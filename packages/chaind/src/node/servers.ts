@@ -5,23 +5,24 @@ import { startRestServer } from './rest/index.ts';
 import { startRpcServer } from './rpc/index.ts';
 import type { TxNode } from './tx-service.ts';
 
-/** The servers `chaind start` runs: JSON-RPC always; REST and gRPC when enabled. */
+/** The servers `chaind start` runs: JSON-RPC in solo mode (behind CometBFT, CometBFT serves it); REST and gRPC when enabled. */
 export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
   const servers: NodeServer[] = [];
   try {
-    const nodeKey = await readNodeKey(p.home);
-    const rpc = await startRpcServer({
-      host: p.addresses.rpc.host,
-      port: p.addresses.rpc.port,
-      driver: p.driver,
-      blockStore: p.driver.blocks,
-      app: p.chain.app,
-      mempool: p.mempool,
-      genesis: p.genesis,
-      nodeInfo: { id: nodeIdOf(nodeKey.pubKey), moniker: p.config.node.moniker, validatorPubKey: p.validatorPubKey },
-      logger: p.logger,
-    });
-    servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
+    if (p.solo !== undefined) {
+      const nodeKey = await readNodeKey(p.home);
+      const rpc = await startRpcServer({
+        host: p.addresses.rpc.host,
+        port: p.addresses.rpc.port,
+        driver: p.solo.driver,
+        app: p.chain.app,
+        mempool: p.solo.mempool,
+        genesis: p.genesis,
+        nodeInfo: { id: nodeIdOf(nodeKey.pubKey), moniker: p.config.node.moniker, validatorPubKey: p.solo.validatorPubKey },
+        logger: p.logger,
+      });
+      servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
+    }
     // the tx service (REST tx routes, gRPC cosmos.tx.v1beta1.Service) works on the same parts as JSON-RPC's broadcast
     const txNode: TxNode = { driver: p.driver, admission: p.driver.admission, app: p.chain.app, logger: p.logger };
     if (p.addresses.api.enable) {

@@ -22,7 +22,16 @@ import type { Mempool } from '@chaind/sdk/admission';
 import { toHex } from '@chaind/sdk/store';
 import type { BlockStore } from './blockstore.ts';
 import { commitInfo, emptyCommit, extendedCommitInfo, makeCommit, signingKey, timestampFromMs, voteTime, type ValidatorKey } from './commit.ts';
-import { stopResultFromError, type BlockSource, type CommittedBlock, type ConsensusDriver, type DriverStopResult, type TxAdmission } from './driver.ts';
+import {
+  committedTxIn,
+  stopResultFromError,
+  type BlockProducer,
+  type BlockSource,
+  type CommittedBlock,
+  type DriverStopResult,
+  type TxAdmission,
+  type TxLookup,
+} from './driver.ts';
 import {
   commitHash,
   consensusHash,
@@ -122,7 +131,7 @@ type Stage = 'idle' | 'proposed' | 'executed' | 'saved';
 
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 
-export class SoloDriver implements ConsensusDriver {
+export class SoloDriver implements BlockProducer {
   /** Resolves once, when the driver has stopped for good. */
   readonly done: Promise<DriverStopResult>;
   readonly chainId: string;
@@ -199,6 +208,16 @@ export class SoloDriver implements ConsensusDriver {
   /** The block store the driver writes. */
   get blocks(): BlockSource {
     return this.store;
+  }
+
+  /** Committed txs from the block store, with their block's time. */
+  get txs(): TxLookup {
+    return {
+      committedTx: async (hash) => {
+        const r = committedTxIn(this.store, this.tip.height, hash);
+        return r === undefined ? undefined : { ...r, time: this.store.blockMeta(r.height)?.header.time };
+      },
+    };
   }
 
   /** Subscribes to committed blocks; returns the unsubscribe function. */

@@ -7,7 +7,7 @@ import { BroadcastMode } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { Mempool } from '@chaind/sdk/admission';
 import { ALICE, BOB, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
 import { sha256 } from './hash.ts';
-import { broadcastTx, committedTx, getTx, type TxNode } from './tx-service.ts';
+import { broadcastTx, getTx, type TxNode } from './tx-service.ts';
 
 let node: TestNode;
 
@@ -65,11 +65,11 @@ describe('tx service', { timeout: 60_000 }, () => {
     const tx = node.send(BOB, ALICE.address, '6');
     const n = withMempool(node.mempool);
     assert.equal((await broadcastTx(n, { txBytes: tx, mode: SYNC })).txResponse?.code, 0);
-    assert.equal(committedTx(n, sha256(tx)), undefined);
+    assert.equal(await n.driver.txs.committedTx(sha256(tx)), undefined);
     const e = node.driver.produceBlock();
-    const rec = committedTx(n, sha256(tx));
+    const rec = await n.driver.txs.committedTx(sha256(tx));
     assert.equal(rec?.height, e.block.header.height);
-    const got = getTx(n, { hash: HEX(sha256(tx)) });
+    const got = await getTx(n, { hash: HEX(sha256(tx)) });
     assert.equal(got.txResponse?.height, rec?.height);
     assert.equal(got.txResponse?.gasUsed, rec?.result.gasUsed);
     assert.deepEqual(got.txResponse?.events, rec?.result.events);

@@ -23,7 +23,6 @@ import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { MempoolRefusal } from '@chaind/sdk/admission';
 import type { BaseApp, Logger, Tx, TxRunResult } from '@chaind/sdk/app';
 import { formatRFC3339 } from '@chaind/sdk/types';
-import type { TxRecord } from './blockstore.ts';
 import type { ConsensusDriver, TxAdmission } from './driver.ts';
 import { txHash } from './hash.ts';
 import { grpcCodeOf } from './query/status.ts';
@@ -69,12 +68,6 @@ export function checkTxLater(node: TxNode, tx: Uint8Array): void {
       node.logger.debug('async broadcast: the mempool refused the tx', { hash: hexUpper(txHash(tx)), error: e instanceof Error ? e.message : String(e) });
     },
   );
-}
-
-/** The indexed tx with this hash, if its block is committed (the store may be one block ahead). */
-export function committedTx(node: TxNode, hash: Uint8Array): TxRecord | undefined {
-  const r = node.driver.blocks.txByHash(hash);
-  return r !== undefined && r.height <= node.driver.height ? r : undefined;
 }
 
 export type SimulateOutcome =
@@ -137,10 +130,10 @@ function rfc3339(t: Timestamp | undefined): string {
 const TX_HASH = /^[0-9a-fA-F]{64}$/;
 
 /** The SDK's `txServer.GetTx`: the decoded tx and its TxResponse (height, result, block time). */
-export function getTx(node: TxNode, req: GetTxRequest): GetTxResponse {
+export async function getTx(node: TxNode, req: GetTxRequest): Promise<GetTxResponse> {
   if (req.hash === '') throw new TxServiceError(status.INVALID_ARGUMENT, 'tx hash cannot be empty');
   if (!TX_HASH.test(req.hash)) throw new TxServiceError(status.INVALID_ARGUMENT, `invalid tx hash ${JSON.stringify(req.hash)}: expected 64 hex characters`);
-  const r = committedTx(node, Buffer.from(req.hash, 'hex'));
+  const r = await node.driver.txs.committedTx(Buffer.from(req.hash, 'hex'));
   if (r === undefined) throw new TxServiceError(status.NOT_FOUND, `tx not found: ${req.hash}`);
   let tx: ProtoTx;
   try {
@@ -162,7 +155,7 @@ export function getTx(node: TxNode, req: GetTxRequest): GetTxResponse {
     gasUsed: res.gasUsed,
     // the stored bytes are a TxRaw, whose wire format is the Tx's
     tx: { typeUrl: '/cosmos.tx.v1beta1.Tx', value: r.tx },
-    timestamp: rfc3339(node.driver.blocks.blockMeta(r.height)?.header.time),
+    timestamp: rfc3339(r.time),
     events: res.events,
   });
   return { tx, txResponse };

@@ -5,5 +5,6 @@
 export { DENOM, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 export * from './chain.ts';
 export * from './cli.ts';
+export * from './network.ts';
 export * from './node.ts';
 export * from './upgrades.ts';

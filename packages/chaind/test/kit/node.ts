@@ -63,7 +63,6 @@ export class TestNode {
       host: '127.0.0.1',
       port: 0,
       driver,
-      blockStore,
       app: chain.app,
       mempool,
       genesis,

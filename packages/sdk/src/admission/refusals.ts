@@ -29,3 +29,16 @@ export function txTooLarge(maxTxBytes: number, size: number): MempoolRefusal {
 export function txInCache(): MempoolRefusal {
   return new MempoolRefusal(errors.txInMempoolCache, 'tx already exists in cache');
 }
+
+/**
+ * The refusal a CometBFT error text reports (its RPC wraps them, e.g. "error on broadcastTxSync: tx
+ * already exists in cache"), matched as the SDK's CheckCometError does; undefined for any other error.
+ */
+export function refusalFromText(text: string): MempoolRefusal | undefined {
+  const t = text.toLowerCase();
+  const cause = text.replace(/^error on broadcastTx(?:Sync|Async): /, '');
+  if (t.includes('tx already exists in cache')) return new MempoolRefusal(errors.txInMempoolCache, cause);
+  if (t.includes('mempool is full')) return new MempoolRefusal(errors.mempoolIsFull, cause);
+  if (t.includes('tx too large')) return new MempoolRefusal(errors.txTooLarge, cause);
+  return undefined;
+}

@@ -28,6 +28,7 @@ import { Context, type BlockHeader, type ExecMode, type Timestamp } from './cont
 import { abciError, CodedError, errors } from './errors.ts';
 import { BasicGasMeter, InfiniteGasMeter, type GasMeter } from './gas.ts';
 import { nopLogger, type Logger } from './logger.ts';
+import { txProtoSize } from './proposal.ts';
 import { QueryCache, UNCACHED_QUERY_PREFIX } from './query-cache.ts';
 import type { ModuleManager } from './manager.ts';
 
@@ -304,20 +305,30 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     return last !== null && last.bytes === bytes ? last.tx : this.txDecoder(bytes);
   }
 
+  /**
+   * The proposer's txs, in order, that still pass the ante handler on the last committed state (one
+   * after the other, as the block will run them: the SDK's PrepareProposalVerifyTx), within
+   * `max_tx_bytes` counted as CometBFT counts the block's data. Undecodable txs are dropped too.
+   */
   prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal {
-    const txs: Uint8Array[] = [];
-    let bytes = 0n;
-    for (const tx of req.txs) {
-      if (bytes + BigInt(tx.length) > req.maxTxBytes) break;
-      try {
-        this.txDecoder(tx);
-      } catch {
-        continue;
+    this.assertLoaded();
+    const snap = this.store.snapshot();
+    try {
+      const state = new ScratchMultiStore(snap);
+      const header = this.header(req.height, req.time, req.proposerAddress);
+      const txs: Uint8Array[] = [];
+      let bytes = 0n;
+      for (const tx of req.txs) {
+        const size = txProtoSize(tx);
+        if (bytes + size > req.maxTxBytes) break;
+        if (this.runTx('prepare', tx, state, header).code !== 0) continue;
+        txs.push(tx);
+        bytes += size;
       }
-      txs.push(tx);
-      bytes += BigInt(tx.length);
+      return { txs };
+    } finally {
+      snap.release();
     }
-    return { txs };
   }
 
   processProposal(req: RequestProcessProposal): ResponseProcessProposal {
@@ -351,7 +362,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       const ante = ctx.branch();
       this.anteHandler?.(ante.ctx, tx, mode === 'simulate');
       ante.write();
-      if (mode === 'check' || mode === 'recheck') {
+      if (mode === 'check' || mode === 'recheck' || mode === 'prepare') {
         return { code: 0, codespace: '', log: '', data: NO_DATA, info: '', gasWanted: tx.gasLimit, gasUsed: meter.consumed(), events: ctx.events.events(), msgResponses: [] };
       }
       const run = ctx.branch();

@@ -15,7 +15,7 @@ export interface BlockHeader {
 }
 
 /** check/recheck: mempool admission; simulate: gas estimation; finalize: block execution; query: read-only. */
-export type ExecMode = 'init' | 'check' | 'recheck' | 'simulate' | 'finalize' | 'query';
+export type ExecMode = 'init' | 'check' | 'recheck' | 'prepare' | 'simulate' | 'finalize' | 'query';
 
 export interface ContextOptions {
   readonly store: MultiStore;

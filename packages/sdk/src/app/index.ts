@@ -9,3 +9,4 @@ export * from './module.ts';
 export * from './router.ts';
 export * from './query-cache.ts';
 export * from './query/index.ts';
+export * from './proposal.ts';

@@ -2,4 +2,5 @@
 // and registered errors mapped to gRPC codes and HTTP statuses.
 export * from './descriptors.ts';
 export * from './query.ts';
+export * from './simulate.ts';
 export * from './status.ts';

@@ -42,7 +42,6 @@ async function server(broadcastTxCommitTimeoutMs: number): Promise<RpcServer> {
     host: '127.0.0.1',
     port: 0,
     driver: node.driver,
-    blockStore: node.blockStore,
     app: node.chain.app,
     mempool: node.mempool,
     genesis: node.genesis,

@@ -1,16 +1,17 @@
 // What the RPC methods read and call: the node's parts, narrowed to what they use, and the helpers
 // every method shares (CometBFT's rpc/core Environment: heights, pagination).
-import type { BaseApp, Logger, QueryRouter, Tx } from '@chaind/sdk/app';
+import type { BaseApp, Logger, Tx } from '@chaind/sdk/app';
+import type { AnswerApp } from '../query/simulate.ts';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
 import type { Mempool } from '@chaind/sdk/admission';
-import type { BlockSource, ConsensusDriver, TxAdmission } from '../driver.ts';
+import type { BlockProducer, BlockSource, TxAdmission } from '../driver.ts';
 import { internalError } from './errors.ts';
 import type { Args, ParamSpec } from './params.ts';
 
 export type RpcBlockStore = BlockSource;
 
 /** Info, Query and Simulate; the query router tells whether the app serves a path itself. */
-export type RpcApp = Pick<BaseApp<Tx>, 'info' | 'query' | 'simulate'> & { readonly modules: { readonly queryRouter: Pick<QueryRouter, 'has'> } };
+export type RpcApp = AnswerApp & Pick<BaseApp<Tx>, 'info'>;
 
 export type RpcMempool = Pick<Mempool, 'submit' | 'submitLater' | 'size' | 'bytes' | 'reap' | 'maxTxBytes'>;
 
@@ -26,7 +27,8 @@ export interface RpcNodeInfo {
 }
 
 export interface RpcEnv {
-  readonly driver: ConsensusDriver;
+  /** JSON-RPC is CometBFT's own interface: served where this node makes the blocks (solo mode). */
+  readonly driver: BlockProducer;
   readonly blockStore: RpcBlockStore;
   readonly app: RpcApp;
   readonly mempool: RpcMempool;

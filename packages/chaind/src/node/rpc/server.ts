@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
-import type { ConsensusDriver } from '../driver.ts';
-import type { RpcApp, RpcBlockStore, RpcEnv, RpcMempool, RpcNodeInfo } from './env.ts';
+import type { BlockProducer } from '../driver.ts';
+import type { RpcApp, RpcEnv, RpcMempool, RpcNodeInfo } from './env.ts';
 import { internalError, invalidRequest, METHOD_NOT_FOUND, RpcError } from './errors.ts';
 import { errorResponse, handleBody, handleURI, URI_ID, type Reply } from './jsonrpc.ts';
 import { ROUTES } from './methods/index.ts';
@@ -24,8 +24,8 @@ export interface RpcServerOptions {
   readonly host: string;
   /** 0 picks a free port (see `url`). */
   readonly port: number;
-  readonly driver: ConsensusDriver;
-  readonly blockStore: RpcBlockStore;
+  /** The solo driver: it makes the blocks this server shows. */
+  readonly driver: BlockProducer;
   readonly app: RpcApp;
   readonly mempool: RpcMempool;
   readonly genesis: GenesisDoc;
@@ -127,7 +127,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
   let hostPort = '';
   const env: RpcEnv = {
     driver: o.driver,
-    blockStore: o.blockStore,
+    blockStore: o.driver.blocks,
     app: o.app,
     mempool: o.mempool,
     admission: o.mempool,

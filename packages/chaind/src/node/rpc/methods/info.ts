@@ -7,7 +7,7 @@ import { validatorAddress } from '../../state.ts';
 import { b64, hex, infoJSON, int, pubKeyJSON, queryJSON, time } from '../encode.ts';
 import { latestHeight, method, type RpcEnv, type RpcMethod } from '../env.ts';
 import { internalError } from '../errors.ts';
-import { SIMULATE_PATH, simulateQuery } from '../simulate.ts';
+import { answerQuery } from '../../query/simulate.ts';
 
 /** `genesisChunkSize`: 16 MB. `genesis` refuses documents larger than one chunk. */
 export const GENESIS_CHUNK_SIZE = 16 * 1024 * 1024;
@@ -67,9 +67,7 @@ function status(env: RpcEnv): unknown {
 
 function abciQuery(env: RpcEnv, path: string, data: Uint8Array, height: bigint, prove: boolean): unknown {
   const latest = latestHeight(env);
-  // the app's own route wins once it registers the tx service
-  const res =
-    path === SIMULATE_PATH && !env.app.modules.queryRouter.has(path) ? simulateQuery(env.app, data, latest) : env.app.query({ path, data, height, prove });
+  const res = answerQuery(env.app, { path, data, height, prove }, latest);
   // CosmJS refuses a successful answer without a height: report the height the app answered at
   return { response: queryJSON(res.code === 0 && res.height === 0n ? { ...res, height: latest } : res) };
 }

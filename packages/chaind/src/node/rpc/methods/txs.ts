@@ -6,7 +6,8 @@ import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import { MempoolRefusal } from '@chaind/sdk/admission';
 import type { TxRecord } from '../../blockstore.ts';
 import { txHash } from '../../hash.ts';
-import { checkTx, checkTxLater, committedTx } from '../../tx-service.ts';
+import { committedTxIn } from '../../driver.ts';
+import { checkTx, checkTxLater } from '../../tx-service.ts';
 import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
 import { latestHeight, method, page, perPage, type RpcEnv, type RpcMethod } from '../env.ts';
 import { internalError } from '../errors.ts';
@@ -102,7 +103,7 @@ function resultTx(r: TxRecord): JsonObject {
 
 function txByHash(env: RpcEnv, hash: Uint8Array | undefined): JsonObject {
   if (hash === undefined || hash.length === 0) throw internalError('transaction hash cannot be empty');
-  const r = committedTx(env, hash);
+  const r = committedTxIn(env.blockStore, latestHeight(env), hash);
   if (r === undefined) throw internalError(`tx (${hex(hash)}) not found`);
   return resultTx(r);
 }
@@ -113,7 +114,7 @@ function search(env: RpcEnv, conditions: readonly Condition[]): TxRecord[] {
   if (byHash !== undefined) {
     const text = byHash.operand?.kind === 'string' ? byHash.operand.value : byHash.operand?.kind === 'number' ? byHash.operand.text : '';
     if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) throw internalError(`error during searching for a hash in the query: invalid hex ${JSON.stringify(text)}`);
-    const r = committedTx(env, Buffer.from(text, 'hex'));
+    const r = committedTxIn(env.blockStore, latestHeight(env), Buffer.from(text, 'hex'));
     return r !== undefined ? [r] : [];
   }
   const [lo, hi] = heightBounds(conditions, TX_HEIGHT, env.blockStore.base < 1n ? 1n : env.blockStore.base, latestHeight(env));

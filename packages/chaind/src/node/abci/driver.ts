@@ -1,0 +1,241 @@
+// The consensus driver behind CometBFT (`chaind start --with-comet=false`): chaind is the ABCI server
+// CometBFT dials (proxy_app) and makes no block of its own. The consensus connection executes
+// CometBFT's blocks; the mempool connection runs CheckTx on the last committed state (the app's check
+// state, reset at Commit) even while a block executes; the query connection answers Info, Query and
+// Echo. A block that halts the chain (an upgrade) answers FinalizeBlock with an exception and is never
+// committed, so CometBFT replays it to the next binary (shared/reference/cometbft-v038.md §1.6).
+import { AbciProtocolError, listenAbci, type AbciServer } from '@chaind/abci';
+import type { Request, RequestFinalizeBlock, Response } from 'cosmjs-types/tendermint/abci/types';
+import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
+import { toHex } from '@chaind/sdk/store';
+import type { CommittedBlock, ConsensusDriver, DriverStopResult, TxAdmission, TxLookup } from '../driver.ts';
+import { stopResultFromError } from '../driver.ts';
+import { txHash } from '../hash.ts';
+import { answerQuery, type AnswerApp } from '../query/simulate.ts';
+import { AbciConnection, snapshotResponse, voteExtensionResponse, type RequestKind } from './connection.ts';
+
+/** The app as CometBFT calls it, and dropping a finalized block that will not be committed. */
+export type AbciApp = Application &
+  AnswerApp & {
+    abortBlock(): void;
+    readonly lastBlockHeight: bigint;
+  };
+
+export interface AbciDriverOptions {
+  readonly app: AbciApp;
+  /** Where chaind listens for CometBFT: tcp://host:port or unix:///path. */
+  readonly address: string;
+  /** The largest ABCI message accepted (CometBFT's own limit is math.MaxInt32). */
+  readonly maxMessageBytes?: number;
+  /** CometBFT's side of the node: its mempool (broadcasts) and its tx index. */
+  readonly comet: TxAdmission & TxLookup;
+  readonly logger?: Logger;
+  /** Stop once this height is committed (`--halt-height`, app.toml halt-height). */
+  readonly haltHeight?: bigint;
+}
+
+/** How long a halt waits for its exception to be written to CometBFT before the node stops anyway. */
+const HALT_GRACE_MS = 2_000;
+
+export class AbciDriver implements ConsensusDriver {
+  readonly chainId: string;
+  readonly done: Promise<DriverStopResult>;
+  readonly admission: TxAdmission;
+  readonly txs: TxLookup;
+  private readonly app: AbciApp;
+  private readonly logger: Logger;
+  private readonly haltHeight: bigint | undefined;
+  private readonly listeners = new Set<(b: CommittedBlock) => void>();
+  private server: AbciServer | undefined;
+  private resolveDone!: (r: DriverStopResult) => void;
+  private finished = false;
+  private consensusOpen = false;
+  /** A halt waiting for its exception to reach CometBFT (the consensus connection's close). */
+  private halting: DriverStopResult | undefined;
+  /** The block FinalizeBlock executed and Commit has not yet committed. */
+  private pending: { readonly req: RequestFinalizeBlock; readonly res: CommittedBlock['results'] } | undefined;
+
+  private constructor(o: AbciDriverOptions, chainId: string) {
+    this.app = o.app;
+    this.chainId = chainId;
+    this.admission = o.comet;
+    this.txs = o.comet;
+    this.logger = o.logger ?? nopLogger;
+    this.haltHeight = o.haltHeight;
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  /** Listens on the ABCI address; rejects with the listen error (address in use, bad address). */
+  static async listen(o: AbciDriverOptions, chainId: string): Promise<AbciDriver> {
+    const d = new AbciDriver(o, chainId);
+    if (d.haltHeight !== undefined && o.app.lastBlockHeight >= d.haltHeight) {
+      d.logger.info('halt height reached', { height: o.app.lastBlockHeight.toString(), haltHeight: d.haltHeight.toString() });
+      d.finish({ reason: 'halt-height', height: o.app.lastBlockHeight });
+      return d;
+    }
+    d.server = await listenAbci({
+      address: o.address,
+      maxMessageBytes: o.maxMessageBytes,
+      connect: (info) => {
+        const conn = new AbciConnection({ claimConsensus: () => d.claimConsensus(), handle: (kind, req) => d.handle(kind, req) });
+        d.logger.debug('CometBFT connected', { connection: info.id, remote: info.remote });
+        return {
+          handle: (req: Request) => conn.handle(req),
+          closed: (err?: Error) => d.connectionClosed(info.id, conn.connectionRole, err),
+        };
+      },
+      log: (level, msg, fields) => d.logger[level](msg, fields),
+    });
+    d.logger.info('ABCI server listening: waiting for CometBFT', { address: d.server.address, height: o.app.lastBlockHeight.toString() });
+    return d;
+  }
+
+  /** The bound address (the real port when listening on :0). */
+  get address(): string {
+    return this.server?.address ?? '';
+  }
+
+  get height(): bigint {
+    return this.app.lastBlockHeight;
+  }
+
+  onBlock(listener: (b: CommittedBlock) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private claimConsensus(): void {
+    if (this.consensusOpen) throw new AbciProtocolError('a consensus connection is already open: CometBFT opens only one');
+    this.consensusOpen = true;
+  }
+
+  private connectionClosed(id: number, role: string | undefined, err: Error | undefined): void {
+    if (role === 'consensus') {
+      this.consensusOpen = false;
+      if (this.halting !== undefined) this.finish(this.halting);
+      // CometBFT replays an uncommitted block when it comes back: drop our execution of it
+      if (this.pending !== undefined) {
+        this.app.abortBlock();
+        this.logger.warn('the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed', {
+          height: this.pending.req.height.toString(),
+        });
+        this.pending = undefined;
+      }
+    }
+    if (this.finished) return;
+    const fields = { connection: id, role: role ?? 'none', error: err?.message };
+    if (role === 'consensus') this.logger.warn('CometBFT closed the consensus connection; waiting for it to reconnect', fields);
+    else this.logger.debug('ABCI connection closed', fields);
+  }
+
+  private handle(kind: RequestKind, req: Request): Response {
+    if (this.finished) throw new AbciProtocolError('the node is stopping');
+    const app = this.app;
+    switch (kind) {
+      case 'echo':
+        return { echo: { message: req.echo?.message ?? '' } };
+      case 'info':
+        return { info: app.info(req.info!) };
+      case 'query':
+        return { query: answerQuery(app, req.query!, app.lastBlockHeight) };
+      case 'checkTx':
+        return { checkTx: app.checkTx(req.checkTx!) };
+      case 'initChain': {
+        const res = app.initChain(req.initChain!);
+        this.logger.info('InitChain', { chainId: req.initChain!.chainId, validators: res.validators.length, appHash: toHex(res.appHash) });
+        return { initChain: res };
+      }
+      case 'prepareProposal':
+        return { prepareProposal: app.prepareProposal(req.prepareProposal!) };
+      case 'processProposal':
+        return { processProposal: app.processProposal(req.processProposal!) };
+      case 'finalizeBlock':
+        return { finalizeBlock: this.finalizeBlock(req.finalizeBlock!) };
+      case 'commit':
+        return { commit: this.commit() };
+      default: {
+        const r = voteExtensionResponse(kind) ?? snapshotResponse(kind);
+        if (r === undefined) throw new AbciProtocolError(`unsupported request ${kind}`);
+        return r;
+      }
+    }
+  }
+
+  private finalizeBlock(req: RequestFinalizeBlock): CommittedBlock['results'] {
+    if (this.pending !== undefined) {
+      // a FinalizeBlock without the previous block's Commit: CometBFT decided again, keep only this one
+      this.app.abortBlock();
+      this.pending = undefined;
+    }
+    let res: CommittedBlock['results'];
+    try {
+      res = this.app.finalizeBlock(req);
+    } catch (e) {
+      const r = stopResultFromError(e, this.app.lastBlockHeight);
+      if (r.reason === 'halt') {
+        // nothing of block H is committed: CometBFT stores H and replays it to the next binary
+        this.logger.error('halting', { height: req.height.toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
+        // the exception reaches CometBFT before the process exits: finish when the server has written it
+        // and closed the connection, or after a grace period
+        this.halting = r;
+        setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
+      } else {
+        this.logger.error('FinalizeBlock failed', { height: req.height.toString(), error: r.reason === 'error' ? r.error.message : r.reason });
+      }
+      throw e;
+    }
+    if (res.txResults.length !== req.txs.length) {
+      this.app.abortBlock();
+      throw new Error(`FinalizeBlock returned ${res.txResults.length} tx results for ${req.txs.length} txs at height ${req.height}`);
+    }
+    this.pending = { req, res };
+    return res;
+  }
+
+  private commit(): ReturnType<Application['commit']> {
+    const p = this.pending;
+    if (p === undefined) throw new AbciProtocolError('Commit without a finalized block');
+    const res = this.app.commit();
+    this.pending = undefined;
+    const h = p.req.height;
+    this.logger.info('committed block', { height: h.toString(), txs: p.req.txs.length, hash: toHex(p.req.hash), appHash: toHex(p.res.appHash) });
+    const block: CommittedBlock = { height: h, results: p.res, txHashes: p.req.txs.map(txHash) };
+    for (const l of [...this.listeners]) {
+      try {
+        l(block);
+      } catch (err) {
+        this.logger.error('block listener failed', { height: h.toString(), error: String(err) });
+      }
+    }
+    if (this.haltHeight !== undefined && h >= this.haltHeight) {
+      this.logger.info('halt height reached', { height: h.toString() });
+      setImmediate(() => this.finish({ reason: 'halt-height', height: h }));
+    }
+    return res;
+  }
+
+  /** Stops serving CometBFT: closes the listener and the connections (an uncommitted block is dropped). */
+  async stop(): Promise<DriverStopResult> {
+    this.finish({ reason: 'stopped', height: this.app.lastBlockHeight });
+    return this.done;
+  }
+
+  private finish(r: DriverStopResult): void {
+    if (this.finished) return;
+    this.finished = true;
+    const server = this.server;
+    this.server = undefined;
+    void (async () => {
+      try {
+        await server?.close();
+      } catch (e) {
+        this.logger.warn('closing the ABCI server failed', { error: e instanceof Error ? e.message : String(e) });
+      }
+      if (this.pending !== undefined) {
+        this.app.abortBlock();
+        this.pending = undefined;
+      }
+      this.resolveDone(r);
+    })();
+  }
+}
