@@ -84,8 +84,8 @@ enable = ${c.grpc.enable}
 address = ${str(hostPort(c.grpc.address))}
 
 [abci]
-# chaind as an ABCI application behind CometBFT v0.38 (\`chaind start --with-comet=false\`); unused in
-# solo mode. The Cosmos SDK has these as \`start\` flags only; here they can be set once.
+# chaind as an ABCI application behind CometBFT v0.38, which runs consensus and dials chaind here;
+# unused in solo mode. The Cosmos SDK has these as \`start\` flags only; here they can be set once.
 # Where chaind listens for CometBFT: "tcp://host:port" or "unix:///absolute/path". config.toml's
 # proxy_app must name the same address. Flag: --address
 address = ${str(formatAbciAddress(c.abci.address))}
