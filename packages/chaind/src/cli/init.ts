@@ -1,5 +1,7 @@
-// `chaind init <moniker> --chain-id <id>`: a new node home, as the Cosmos SDK's init:
-//   config/config.toml, config/app.toml        defaults, this moniker
+// `chaind init <moniker> --chain-id <id>`: a new node home, as the Cosmos SDK's init, usable by CometBFT
+// v0.38 as its own home too (`cometbft start --home <home>`):
+//   config/config.toml, config/app.toml        defaults, this moniker; config.toml's proxy_app names
+//                                              app.toml's [abci] address, where chaind's ABCI server listens
 //   config/genesis.json                        this chain id, every module's default app_state, no validators yet
 //   config/priv_validator_key.json, node_key.json, data/priv_validator_state.json   (0600)
 // An existing genesis is only replaced with --overwrite, and existing keys are never replaced.

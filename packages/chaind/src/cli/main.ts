@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { CHAIND_VERSION } from '../version.ts';
+import { registerCometCommands } from './comet.ts';
 import { reportError } from './common.ts';
 import { registerDevCommand } from './dev.ts';
 import { registerGenesisCommands } from './genesis.ts';
@@ -21,6 +22,7 @@ registerVersionCommand(program);
 registerInitCommand(program);
 registerGenesisCommands(program);
 registerKeysCommands(program);
+registerCometCommands(program);
 registerStartCommand(program, startNodeServers);
 registerDevCommand(program, startNodeServers);
 registerQueryCommands(program);

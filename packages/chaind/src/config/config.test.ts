@@ -1,11 +1,16 @@
-// config.toml and app.toml: what `chaind init` writes reads back as the defaults; a bad value is one error
-// naming the file, the key and the form expected; unknown keys are warnings; flags override addresses.
+// config.toml and app.toml: what `chaind init` writes reads back as the defaults, and config.toml is a file
+// CometBFT v0.38 reads with the same types (CometBFT's own default config.toml loads here too); a bad value
+// is one error naming the file, the key and the form expected; unknown keys are warnings, CometBFT's are
+// not; flags override addresses and the ABCI settings; the pairing checks and the RPC URL.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'smol-toml';
 import {
+  COMETBFT_CONFIG_KEYS,
   ConfigError,
   configPaths,
   defaultAppConfig,
@@ -15,10 +20,14 @@ import {
   parseAppConfig,
   parseDuration,
   parseListenAddress,
+  pairingProblems,
+  parseAbciAddress,
+  parseBooleanFlag,
   parseNodeConfig,
   renderAppConfig,
   renderNodeConfig,
   resolveServerAddresses,
+  rpcDialUrl,
   writeDefaultConfig,
   type AppConfig,
   type NodeConfig,
@@ -48,7 +57,7 @@ describe('defaults', () => {
     const text = readFileSync(p.node, 'utf8');
     assert.match(text, /^laddr = "tcp:\/\/127\.0\.0\.1:26657"$/m);
     assert.match(text, /^block_interval = "1s"$/m);
-    assert.match(text, /^# How often the solo driver produces a block\.$/m, 'keys are commented');
+    assert.match(text, /^# How often the solo driver produces a block /m, 'keys are commented');
     assert.match(readFileSync(p.app, 'utf8'), /^minimum-gas-prices = ""$/m);
     assert.match(readFileSync(p.app, 'utf8'), /^address = "127\.0\.0\.1:9090"$/m, 'gRPC address without a scheme, as Cosmos writes it');
   });
@@ -69,6 +78,8 @@ describe('defaults', () => {
 
   test('any config renders and parses back to itself', () => {
     const node: NodeConfig = {
+      proxyApp: 'unix:///run/chaind/abci.sock',
+      abci: 'socket',
       moniker: 'validator-1 ünïcode \\ "quoted"',
       rpc: { laddr: { host: '::1', port: 36657 } },
       consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
@@ -83,6 +94,7 @@ describe('defaults', () => {
       haltHeight: 9_223_372_036_854_775_807n,
       api: { enable: false, address: { host: 'localhost', port: 1318 } },
       grpc: { enable: false, address: { host: '10.0.0.1', port: 9091 } },
+      abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' },
     };
     const n = renderNodeConfig(node);
     assert.match(n, /^laddr = "tcp:\/\/\[::1\]:36657"$/m);
@@ -103,19 +115,91 @@ describe('defaults', () => {
 });
 
 describe('problems', () => {
-  test('unknown keys and sections are warnings naming the file and the key', async () => {
+  test('unknown keys and sections are warnings naming the file and the key; CometBFT\'s keys are not', async () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'n' });
     const p = configPaths(home);
-    writeFileSync(p.node, readFileSync(p.node, 'utf8').replace('[rpc]\n', '[rpc]\ncors_allowed_origins = []\n') + '\n[statesync]\nenable = false\n');
+    const text = readFileSync(p.node, 'utf8')
+      .replace('[rpc]\n', '[rpc]\ncors_allowed_origins = []\nladdr_ = "x"\n')
+      .replace('[p2p]\n', '[p2p]\nseeds = ""\n[p2p.test_fuzz_config]\nmaxDelay = "3s"\n');
+    writeFileSync(p.node, `log_level = "info"\nmonikr = "typo"\n${text}\n[statesync]\nenable = false\nenabel = true\n[fastsync]\nversion = "v0"\n`);
     writeFileSync(p.app, 'pruning = "nothing"\n' + readFileSync(p.app, 'utf8'));
     const c = await loadConfig(home);
     assert.deepEqual(c.warnings, [
-      `${p.node}: unknown key "rpc.cors_allowed_origins" ignored`,
-      `${p.node}: unknown section [statesync] ignored`,
+      `${p.node}: unknown key "monikr" ignored`,
+      `${p.node}: unknown key "rpc.laddr_" ignored`,
+      `${p.node}: unknown key "statesync.enabel" ignored`,
+      `${p.node}: unknown section [fastsync] ignored`,
       `${p.app}: unknown key "pruning" ignored`,
     ]);
     assert.deepEqual(c.node, defaultNodeConfig('n'));
+  });
+
+  test("CometBFT v0.38's own default config.toml loads as chaind's, without a warning", () => {
+    // rendered from config/toml.go's template with DefaultConfig() of CometBFT v0.38.25 (moniker: the host name)
+    const file = fileURLToPath(new URL('./testdata/cometbft-v0.38.25-config.toml', import.meta.url));
+    const { config, warnings } = parseNodeConfig(readFileSync(file, 'utf8'), file);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(config, {
+      ...defaultNodeConfig('cometbft-host'),
+      // CometBFT's p2p listens on every interface by default; chaind's default stays on this machine
+      p2p: { laddr: { host: '0.0.0.0', port: 26656 } },
+    });
+  });
+
+  test('every key chaind writes to config.toml that CometBFT v0.38 also has is of the type CometBFT decodes', async () => {
+    const home = newHome();
+    await writeDefaultConfig(home, { moniker: 'n' });
+    const written = parse(readFileSync(configPaths(home).node, 'utf8'), { integersAsBigInt: true }) as Record<string, unknown>;
+    // the Go types of config/config.go (v0.38): viper decodes TOML into them; a duration is a time.Duration
+    // from a Go duration string, an int an int64 on the 64-bit hosts CometBFT runs on
+    const goTypes: Record<string, 'string' | 'int' | 'duration'> = {
+      proxy_app: 'string',
+      abci: 'string',
+      moniker: 'string',
+      'rpc.laddr': 'string',
+      'consensus.timeout_commit': 'duration',
+      'mempool.size': 'int',
+      'mempool.max_txs_bytes': 'int',
+      'mempool.max_tx_bytes': 'int',
+      'p2p.laddr': 'string',
+      'p2p.persistent_peers': 'string',
+    };
+    // chaind's own keys, which CometBFT ignores (viper's Unmarshal drops keys it has no field for)
+    const chaindOnly = ['consensus.block_interval'];
+    const seen: string[] = [];
+    for (const [k, v] of Object.entries(written)) {
+      const entries = typeof v === 'object' && v !== null ? Object.entries(v).map(([sub, x]) => [`${k}.${sub}`, x] as const) : [[k, v] as const];
+      for (const [key, value] of entries) {
+        seen.push(key);
+        const [section, name] = key.includes('.') ? key.split('.') : ['', key];
+        const cometHas = COMETBFT_CONFIG_KEYS[section]?.includes(name) ?? false;
+        if (!cometHas) {
+          assert.ok(chaindOnly.includes(key), `${key} is neither CometBFT's nor one of chaind's own keys`);
+          continue;
+        }
+        const t = goTypes[key];
+        assert.ok(t !== undefined, `${key}: add CometBFT's type to this table`);
+        if (t === 'int') assert.ok(typeof value === 'bigint' && value >= 0n && value < 1n << 63n, `${key} = ${String(value)} is not an int`);
+        else assert.equal(typeof value, 'string', key);
+        if (t === 'duration') assert.notEqual(parseDuration(value as string), undefined, `${key} = ${String(value)} is not a Go duration`);
+      }
+    }
+    assert.deepEqual(seen.sort(), [...Object.keys(goTypes), ...chaindOnly].sort(), 'the keys chaind writes');
+    // one value for both sides of the pairing
+    const c = await loadConfig(home);
+    assert.equal(written.proxy_app, 'tcp://127.0.0.1:26658');
+    assert.deepEqual(c.app.abci.address, { kind: 'tcp', host: '127.0.0.1', port: 26658 });
+    assert.deepEqual(pairingProblems('config.toml', c.node, c.app.abci.address), []);
+  });
+
+  test('writeDefaultConfig writes one ABCI address to app.toml and, as CometBFT dials it, to proxy_app', async () => {
+    const home = newHome();
+    await writeDefaultConfig(home, { moniker: 'n', abciAddress: { kind: 'tcp', host: '0.0.0.0', port: 36658 } });
+    const c = await loadConfig(home);
+    assert.deepEqual(c.app.abci, { address: { kind: 'tcp', host: '0.0.0.0', port: 36658 }, transport: 'socket' });
+    assert.equal(c.node.proxyApp, 'tcp://127.0.0.1:36658');
+    assert.deepEqual(c.warnings, []);
   });
 
   const node = (body: string): string => `moniker = "n"\n${body}\n`;
@@ -138,6 +222,11 @@ describe('problems', () => {
     ['a gas price without a denom', 'app', 'minimum-gas-prices = "0.025"', 'minimum-gas-prices = "0.025": invalid coin expression "0.025": missing denom'],
     ['a gas price given as a number', 'app', 'minimum-gas-prices = 0.025', 'minimum-gas-prices = 0.025: not a string; expected decimal coins such as "0.025stake"'],
     ['TOML syntax', 'app', '[api]\nenable = \n', 'invalid TOML at line 2, column 10'],
+    ['an ABCI address without a scheme', 'app', '[abci]\naddress = "127.0.0.1:26658"', 'abci.address = "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///'],
+    ['a relative unix socket', 'app', '[abci]\naddress = "unix://abci.sock"', 'abci.address = "unix://abci.sock": a unix socket path must be absolute (three slashes: "unix:///path")'],
+    ['an ABCI address over http', 'app', '[abci]\naddress = "http://127.0.0.1:26658"', 'unsupported scheme "http://": expected tcp:// or unix://'],
+    ['the grpc transport', 'app', '[abci]\ntransport = "grpc"', 'abci.transport = "grpc": chaind serves ABCI over a socket only (no gRPC transport); expected "socket"'],
+    ['a proxy_app that is not a string', 'node', node('proxy_app = 26658'), 'proxy_app = 26658: not a string; expected a string such as "tcp://127.0.0.1:26658"'],
   ];
   for (const [name, which, text, want] of cases) {
     test(`invalid: ${name}`, async () => {
@@ -176,13 +265,27 @@ describe('server addresses', () => {
       rpc: { host: '127.0.0.1', port: 26657 },
       api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
       grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
+      // solo by default, as today; the ABCI server's address is CometBFT's default proxy_app
+      abci: { withComet: true, address: { kind: 'tcp', host: '127.0.0.1', port: 26658 }, transport: 'socket' },
     });
     const r = resolveServerAddresses(cfg, { 'rpc.laddr': 'tcp://0.0.0.0:36657', 'api.address': 'localhost:0', 'grpc.address': '[::1]:9999', 'api.enable': false });
     assert.deepEqual(r, {
       rpc: { host: '0.0.0.0', port: 36657 },
       api: { enable: false, address: { host: 'localhost', port: 0 } },
       grpc: { enable: true, address: { host: '::1', port: 9999 } },
+      abci: { withComet: true, address: { kind: 'tcp', host: '127.0.0.1', port: 26658 }, transport: 'socket' },
     });
+  });
+
+  test("app.toml's [abci] settings, unless --with-comet, --address or --transport overrides them", () => {
+    const unix = { ...cfg, app: { ...cfg.app, abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' } } } as const;
+    assert.deepEqual(resolveServerAddresses(unix).abci, { withComet: true, address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' });
+    assert.deepEqual(resolveServerAddresses(unix, { withComet: false, address: 'tcp://0.0.0.0:36658', transport: 'socket' }).abci, {
+      withComet: false,
+      address: { kind: 'tcp', host: '0.0.0.0', port: 36658 },
+      transport: 'socket',
+    });
+    assert.deepEqual(resolveServerAddresses(cfg, { address: 'unix:///tmp/a.sock' }).abci.address, { kind: 'unix', path: '/tmp/a.sock' });
   });
 
   test('a bad flag value names the flag', () => {
@@ -191,6 +294,61 @@ describe('server addresses', () => {
       message: 'invalid --grpc.address "9090": missing ":port"; expected a TCP listen address such as "127.0.0.1:9090"',
     });
     assert.throws(() => resolveServerAddresses(cfg, { 'rpc.laddr': 'http://x:1' }), /^ConfigError: invalid --rpc\.laddr "http:\/\/x:1": unsupported scheme/);
+    assert.throws(() => resolveServerAddresses(cfg, { address: '127.0.0.1:26658' }), {
+      name: 'ConfigError',
+      message: 'invalid --address "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///var/run/chaind/abci.sock"',
+    });
+    assert.throws(() => resolveServerAddresses(cfg, { transport: 'grpc' }), {
+      name: 'ConfigError',
+      message: 'invalid --transport "grpc": chaind serves ABCI over a socket only; expected "socket"',
+    });
+    assert.throws(() => parseBooleanFlag('with-comet', 'no'), { name: 'ConfigError', message: 'invalid --with-comet "no": expected true or false' });
+    assert.deepEqual(['false', '0', 'F', 'true', '1', 'True'].map((v) => parseBooleanFlag('with-comet', v)), [false, false, false, true, true, true]);
+  });
+});
+
+describe('pairing with CometBFT', () => {
+  const tcp = { kind: 'tcp', host: '127.0.0.1', port: 26658 } as const;
+  const paired = (proxyApp: string, abci = tcp as Parameters<typeof pairingProblems>[2]): boolean =>
+    pairingProblems('config.toml', { proxyApp, abci: 'socket' }, abci).length === 0;
+
+  test("proxy_app reaches chaind's ABCI server as CometBFT dials it", () => {
+    assert.ok(paired('tcp://127.0.0.1:26658'));
+    // CometBFT reads an address without a scheme as tcp, and the loopback interface by any of its names
+    assert.ok(paired('127.0.0.1:26658'));
+    assert.ok(paired('tcp://localhost:26658'));
+    // chaind listening on every interface is reached at any address of the machine
+    assert.ok(paired('tcp://10.1.2.3:26658', { kind: 'tcp', host: '0.0.0.0', port: 26658 }));
+    assert.ok(paired('unix:///run/a.sock', { kind: 'unix', path: '/run/a.sock' }));
+    assert.ok(!paired('tcp://127.0.0.1:26659'));
+    assert.ok(!paired('tcp://10.1.2.3:26658'));
+    assert.ok(!paired('kvstore'));
+    assert.ok(!paired('unix:///run/b.sock', { kind: 'unix', path: '/run/a.sock' }));
+    assert.ok(!paired('tcp://127.0.0.1:26658', { kind: 'unix', path: '/run/a.sock' }));
+  });
+
+  test('each problem is one line naming the file, the key and the fix', () => {
+    assert.deepEqual(pairingProblems('/h/config/config.toml', { proxyApp: 'tcp://127.0.0.1:1', abci: 'grpc' }, { kind: 'tcp', host: '0.0.0.0', port: 26658 }), [
+      '/h/config/config.toml: proxy_app = "tcp://127.0.0.1:1" is not where chaind\'s ABCI server listens (tcp://0.0.0.0:26658): CometBFT reading this file would not reach chaind; set proxy_app = "tcp://127.0.0.1:26658"',
+      '/h/config/config.toml: abci = "grpc": chaind serves ABCI over a socket only; CometBFT needs abci = "socket"',
+    ]);
+  });
+
+  test("the URL chaind forwards broadcasts to, from CometBFT's [rpc] laddr", () => {
+    assert.equal(rpcDialUrl({ host: '127.0.0.1', port: 26657 }), 'http://127.0.0.1:26657');
+    assert.equal(rpcDialUrl({ host: '0.0.0.0', port: 26657 }), 'http://127.0.0.1:26657');
+    assert.equal(rpcDialUrl({ host: '::', port: 26657 }), 'http://[::1]:26657');
+    assert.equal(rpcDialUrl({ host: 'fe80::1', port: 1 }), 'http://[fe80::1]:1');
+    assert.equal(rpcDialUrl({ host: 'node0.example.com', port: 443 }), 'http://node0.example.com:443');
+  });
+
+  test('ABCI addresses', () => {
+    assert.deepEqual(parseAbciAddress('tcp://127.0.0.1:26658'), { kind: 'tcp', host: '127.0.0.1', port: 26658 });
+    assert.deepEqual(parseAbciAddress('TCP://[::1]:1'), { kind: 'tcp', host: '::1', port: 1 });
+    assert.deepEqual(parseAbciAddress('unix:///run/chaind/abci.sock'), { kind: 'unix', path: '/run/chaind/abci.sock' });
+    assert.equal(parseAbciAddress('tcp://127.0.0.1'), 'missing ":port"');
+    assert.equal(parseAbciAddress(`unix:///${'a'.repeat(107)}`), 'the socket path is 108 bytes long, more than the 107 a unix socket address holds');
+    assert.deepEqual(parseAbciAddress(`unix:///${'a'.repeat(106)}`), { kind: 'unix', path: `/${'a'.repeat(106)}` });
   });
 });
 

@@ -1,7 +1,8 @@
-// The node's configuration: <home>/config/config.toml (CometBFT's sections the node uses) and
-// <home>/config/app.toml (Cosmos' application settings). Missing keys take their defaults; unknown keys
-// are reported as warnings (a CometBFT or Cosmos file carries many the node does not use); a bad value
-// is one ConfigError naming the file, the key and the form expected.
+// The node's configuration: <home>/config/config.toml (CometBFT v0.38's file: chaind reads the keys it
+// uses, and CometBFT started on the same home reads all of it) and <home>/config/app.toml (Cosmos'
+// application settings). Missing keys take their defaults; CometBFT's keys that chaind does not use
+// are accepted silently; any other unknown key is reported as a warning (a misspelling, most likely);
+// a bad value is one ConfigError naming the file, the key and the form expected.
 import { ChaindError } from '@chaind/errors';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -9,6 +10,17 @@ import { join, resolve } from 'node:path';
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import { parseDecCoins, decToString } from '@chaind/sdk/types';
 import { parseListenAddress, type ListenAddress } from './address.ts';
+import {
+  ABCI_ADDRESS_EXPECTED,
+  ABCI_TRANSPORTS,
+  DEFAULT_ABCI_ADDRESS,
+  DEFAULT_ABCI_TRANSPORT,
+  formatAbciAddress,
+  parseAbciAddress,
+  type AbciAddress,
+  type AbciTransport,
+} from './abci.ts';
+import { COMETBFT_KEY_PATHS } from './cometbft-keys.ts';
 import { parseDuration } from './duration.ts';
 
 export const CONFIG_DIR = 'config';
@@ -16,6 +28,10 @@ export const NODE_CONFIG_FILE = 'config.toml';
 export const APP_CONFIG_FILE = 'app.toml';
 
 export interface NodeConfig {
+  /** CometBFT's proxy_app: where CometBFT dials the ABCI application (chaind, in abci mode); chaind only checks it names app.toml's [abci] address. */
+  readonly proxyApp: string;
+  /** CometBFT's abci: how CometBFT connects to the application ("socket", the only one chaind serves). */
+  readonly abci: string;
   /** The node's name, shown by `status` and used as the default validator moniker. */
   readonly moniker: string;
   readonly rpc: { readonly laddr: ListenAddress };
@@ -50,6 +66,8 @@ export interface AppConfig {
   readonly haltHeight: bigint;
   readonly api: { readonly enable: boolean; readonly address: ListenAddress };
   readonly grpc: { readonly enable: boolean; readonly address: ListenAddress };
+  /** chaind as an ABCI application behind CometBFT (`start --with-comet=false`): where it listens, and how. */
+  readonly abci: { readonly address: AbciAddress; readonly transport: AbciTransport };
 }
 
 export interface LoadedConfig {
@@ -71,6 +89,9 @@ const MAX_INT64 = (1n << 63n) - 1n;
 
 export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
   return {
+    // CometBFT's defaults, which are also where chaind's ABCI server listens by default
+    proxyApp: formatAbciAddress(DEFAULT_ABCI_ADDRESS),
+    abci: 'socket',
     moniker,
     rpc: { laddr: { host: '127.0.0.1', port: 26657 } },
     consensus: { timeoutCommitMs: 1000, blockIntervalMs: 1000 },
@@ -86,6 +107,7 @@ export function defaultAppConfig(): AppConfig {
     haltHeight: 0n,
     api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
     grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
+    abci: { address: DEFAULT_ABCI_ADDRESS, transport: DEFAULT_ABCI_TRANSPORT },
   };
 }
 
@@ -168,6 +190,15 @@ class Reader {
     return ms;
   }
 
+  abciAddress(key: string, dflt: AbciAddress): AbciAddress {
+    const v = this.get(key);
+    if (v === undefined) return dflt;
+    if (typeof v !== 'string') this.fail(key, v, ABCI_ADDRESS_EXPECTED);
+    const a = parseAbciAddress(v);
+    if (typeof a === 'string') this.fail(key, v, ABCI_ADDRESS_EXPECTED, a);
+    return a;
+  }
+
   address(key: string, dflt: ListenAddress, example: string): ListenAddress {
     const v = this.get(key);
     if (v === undefined) return dflt;
@@ -178,16 +209,17 @@ class Reader {
     return a;
   }
 
-  /** A warning for every key present but never read. */
-  unknownKeys(): string[] {
+  /** A warning for every key present but neither read nor in `known` ("key", "section", "section.key"). */
+  unknownKeys(known: ReadonlySet<string> = new Set()): string[] {
     const out: string[] = [];
+    const isKnown = (k: string): boolean => this.used.has(k) || known.has(k);
     for (const [k, v] of Object.entries(this.root)) {
-      if (!this.used.has(k)) {
+      if (!isKnown(k)) {
         out.push(`${this.file}: unknown ${isTable(v) ? `section [${k}]` : `key "${k}"`} ignored`);
         continue;
       }
       if (!isTable(v)) continue;
-      for (const sub of Object.keys(v)) if (!this.used.has(`${k}.${sub}`)) out.push(`${this.file}: unknown key "${k}.${sub}" ignored`);
+      for (const sub of Object.keys(v)) if (!isKnown(`${k}.${sub}`)) out.push(`${this.file}: unknown key "${k}.${sub}" ignored`);
     }
     return out;
   }
@@ -223,6 +255,8 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
   const maxTxBytes = r.int('mempool.max_tx_bytes', BigInt(d.mempool.maxTxBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER));
   if (maxTxBytes > maxTxsBytes) r.fail('mempool.max_tx_bytes', maxTxBytes, `at most mempool.max_txs_bytes (${maxTxsBytes})`);
   const config: NodeConfig = {
+    proxyApp: r.string('proxy_app', d.proxyApp, `a string such as "${d.proxyApp}"`),
+    abci: r.string('abci', d.abci, 'a string such as "socket"'),
     moniker,
     rpc: { laddr: r.address('rpc.laddr', d.rpc.laddr, 'tcp://127.0.0.1:26657') },
     consensus: {
@@ -232,7 +266,7 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
     mempool: { size: Number(size), maxTxsBytes: Number(maxTxsBytes), maxTxBytes: Number(maxTxBytes) },
     p2p: { laddr: r.address('p2p.laddr', d.p2p.laddr, 'tcp://127.0.0.1:26656') },
   };
-  return { config, warnings: r.unknownKeys() };
+  return { config, warnings: r.unknownKeys(COMETBFT_KEY_PATHS) };
 }
 
 /** "0.025000000000000000" → "0.025": the form the operator wrote, which parses to the same value. */
@@ -255,6 +289,12 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
     api: { enable: r.bool('api.enable', d.api.enable), address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317') },
     grpc: { enable: r.bool('grpc.enable', d.grpc.enable), address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090') },
+    abci: {
+      address: r.abciAddress('abci.address', d.abci.address),
+      transport: r.string('abci.transport', d.abci.transport, '"socket"', (t) =>
+        ABCI_TRANSPORTS.includes(t as AbciTransport) ? undefined : 'chaind serves ABCI over a socket only (no gRPC transport)',
+      ) as AbciTransport,
+    },
   };
   return { config, warnings: r.unknownKeys() };
 }

@@ -1,4 +1,6 @@
+export * from './abci.ts';
 export * from './address.ts';
+export * from './cometbft-keys.ts';
 export * from './config.ts';
 export * from './duration.ts';
 export * from './overrides.ts';

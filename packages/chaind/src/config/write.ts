@@ -5,6 +5,7 @@ import { constants as fsc } from 'node:fs';
 import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { stringify } from 'smol-toml';
+import { abciDialAddress, formatAbciAddress, type AbciAddress } from './abci.ts';
 import { hostPort, tcpAddress } from './address.ts';
 import { checkMoniker, configPaths, defaultAppConfig, defaultNodeConfig, type AppConfig, type NodeConfig } from './config.ts';
 import { formatDuration } from './duration.ts';
@@ -13,21 +14,31 @@ import { formatDuration } from './duration.ts';
 const str = (s: string): string => stringify({ v: s }).trim().slice('v = '.length);
 
 export function renderNodeConfig(c: NodeConfig, chainId?: string): string {
-  return `# chaind node configuration (CometBFT-style config.toml)${chainId === undefined ? '' : ` for chain ${chainId}`}.
-# Durations are written as "1s", "500ms", "1m30s". Keys chaind does not know are reported at start-up and ignored.
+  return `# chaind node configuration${chainId === undefined ? '' : ` for chain ${chainId}`}, in CometBFT v0.38's config.toml format:
+# CometBFT started on this home (cometbft start --home <this home>) reads this file too, with its
+# defaults for every key not written here. Durations are written as "1s", "500ms", "1m30s".
+# CometBFT's keys are accepted here as they are; any other key chaind does not know is reported at
+# start-up and ignored.
+
+# Where CometBFT dials the ABCI application: chaind's ABCI server, app.toml [abci] address (the two
+# must name the same address; \`chaind comet-config\` prints what CometBFT needs). Unused in solo mode.
+proxy_app = ${str(c.proxyApp)}
+# How CometBFT talks to the application: "socket", the only transport chaind serves.
+abci = ${str(c.abci)}
 
 # A name for this node: shown by \`status\`, and the default moniker of \`chaind genesis add-validator\`.
 moniker = ${str(c.moniker)}
 
 [rpc]
-# CometBFT-compatible JSON-RPC (CosmJS, \`chaind query\`/\`tx\`), served by chaind itself in solo mode.
+# CometBFT-compatible JSON-RPC (CosmJS, \`chaind query\`/\`tx\`): served by chaind itself in solo mode; with
+# CometBFT, CometBFT serves it here and chaind forwards broadcast transactions to it.
 # 127.0.0.1 keeps it on this machine; "tcp://0.0.0.0:26657" listens on every interface. Flag: --rpc.laddr
 laddr = ${str(tcpAddress(c.rpc.laddr))}
 
 [consensus]
-# How often the solo driver produces a block.
+# How often the solo driver produces a block (chaind's own key; CometBFT ignores it).
 block_interval = ${str(formatDuration(c.consensus.blockIntervalMs))}
-# CometBFT's setting, kept for compatibility: in abci mode CometBFT reads its own config.toml; solo ignores it.
+# CometBFT's pause after committing a block before the next height; solo mode ignores it.
 timeout_commit = ${str(formatDuration(c.consensus.timeoutCommitMs))}
 
 [mempool]
@@ -39,8 +50,12 @@ max_txs_bytes = ${c.mempool.maxTxsBytes}
 max_tx_bytes = ${c.mempool.maxTxBytes}
 
 [p2p]
-# Kept so a CometBFT config.toml reads the same; a solo node has no peers and does not listen here.
+# CometBFT's peer-to-peer listen address; a solo node has no peers and does not listen here.
+# 127.0.0.1 accepts peers on this machine only: validators on other machines need "tcp://0.0.0.0:26656".
 laddr = ${str(tcpAddress(c.p2p.laddr))}
+# The peers CometBFT keeps connected: "<node id>@<host>:<port>" separated by commas, each node id from
+# \`chaind comet show-node-id\` on that node's home.
+persistent_peers = ""
 `;
 }
 
@@ -67,6 +82,15 @@ address = ${str(tcpAddress(c.api.address))}
 enable = ${c.grpc.enable}
 # Flag: --grpc.address
 address = ${str(hostPort(c.grpc.address))}
+
+[abci]
+# chaind as an ABCI application behind CometBFT v0.38, which runs consensus and dials chaind here;
+# unused in solo mode. The Cosmos SDK has these as \`start\` flags only; here they can be set once.
+# Where chaind listens for CometBFT: "tcp://host:port" or "unix:///absolute/path". config.toml's
+# proxy_app must name the same address. Flag: --address
+address = ${str(formatAbciAddress(c.abci.address))}
+# "socket" (CometBFT's abci = "socket"), the only transport chaind serves. Flag: --transport
+transport = ${str(c.abci.transport)}
 `;
 }
 
@@ -110,6 +134,8 @@ export interface DefaultConfigOptions {
   readonly chainId?: string;
   /** Replace files that exist (otherwise they are kept as they are). */
   readonly overwrite?: boolean;
+  /** chaind's ABCI address, written to app.toml [abci] address and, for CometBFT, config.toml proxy_app. */
+  readonly abciAddress?: AbciAddress;
 }
 
 /**
@@ -121,9 +147,12 @@ export async function writeDefaultConfig(home: string, o: DefaultConfigOptions):
   checkMoniker(o.moniker);
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   const out = { written: [] as string[], kept: [] as string[] };
+  // one value for both files, so CometBFT reading config.toml dials where chaind listens
+  const d = defaultAppConfig();
+  const app: AppConfig = { ...d, abci: { ...d.abci, address: o.abciAddress ?? d.abci.address } };
   for (const [path, text] of [
-    [paths.node, renderNodeConfig(defaultNodeConfig(o.moniker), o.chainId)],
-    [paths.app, renderAppConfig(defaultAppConfig(), o.chainId)],
+    [paths.node, renderNodeConfig({ ...defaultNodeConfig(o.moniker), proxyApp: formatAbciAddress(abciDialAddress(app.abci.address)) }, o.chainId)],
+    [paths.app, renderAppConfig(app, o.chainId)],
   ] as const) {
     if (!o.overwrite && (await exists(path))) {
       out.kept.push(path);

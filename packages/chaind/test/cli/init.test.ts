@@ -1,14 +1,15 @@
 // `chaind init`, run as the real binary: every file in CometBFT's or Cosmos' shape with the right
-// permissions, keys that work, a genesis the chain's modules accept, and no second init over a first.
+// permissions, keys that work, a genesis the chain's modules and CometBFT v0.38 accept, config.toml's
+// proxy_app naming app.toml's ABCI address, and no second init over a first.
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { defaultConsensusParams, parseGenesis } from '@chaind/sdk/genesis';
-import { loadConfig, defaultAppConfig, defaultNodeConfig } from '../../src/config/index.ts';
+import { loadConfig, defaultAppConfig, defaultNodeConfig, pairingProblems } from '../../src/config/index.ts';
 import { defaultAppState, withChainModules } from '../../src/cli/chain.ts';
-import { fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
+import { checkCometGenesis, fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
 
 after(removeTmpDirs);
 
@@ -66,11 +67,20 @@ describe('chaind init', () => {
     assert.deepEqual(cfg.node, defaultNodeConfig('node0'));
     assert.deepEqual(cfg.app, defaultAppConfig());
     assert.deepEqual(cfg.warnings, []);
+    // one home for chaind and CometBFT: config.toml's proxy_app is where chaind's ABCI server listens
+    const toml = read(home, 'config/config.toml');
+    assert.match(toml, /^proxy_app = "tcp:\/\/127\.0\.0\.1:26658"$/m);
+    assert.match(toml, /^abci = "socket"$/m);
+    assert.match(read(home, 'config/app.toml'), /^\[abci\]\n(#.*\n)*address = "tcp:\/\/127\.0\.0\.1:26658"\n(#.*\n)*transport = "socket"$/m);
+    assert.deepEqual(pairingProblems('config.toml', cfg.node, cfg.app.abci.address), []);
 
     // genesis.json: CometBFT's document, every module's default state, accepted by the chain's modules
     const text = read(home, 'config/genesis.json');
     const g = JSON.parse(text) as Record<string, unknown>;
     assert.deepEqual(Object.keys(g), ['genesis_time', 'chain_id', 'initial_height', 'consensus_params', 'app_hash', 'app_state']);
+    // as CometBFT v0.38 decodes and validates it (the validator set comes from InitChain, so none here)
+    checkCometGenesis(text);
+    assert.match(g.genesis_time as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/);
     const doc = parseGenesis(text);
     assert.equal(doc.chainId, 'test-chain-1');
     assert.equal(doc.initialHeight, 1n);
