@@ -1,5 +1,5 @@
 // @chaind/abci: the CometBFT v0.38 ABCI socket protocol (framing, server, client), knowing nothing of the app.
-export { type AbciAddress, formatAbciAddress, MAX_UNIX_PATH_BYTES, parseAbciAddress } from './address.ts';
+export { abciAddressProblem, type AbciAddress, formatAbciAddress, MAX_UNIX_PATH_BYTES, parseAbciAddress } from './address.ts';
 export { AbciClient, type AbciClientOptions, DEFAULT_CONNECT_TIMEOUT_MS } from './client.ts';
 export {
   AbciAddressError,

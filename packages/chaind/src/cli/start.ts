@@ -1,19 +1,13 @@
 // `chaind start`: runs the node until a signal, a halt or an error, and exits with the code that says
 // which (0 stopped or halt-height; 10–13 upgrade halts, see docs/upgrade-module.md; 1 error).
 import type { Command } from 'commander';
-import { ADDRESS_FLAGS, type ServerOverrides } from '../config/index.ts';
+import { ABCI_FLAGS, ADDRESS_FLAGS, DEFAULT_WITH_COMET, parseBooleanFlag, type ServerOverrides } from '../config/index.ts';
 import { isLogLevel, lineLogger } from '../node/logger.ts';
 import { NodeStartError, startNode, type RunningNode, type ServerStarter } from '../node/node.ts';
 import type { DriverStopResult } from '../node/driver.ts';
 import { addHomeOption, homeOf, UserError, type HomeOptions } from './common.ts';
 
 export interface StartOptions extends HomeOptions, ServerOverrides {
-  /** `--with-comet=false`: serve CometBFT over ABCI instead of making blocks. */
-  withComet: boolean;
-  /** `--transport`: only "socket". */
-  transport?: string;
-  /** `--address`: the ABCI listen address (overrides app.toml). */
-  address?: string;
   unsafeSkipUpgrades?: string;
   haltHeight?: string;
   /** commander keeps the Cosmos flag's underscore */
@@ -30,20 +24,21 @@ function parseHeights(flag: string, v: string | undefined): bigint[] {
 
 function parseBool(flag: string): (v: string) => boolean {
   return (v) => {
-    if (v === 'true') return true;
-    if (v === 'false') return false;
-    throw new UserError(`invalid --${flag} ${JSON.stringify(v)}: expected true or false`);
+    try {
+      return parseBooleanFlag(flag, v);
+    } catch (e) {
+      throw new UserError((e as Error).message);
+    }
   };
 }
 
 export function addStartOptions(cmd: Command): Command {
   cmd
-    .option('--with-comet <bool>', 'true: this node makes the blocks itself (solo); false: serve CometBFT over ABCI (validator networks)', parseBool('with-comet'), true)
-    .option('--transport <transport>', 'ABCI transport with --with-comet=false: socket (the only one served)')
-    .option('--address <address>', 'ABCI listen address with --with-comet=false (overrides app.toml; tcp://host:port or unix:///path)')
+    .option('--with-comet <bool>', 'true: this node makes the blocks itself (solo); false: serve CometBFT over ABCI (validator networks)', parseBool('with-comet'), DEFAULT_WITH_COMET)
     .option('--unsafe-skip-upgrades <heights>', 'skip the upgrades planned at these heights (comma-separated); they are cleared, not applied')
     .option('--halt-height <height>', 'stop after committing this height')
     .option('--log_level <level>', 'debug, info, warn or error', 'info');
+  for (const f of ABCI_FLAGS) cmd.option(`--${f.flag} <value>`, `${f.description}, with --with-comet=false (overrides ${f.key}; e.g. ${f.example})`);
   for (const f of ADDRESS_FLAGS) cmd.option(`--${f.flag} <address>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
   cmd.option('--api.enable <bool>', 'serve REST (overrides app.toml api.enable)', (v) => v === 'true');
   cmd.option('--grpc.enable <bool>', 'serve gRPC (overrides app.toml grpc.enable)', (v) => v === 'true');
@@ -68,10 +63,7 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
   if (!isLogLevel(level)) throw new UserError(`invalid --log_level ${JSON.stringify(level)}: expected debug, info, warn or error`);
   const logger = lineLogger(level);
   const haltHeights = parseHeights('halt-height', o.haltHeight);
-  if (o.transport !== undefined && o.transport !== 'socket') {
-    throw new UserError(`invalid --transport ${JSON.stringify(o.transport)}: chaind serves ABCI over "socket" only (CometBFT's grpc transport is not served)`);
-  }
-  if (o.withComet && (o.transport !== undefined || o.address !== undefined)) {
+  if (o.withComet !== false && (o.transport !== undefined || o.address !== undefined)) {
     throw new UserError('--transport and --address apply only with --with-comet=false (serving CometBFT over ABCI)');
   }
   let node: RunningNode;
@@ -83,7 +75,6 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
         skipUpgradeHeights: parseHeights('unsafe-skip-upgrades', o.unsafeSkipUpgrades),
         haltHeight: haltHeights[0],
         logger,
-        abci: o.withComet ? undefined : { address: o.address },
       },
       servers,
     );
@@ -109,7 +100,7 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
 }
 
 export function registerStartCommand(program: Command, servers?: ServerStarter): void {
-  const cmd = program.command('start').description('run the node: solo block production and the JSON-RPC, REST and gRPC servers');
+  const cmd = program.command('start').description('run the node: solo block production and the JSON-RPC, REST and gRPC servers, or (--with-comet=false) the ABCI application behind CometBFT with REST and gRPC');
   addStartOptions(cmd).action(async (o: StartOptions) => {
     process.exitCode = await runNode(o, servers);
   });

@@ -2,14 +2,11 @@
 // config.toml's `proxy_app` (config/config.go BaseConfig.ProxyApp: "tcp://127.0.0.1:26658" by default,
 // or "unix://<path>"); chaind forwards broadcast transactions to CometBFT's JSON-RPC at config.toml
 // `[rpc] laddr`, as the Cosmos SDK's startStandAlone does (server/start.go: cmtCfg.RPC.ListenAddress).
-import { Buffer } from 'node:buffer';
+import { abciAddressProblem, formatAbciAddress, type AbciAddress } from '@chaind/abci';
 import { isIP } from 'node:net';
-import { hostPort, parseListenAddress, type ListenAddress } from './address.ts';
+import { hostPort, type ListenAddress } from './address.ts';
 
-/** Where chaind's ABCI server listens: a TCP address or a unix socket. */
-export type AbciAddress =
-  | { readonly kind: 'tcp'; readonly host: string; /** 0 asks the system for a free port. */ readonly port: number }
-  | { readonly kind: 'unix'; /** An absolute path. */ readonly path: string };
+export { formatAbciAddress, type AbciAddress };
 
 /** The Cosmos SDK's --transport values that chaind serves: only "socket" (no ABCI over gRPC). */
 export const ABCI_TRANSPORTS = ['socket'] as const;
@@ -21,31 +18,17 @@ export const DEFAULT_ABCI_TRANSPORT: AbciTransport = 'socket';
 
 export const ABCI_ADDRESS_EXPECTED = 'an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///var/run/chaind/abci.sock"';
 
-// Linux's sockaddr_un.sun_path holds 108 bytes with the terminating NUL; a longer path fails at listen
-// with an error that does not name the cause
-const MAX_UNIX_PATH_BYTES = 107;
-
-/** The address a string names, or why it names none (a phrase that completes "…: "). */
+/**
+ * The address a string names, or why it names none (a phrase that completes "…: "): @chaind/abci's
+ * reading, and stricter in a config file: the scheme is written out and a unix socket path is absolute,
+ * so the address means the same whatever directory a process is started in.
+ */
 export function parseAbciAddress(s: string): AbciAddress | string {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(s);
-  if (scheme === null) return 'missing "tcp://" or "unix://"';
-  const name = scheme[1].toLowerCase();
-  if (name === 'unix') {
-    const path = s.slice(scheme[0].length);
-    if (!path.startsWith('/')) return 'a unix socket path must be absolute (three slashes: "unix:///path")';
-    if (path.includes('\0')) return 'the path contains a NUL character';
-    const n = Buffer.byteLength(path, 'utf8');
-    if (n > MAX_UNIX_PATH_BYTES) return `the socket path is ${n} bytes long, more than the ${MAX_UNIX_PATH_BYTES} a unix socket address holds`;
-    return { kind: 'unix', path };
-  }
-  if (name !== 'tcp') return `unsupported scheme "${scheme[1]}://": expected tcp:// or unix://`;
-  const a = parseListenAddress(s);
-  return typeof a === 'string' ? a : { kind: 'tcp', host: a.host, port: a.port };
-}
-
-/** "tcp://host:port" or "unix:///path": the form CometBFT's proxy_app takes. */
-export function formatAbciAddress(a: AbciAddress): string {
-  return a.kind === 'unix' ? `unix://${a.path}` : `tcp://${hostPort(a)}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) return 'missing "tcp://" or "unix://"';
+  const a = abciAddressProblem(s);
+  if (typeof a === 'string') return a;
+  if (a.kind === 'unix' && !a.path.startsWith('/')) return 'a unix socket path must be absolute (three slashes: "unix:///path")';
+  return a;
 }
 
 /** The host a client dials to reach a server listening on `host`: every interface → the loopback one. */

@@ -224,7 +224,7 @@ describe('problems', () => {
     ['TOML syntax', 'app', '[api]\nenable = \n', 'invalid TOML at line 2, column 10'],
     ['an ABCI address without a scheme', 'app', '[abci]\naddress = "127.0.0.1:26658"', 'abci.address = "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///'],
     ['a relative unix socket', 'app', '[abci]\naddress = "unix://abci.sock"', 'abci.address = "unix://abci.sock": a unix socket path must be absolute (three slashes: "unix:///path")'],
-    ['an ABCI address over http', 'app', '[abci]\naddress = "http://127.0.0.1:26658"', 'unsupported scheme "http://": expected tcp:// or unix://'],
+    ['an ABCI address over http', 'app', '[abci]\naddress = "http://127.0.0.1:26658"', 'unknown scheme "http://"'],
     ['the grpc transport', 'app', '[abci]\ntransport = "grpc"', 'abci.transport = "grpc": chaind serves ABCI over a socket only (no gRPC transport); expected "socket"'],
     ['a proxy_app that is not a string', 'node', node('proxy_app = 26658'), 'proxy_app = 26658: not a string; expected a string such as "tcp://127.0.0.1:26658"'],
   ];
@@ -346,8 +346,8 @@ describe('pairing with CometBFT', () => {
     assert.deepEqual(parseAbciAddress('tcp://127.0.0.1:26658'), { kind: 'tcp', host: '127.0.0.1', port: 26658 });
     assert.deepEqual(parseAbciAddress('TCP://[::1]:1'), { kind: 'tcp', host: '::1', port: 1 });
     assert.deepEqual(parseAbciAddress('unix:///run/chaind/abci.sock'), { kind: 'unix', path: '/run/chaind/abci.sock' });
-    assert.equal(parseAbciAddress('tcp://127.0.0.1'), 'missing ":port"');
-    assert.equal(parseAbciAddress(`unix:///${'a'.repeat(107)}`), 'the socket path is 108 bytes long, more than the 107 a unix socket address holds');
+    assert.equal(parseAbciAddress('tcp://127.0.0.1'), 'expected host:port');
+    assert.equal(parseAbciAddress(`unix:///${'a'.repeat(107)}`), "the socket path is 108 bytes, above the system's limit of 107");
     assert.deepEqual(parseAbciAddress(`unix:///${'a'.repeat(106)}`), { kind: 'unix', path: `/${'a'.repeat(106)}` });
   });
 });

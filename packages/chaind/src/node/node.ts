@@ -11,19 +11,24 @@ import { Mempool } from '@chaind/sdk/admission';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, type ChainApp } from '../app.ts';
 import { readPrivValidatorKey } from './keys.ts';
-import { loadConfig, resolveServerAddresses, type LoadedConfig, type ServerAddresses, type ServerOverrides } from '../config/index.ts';
+import {
+  configPaths,
+  formatAbciAddress,
+  loadConfig,
+  pairingProblems,
+  resolveServerAddresses,
+  rpcDialUrl,
+  type LoadedConfig,
+  type ServerAddresses,
+  type ServerOverrides,
+} from '../config/index.ts';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
 import { stopResultFromError, type ConsensusDriver, type DriverStopResult } from './driver.ts';
 import { SoloDriver } from './solo.ts';
 import { AbciDriver } from './abci/driver.ts';
-import { CometRpc, DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES, DEFAULT_COMET_RPC_TIMEOUT_MS, type CometRpcOptions } from './abci/comet-rpc.ts';
+import { CometRpc, DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES, DEFAULT_COMET_RPC_TIMEOUT_MS } from './abci/comet-rpc.ts';
 
-/** `--with-comet=false`: serve CometBFT over ABCI instead of making blocks; the rest comes from the config files. */
-export interface AbciModeOptions {
-  /** `--address`: tcp://host:port or unix:///path (overrides app.toml). */
-  readonly address?: string;
-}
 
 export interface NodeOptions {
   readonly home: string;
@@ -35,8 +40,6 @@ export interface NodeOptions {
   readonly logger: Logger;
   /** The upgrades this binary knows (default: the release's). */
   readonly upgrades?: readonly Upgrade[];
-  /** Run behind CometBFT (absent: solo). */
-  readonly abci?: AbciModeOptions;
 }
 
 /** A server the node runs beside the driver; closed before the databases. */
@@ -121,12 +124,15 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   let closeStores = (): Promise<void> => chain.close();
   try {
     validateGenesis(genesis, chain.app.modules);
-    if (o.abci !== undefined) {
-      const a = resolveAbciSettings(config, o.abci);
-      const abci = await AbciDriver.listen(
-        { app: chain.app, address: a.address, maxMessageBytes: a.maxMessageBytes, comet: new CometRpc(a.cometRpc), logger, haltHeight },
-        genesis.chainId,
-      );
+    if (!addresses.abci.withComet) {
+      for (const p of pairingProblems(configPaths(o.home).node, config.node, addresses.abci.address)) logger.warn(p);
+      const comet = new CometRpc({
+        url: rpcDialUrl(addresses.rpc),
+        timeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
+        maxTxBytes: config.node.mempool.maxTxBytes,
+        maxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
+      });
+      const abci = await AbciDriver.listen({ app: chain.app, address: formatAbciAddress(addresses.abci.address), comet, logger, haltHeight }, genesis.chainId);
       driver = abci;
       stopDriver = () => abci.stop();
     } else {
@@ -190,16 +196,3 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
 }
 
 
-/** TEMPORARY until the config carries the ABCI settings. */
-function resolveAbciSettings(config: LoadedConfig, o: AbciModeOptions): { address: string; maxMessageBytes?: number; cometRpc: CometRpcOptions } {
-  const rpc = config.node.rpc.laddr;
-  return {
-    address: o.address ?? 'tcp://127.0.0.1:26658',
-    cometRpc: {
-      url: `http://${rpc.host}:${rpc.port}`,
-      timeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
-      maxTxBytes: config.node.mempool.maxTxBytes,
-      maxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
-    },
-  };
-}

@@ -84,7 +84,8 @@ export class AbciDriver implements ConsensusDriver {
           closed: (err?: Error) => d.connectionClosed(info.id, conn.connectionRole, err),
         };
       },
-      log: (level, msg, fields) => d.logger[level](msg, fields),
+      // the server's own lines are detail: this driver logs what an operator needs (listening, CometBFT gone)
+      log: (level, msg, fields) => d.logger[level === 'info' ? 'debug' : level](msg, fields === undefined ? undefined : definedFields(fields)),
     });
     d.logger.info('ABCI server listening: waiting for CometBFT', { address: d.server.address, height: o.app.lastBlockHeight.toString() });
     return d;
@@ -239,3 +240,5 @@ export class AbciDriver implements ConsensusDriver {
     })();
   }
 }
+
+const definedFields = (f: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined));
