@@ -26,6 +26,7 @@ import { formatRFC3339 } from '@chaind/sdk/types';
 import type { ConsensusDriver, TxAdmission } from './driver.ts';
 import { txHash } from './hash.ts';
 import { grpcCodeOf } from './query/status.ts';
+import { CometRpcError } from './abci/comet-rpc.ts';
 
 /** What the tx service needs of the node (JSON-RPC's environment has all of it). */
 export interface TxNode {
@@ -101,6 +102,12 @@ const SUPPORTED_MODES = 'BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC';
  * mempool's refusals are answers, not errors (the SDK's CheckCometError): codes 19, 20, 21 of the
  * sdk codespace, with CometBFT's text as raw_log.
  */
+/** CometBFT's RPC out of reach (a node behind CometBFT): UNAVAILABLE, as the SDK's gRPC gateway answers. */
+function unavailable(e: unknown): never {
+  if (e instanceof CometRpcError) throw new TxServiceError(status.UNAVAILABLE, e.message);
+  throw e;
+}
+
 export async function broadcastTx(node: TxNode, req: BroadcastTxRequest): Promise<BroadcastTxResponse> {
   if (req.txBytes.length === 0) throw new TxServiceError(status.INVALID_ARGUMENT, 'invalid empty tx');
   if (req.mode !== BroadcastMode.BROADCAST_MODE_SYNC && req.mode !== BroadcastMode.BROADCAST_MODE_ASYNC) {
@@ -117,7 +124,7 @@ export async function broadcastTx(node: TxNode, req: BroadcastTxRequest): Promis
     const r = await checkTx(node, req.txBytes);
     return { txResponse: TxResponse.fromPartial({ txhash, code: r.code, codespace: r.codespace, data: hexUpper(r.data), rawLog: r.log }) };
   } catch (e) {
-    if (!(e instanceof MempoolRefusal)) throw e;
+    if (!(e instanceof MempoolRefusal)) unavailable(e);
     return { txResponse: TxResponse.fromPartial({ txhash, code: e.error.code, codespace: e.error.codespace, rawLog: e.message }) };
   }
 }
@@ -133,7 +140,7 @@ const TX_HASH = /^[0-9a-fA-F]{64}$/;
 export async function getTx(node: TxNode, req: GetTxRequest): Promise<GetTxResponse> {
   if (req.hash === '') throw new TxServiceError(status.INVALID_ARGUMENT, 'tx hash cannot be empty');
   if (!TX_HASH.test(req.hash)) throw new TxServiceError(status.INVALID_ARGUMENT, `invalid tx hash ${JSON.stringify(req.hash)}: expected 64 hex characters`);
-  const r = await node.driver.txs.committedTx(Buffer.from(req.hash, 'hex'));
+  const r = await node.driver.txs.committedTx(Buffer.from(req.hash, 'hex')).catch(unavailable);
   if (r === undefined) throw new TxServiceError(status.NOT_FOUND, `tx not found: ${req.hash}`);
   let tx: ProtoTx;
   try {
