@@ -16,14 +16,13 @@ import { MsgSubmitProposal, MsgSubmitProposalResponse, MsgVote } from 'cosmjs-ty
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
 import { MemoryLogger } from '@chaind/sdk/app';
-import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/admission';
 import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../app.ts';
-import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, genesisAppState, newHome, removeTmpDirs, softwareUpgrade, testKey, type TestKey, upgradeV2, VALIDATOR, VALIDATOR_KEY } from '@chaind/chaind/testing';
+import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, newHome, testGenesis, removeTmpDirs, softwareUpgrade, testKey, type TestKey, upgradeV2, VALIDATOR, VALIDATOR_KEY } from '@chaind/chaind/testing';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
 import { timestampFromMs, voteSignBytes } from './commit.ts';
@@ -42,16 +41,7 @@ const INTERVAL = 20;
 const KEY = VALIDATOR_KEY;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-function genesis(extraAccounts: readonly string[] = []): GenesisDoc {
-  return {
-    genesisTime: { seconds: GENESIS_SECONDS, nanos: 0 },
-    chainId: CHAIN_ID,
-    initialHeight: 1n,
-    consensusParams: defaultConsensusParams(),
-    appHash: new Uint8Array(0),
-    appState: genesisAppState(extraAccounts),
-  };
-}
+const genesis = testGenesis;
 
 /** One node's parts over `home`: the real app, a mempool in front of it, the block store. */
 class Node {

@@ -12,6 +12,7 @@ import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { ExecTxResult, ResponseFinalizeBlock, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
 import type { Proposal } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MemoryLogger } from '@chaind/sdk/app';
+import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
 import { toHex, utf8 } from '@chaind/sdk/store';
 import { blockRequest, DENOM, genesisAccounts, sendMsg, testConsensusKey, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
@@ -53,6 +54,18 @@ export function genesisAppState(extraAccounts: readonly string[] = []): Record<s
         voting_period: `${PERIOD}s`,
       },
     },
+  };
+}
+
+/** The test chain's genesis as CometBFT's genesis.json carries it (validators come from app_state). */
+export function testGenesis(extraAccounts: readonly string[] = []): GenesisDoc {
+  return {
+    genesisTime: { seconds: GENESIS_SECONDS, nanos: 0 },
+    chainId: CHAIN_ID,
+    initialHeight: 1n,
+    consensusParams: defaultConsensusParams(),
+    appHash: new Uint8Array(0),
+    appState: genesisAppState(extraAccounts),
   };
 }
 

@@ -22,7 +22,7 @@ import {
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
 import { join } from 'node:path';
 import { MemoryLogger } from '@chaind/sdk/app';
-import { defaultConsensusParams, toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
+import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, type ChainApp } from '../../src/app.ts';
 import { AbciDriver } from '../../src/node/abci/driver.ts';
@@ -30,7 +30,7 @@ import { CometRpc } from '../../src/node/abci/comet-rpc.ts';
 import type { TxAdmission, TxLookup } from '../../src/node/driver.ts';
 import { ABCI_VERSION, BLOCK_PROTOCOL, COMETBFT_VERSION, P2P_PROTOCOL } from '../../src/node/protocol.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
-import { CHAIN_ID, GENESIS_SECONDS, genesisAppState, newHome } from './chain.ts';
+import { CHAIN_ID, newHome } from './chain.ts';
 
 const sha256 = (...parts: (Uint8Array | string)[]): Uint8Array => {
   const h = createHash('sha256');
@@ -266,18 +266,6 @@ export class CometNetwork {
     this.blocks.push(req);
     return { request: req, outcomes };
   }
-}
-
-/** The test chain's genesis as CometBFT's genesis.json carries it (validators come from app_state). */
-export function testGenesis(extraAccounts: readonly string[] = []): GenesisDoc {
-  return {
-    genesisTime: { seconds: GENESIS_SECONDS, nanos: 0 },
-    chainId: CHAIN_ID,
-    initialHeight: 1n,
-    consensusParams: defaultConsensusParams(),
-    appHash: new Uint8Array(0),
-    appState: genesisAppState(extraAccounts),
-  };
 }
 
 export interface AbciTestAppOptions {

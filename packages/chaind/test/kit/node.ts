@@ -3,13 +3,13 @@
 // in front of it on 127.0.0.1 and a free port.
 import { join } from 'node:path';
 import { MemoryLogger } from '@chaind/sdk/app';
-import { defaultConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
+import type { GenesisDoc } from '@chaind/sdk/genesis';
 import { Mempool } from '@chaind/sdk/admission';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { sendMsg, testConsensusKey, type TestKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../../src/app.ts';
-import { CHAIN_ID, GENESIS_SECONDS, genesisAppState, newHome, signTx } from './chain.ts';
+import { CHAIN_ID, newHome, signTx, testGenesis } from './chain.ts';
 import { BlockStore } from '../../src/node/blockstore.ts';
 import type { ValidatorKey } from '../../src/node/commit.ts';
 import { SoloDriver, type BlockEvent } from '../../src/node/solo.ts';
@@ -43,14 +43,7 @@ export class TestNode {
 
   static async start(o: TestNodeOptions = {}): Promise<TestNode> {
     const home = newHome();
-    const genesis: GenesisDoc = {
-      genesisTime: { seconds: GENESIS_SECONDS, nanos: 0 },
-      chainId: CHAIN_ID,
-      initialHeight: 1n,
-      consensusParams: defaultConsensusParams(),
-      appHash: new Uint8Array(0),
-      appState: genesisAppState(o.extraAccounts),
-    };
+    const genesis = testGenesis(o.extraAccounts);
     const logger = new MemoryLogger();
     // the test binary knows no upgrades (as TestChain), so tests may schedule plans of any name
     const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: [] });
