@@ -191,6 +191,9 @@ function consumeSigGas(ctx: Context, accounts: readonly Account[], simulate: boo
 /**
  * SigVerificationDecorator: the signer info's sequence must be the account's, and (unless simulating)
  * the SIGN_MODE_DIRECT signature must verify over SignDoc{body, auth info, chain id, account number}.
+ * RECHECK and PrepareProposal see only txs whose signatures this node's CheckTx verified, and a
+ * signature cannot stop verifying: they skip the verification, as the SDK's decorator does on
+ * ReCheckTx; FinalizeBlock verifies every signature.
  */
 function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Account[], simulate: boolean, verified: VerifiedSignatures | undefined): void {
   tx.authInfo.signerInfos.forEach((si, i) => {
@@ -207,6 +210,7 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
     const key = reuse ? pre.pubkey : decodeSecp256k1PubKey(stored);
     const signDoc = reuse ? pre.signDoc : signDocBytes(tx, ctx.chainId, acc.accountNumber);
     const signature = tx.signatures[i];
+    if (ctx.mode === 'recheck' || ctx.mode === 'prepare') return;
     if (!verified?.has({ pubkey: key, signDoc, signature }) && !verifySignature(key, signDoc, signature)) {
       throw errors.unauthorized.wrap(
         `signature verification failed; please verify account number (${acc.accountNumber}), sequence (${acc.sequence}) and chain-id (${ctx.chainId})`,
