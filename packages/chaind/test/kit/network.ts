@@ -273,11 +273,12 @@ export class CometNetwork {
   }
 
   /**
-   * Decides block `height` without committing it anywhere (the halt of an upgrade): FinalizeBlock to
-   * every connected app; each answer is a response or the error it failed with.
+   * Decides the next block (with `txs`, default none) without committing it anywhere (the halt of an
+   * upgrade, a CometBFT that dies mid-block): FinalizeBlock to every connected app; each answer is a
+   * response or the error it failed with.
    */
-  async finalizeOnly(): Promise<{ request: RequestFinalizeBlock; outcomes: (ResponseFinalizeBlock | Error)[] }> {
-    const req = this.nextRequest([]);
+  async finalizeOnly(txs: Uint8Array[] = []): Promise<{ request: RequestFinalizeBlock; outcomes: (ResponseFinalizeBlock | Error)[] }> {
+    const req = this.nextRequest(txs);
     const outcomes: (ResponseFinalizeBlock | Error)[] = [];
     for (let i = 0; i < this.apps.length; i++) {
       const a = this.apps[i];
