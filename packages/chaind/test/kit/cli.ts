@@ -114,7 +114,6 @@ export interface AbciNodeOptions {
   readonly address?: string;
   /** More flags for `chaind start`. */
   readonly args?: readonly string[];
-  readonly cwd?: string;
 }
 
 /** How a child ended: its exit code, or the signal that killed it. */
@@ -149,7 +148,7 @@ export class AbciNode {
   static start(home: string, o: AbciNodeOptions = {}): AbciNode {
     const args = ['start', '--with-comet=false', '--address', o.address ?? 'tcp://127.0.0.1:0', '--api.enable=false', '--grpc.enable=false', '--home', home, ...(o.args ?? [])];
     const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: o.cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     return new AbciNode(child, `chaind start --with-comet=false (${o.release ?? 'latest'}) over ${home}`);
   }
 
