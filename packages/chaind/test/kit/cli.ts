@@ -18,10 +18,15 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export function chaind(args: readonly string[], o: RunOptions = {}): Promise<Run> {
+/** This process's environment without any CHAIND_* variable, plus `extra`. */
+export function childEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHAIND_')) env[k] = v;
-  Object.assign(env, o.env);
+  return Object.assign(env, extra);
+}
+
+export function chaind(args: readonly string[], o: RunOptions = {}): Promise<Run> {
+  const env = childEnv(o.env);
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -56,6 +61,38 @@ export async function fails(args: readonly string[], wants: readonly (string | R
   return r;
 }
 
+/** A child's stderr as it comes, and the first match of a pattern in it. */
+export interface WatchedLog {
+  /** Rejects if the child exits first or nothing matches within the time limit. */
+  readonly match: Promise<RegExpExecArray>;
+  log(): string;
+}
+
+/** Collects a child's stderr and resolves the first match of `pattern` in it. */
+export function watchLog(child: ChildProcess, what: string, pattern: RegExp, timeoutMs = 60_000): WatchedLog {
+  let log = '';
+  const match = new Promise<RegExpExecArray>((res, rej) => {
+    let found = false;
+    const timer = setTimeout(() => rej(new Error(`${what}: no ${pattern} within ${timeoutMs} ms:\n${log}`)), timeoutMs);
+    child.stderr?.on('data', (d: Buffer) => {
+      log += d.toString();
+      const m = found ? null : pattern.exec(log);
+      if (m) {
+        found = true;
+        clearTimeout(timer);
+        res(m);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      rej(new Error(`${what} exited (${code ?? signal}):\n${log}`));
+    });
+  });
+  // a rejection after the match (the child exiting later) is expected, not an error
+  match.catch(() => {});
+  return { match, log: () => log };
+}
+
 /** A running node child: its JSON-RPC url once it listens, and everything it has logged so far. */
 export interface WatchedNode {
   readonly url: Promise<string>;
@@ -64,23 +101,81 @@ export interface WatchedNode {
 
 /** Collects a node child's stderr and resolves its RPC url from the `RPC server listening url=` line. */
 export function watchNode(child: ChildProcess, what: string): WatchedNode {
-  let log = '';
-  const url = new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`no RPC url within 60s:\n${log}`)), 60_000);
-    child.stderr?.on('data', (d: Buffer) => {
-      log += d.toString();
-      const m = /RPC server listening url=(\S+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`${what} exited (${code}):\n${log}`));
-    });
-  });
-  // a rejection after the url resolved (the node exiting later) is expected, not an error
+  const w = watchLog(child, what, /RPC server listening url=(\S+)/);
+  const url = w.match.then((m) => m[1]);
   url.catch(() => {});
-  return { url, log: () => log };
+  return { url, log: w.log };
+}
+
+export interface AbciNodeOptions {
+  /** CHAIND_RELEASE of the binary (default: the latest release). */
+  readonly release?: string;
+  /** `--address` (default tcp://127.0.0.1:0: a free loopback port, read back from the log). */
+  readonly address?: string;
+  /** More flags for `chaind start`. */
+  readonly args?: readonly string[];
+}
+
+/** How a child ended: its exit code, or the signal that killed it. */
+export interface ChildExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * `chaind start --with-comet=false` over a home as a child process (REST and gRPC off, so nodes side by
+ * side need no ports but their ABCI one). Every one started is killed by `AbciNode.killAll`.
+ */
+export class AbciNode {
+  private static readonly running = new Set<AbciNode>();
+  /** The address it listens on for CometBFT, from its `waiting for CometBFT` line. */
+  readonly address: Promise<string>;
+  readonly exited: Promise<ChildExit>;
+  private readonly watched: WatchedLog;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly what: string,
+  ) {
+    this.watched = watchLog(child, what, /waiting for CometBFT address=(\S+)/);
+    this.address = this.watched.match.then((m) => m[1]);
+    this.address.catch(() => {});
+    this.exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
+    AbciNode.running.add(this);
+    void this.exited.then(() => AbciNode.running.delete(this));
+  }
+
+  static start(home: string, o: AbciNodeOptions = {}): AbciNode {
+    const args = ['start', '--with-comet=false', '--address', o.address ?? 'tcp://127.0.0.1:0', '--api.enable=false', '--grpc.enable=false', '--home', home, ...(o.args ?? [])];
+    const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    return new AbciNode(child, `chaind start --with-comet=false (${o.release ?? 'latest'}) over ${home}`);
+  }
+
+  /** Everything it has logged on stderr so far. */
+  log(): string {
+    return this.watched.log();
+  }
+
+  /** Resolves once a line matching `pattern` has been logged (polling the collected log). */
+  async waitForLog(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const m = pattern.exec(this.log());
+      if (m) return m;
+      if (Date.now() > until) throw new Error(`${this.what}: no ${pattern} within ${timeoutMs} ms:\n${this.log()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Sends `signal` and waits for the exit. */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<ChildExit> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+
+  /** SIGKILLs every node still running (a test's `after`). */
+  static async killAll(): Promise<void> {
+    await Promise.all([...AbciNode.running].map((n) => n.kill('SIGKILL')));
+  }
 }

@@ -1,13 +1,14 @@
 // @chaind/chaind/testing: chaind's test kit (never imported by production code). The real chain app
 // over LMDB that a test reopens as another binary (chain.ts), the upgrades of a "new binary"
 // (upgrades.ts), a whole solo node behind its RPC server (node.ts), the chaind binary as a child
-// process (cli.ts), CometBFT v0.38's checks of a genesis.json (comet.ts), CometBFT's side of the ABCI
-// connections and a network's blocks (network.ts). Keys, temp dirs and block
-// requests are the framework kit's.
+// process (cli.ts), a validator network's homes made with the CLI (homes.ts), CometBFT v0.38's checks
+// of a genesis.json (comet.ts), CometBFT's side of the ABCI connections and a network's blocks
+// (network.ts). Keys, temp dirs and block requests are the framework kit's.
 export { DENOM, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 export * from './chain.ts';
 export * from './cli.ts';
 export * from './comet.ts';
+export * from './homes.ts';
 export * from './network.ts';
 export * from './node.ts';
 export * from './upgrades.ts';

@@ -17,11 +17,17 @@ import {
   type ResponseCheckTx,
   type ResponseFinalizeBlock,
   type ResponseInfo,
+  type ResponseInitChain,
   type ResponseQuery,
 } from 'cosmjs-types/tendermint/abci/types';
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
 import { join } from 'node:path';
+import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
+import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
+import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { MemoryLogger } from '@chaind/sdk/app';
+import type { TestKey } from '@chaind/sdk/testing';
+import { encodeTx } from '@chaind/sdk/tx';
 import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, type ChainApp } from '../../src/app.ts';
@@ -69,6 +75,19 @@ export class AppConnections {
     return one(this.query, { query: { path, data, height: 0n, prove: false } }, 'query');
   }
 
+  /** The committed account at `address` (Query on the query connection); throws the query's log when there is none. */
+  async account(address: string): Promise<BaseAccount> {
+    const r = await this.abciQuery('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address }).finish());
+    if (r.code !== 0) throw new Error(`account ${address}: ${r.log}`);
+    return BaseAccount.decode((QueryAccountResponse.decode(r.value).account as Any).value);
+  }
+
+  /** `msgs` signed by `key` at its committed sequence plus `offset` (for several txs in one block), no fee. */
+  async signTx(key: TestKey, msgs: Any[], chainId: string, offset = 0n, gasLimit = 10_000_000n): Promise<Uint8Array> {
+    const acc = await this.account(key.address);
+    return encodeTx({ msgs, fee: { amount: [], gasLimit } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], chainId);
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.consensus.close(), this.mempool.close(), this.snapshot.close(), this.query.close()]);
   }
@@ -113,6 +132,8 @@ export class CometNetwork {
   readonly appHashes = new Map<bigint, Uint8Array>();
   /** Txs accepted by CheckTx and not yet in a block, as CometBFT's mempool would hold them. */
   mempool: Uint8Array[] = [];
+  /** What each app answered to InitChain in its handshake, by app index. */
+  readonly initChainResponses: (ResponseInitChain | undefined)[] = [];
   private initialAppHash: Uint8Array = new Uint8Array(0);
 
   constructor(
@@ -145,6 +166,7 @@ export class CometNetwork {
     let h = info.lastBlockHeight;
     if (h === 0n) {
       const res = await one(app.consensus, { initChain: this.initChainRequest() }, 'initChain');
+      this.initChainResponses[i] = res;
       if (this.blocks.length === 0 && i === 0) this.initialAppHash = res.appHash;
       else assert.deepEqual(Buffer.from(res.appHash).toString('hex'), Buffer.from(this.initialAppHash).toString('hex'), `app ${i}: InitChain app hash`);
       h = this.initialHeight - 1n;
@@ -251,11 +273,12 @@ export class CometNetwork {
   }
 
   /**
-   * Decides block `height` without committing it anywhere (the halt of an upgrade): FinalizeBlock to
-   * every connected app; each answer is a response or the error it failed with.
+   * Decides the next block (with `txs`, default none) without committing it anywhere (the halt of an
+   * upgrade, a CometBFT that dies mid-block): FinalizeBlock to every connected app; each answer is a
+   * response or the error it failed with.
    */
-  async finalizeOnly(): Promise<{ request: RequestFinalizeBlock; outcomes: (ResponseFinalizeBlock | Error)[] }> {
-    const req = this.nextRequest([]);
+  async finalizeOnly(txs: Uint8Array[] = []): Promise<{ request: RequestFinalizeBlock; outcomes: (ResponseFinalizeBlock | Error)[] }> {
+    const req = this.nextRequest(txs);
     const outcomes: (ResponseFinalizeBlock | Error)[] = [];
     for (let i = 0; i < this.apps.length; i++) {
       const a = this.apps[i];

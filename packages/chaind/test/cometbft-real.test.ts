@@ -1,0 +1,239 @@
+// chaind behind a real CometBFT v0.38 binary (optional: runs only when COMETBFT_BIN names one, e.g.
+// `COMETBFT_BIN=/path/to/cometbft npm test -- cometbft-real`). One validator, then four on loopback,
+// each a home made with chaind's CLI that `chaind start --with-comet=false` and `cometbft start` share;
+// blocks seen through CometBFT's RPC, a bank send through its broadcast_tx_sync, and the upgrade
+// v1 → v2: every chaind halts at H with code 10, CometBFT stops, both are restarted (chaind as v2),
+// CometBFT replays block H to the new binary and the chain goes on (cometbft-v038.md §1.5–1.6).
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
+import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
+import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
+import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
+import { QueryProposalRequest } from 'cosmjs-types/cosmos/gov/v1/query';
+import { MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
+import type { Any } from 'cosmjs-types/google/protobuf/any';
+import { QueryAppliedPlanRequest, QueryAppliedPlanResponse, QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import { sendMsg } from '@chaind/sdk/testing';
+import { encodeTx } from '@chaind/sdk/tx';
+import { RpcClient } from '../src/cli/query/rpc.ts';
+import { AbciNode, DENOM, makeNetworkHomes, ok, removeTmpDirs, softwareUpgrade, tmpDir, type NetworkHomes, type TestKey } from '@chaind/chaind/testing';
+
+const COMETBFT_BIN = process.env.COMETBFT_BIN ?? '';
+const SKIP = COMETBFT_BIN === '' ? 'needs a CometBFT v0.38 binary: COMETBFT_BIN=/path/to/cometbft npm test -- cometbft-real' : false;
+const CHAIN_ID = 'comet-real-1';
+/** Gov voting period: CometBFT's block time is wall-clock time, so this is how long the vote lasts. */
+const GOV_PERIOD = '5s';
+/** Blocks between the proposal and the plan height: more than the voting period holds at 200 ms per block. */
+const PLAN_MARGIN = 40n;
+
+/** Sets `key` in `[section]` ('' = the top level) of a TOML text, adding it when absent. */
+function setToml(text: string, section: string, key: string, value: string): string {
+  const lines = text.split('\n');
+  const start = section === '' ? 0 : lines.findIndex((l) => l.trim() === `[${section}]`) + 1;
+  if (section !== '' && start === 0) return `${text.trimEnd()}\n\n[${section}]\n${key} = ${value}\n`;
+  let end = lines.findIndex((l, i) => i >= start && /^\s*\[/.test(l));
+  if (end < 0) end = lines.length;
+  const at = lines.findIndex((l, i) => i >= start && i < end && new RegExp(`^\\s*${key}\\s*=`).test(l));
+  if (at >= 0) lines[at] = `${key} = ${value}`;
+  else lines.splice(start, 0, `${key} = ${value}`);
+  return lines.join('\n');
+}
+
+/** `n` free loopback ports (all held open until each is chosen, so none repeats). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => createServer());
+  await Promise.all(servers.map((s) => new Promise<void>((res) => s.listen(0, '127.0.0.1', res))));
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((res) => s.close(res))));
+  return ports;
+}
+
+/** `value` after `ms`, on a timer that keeps no process alive. */
+const resolveAfter = <T>(ms: number, value: T): Promise<T> => new Promise((r) => setTimeout(() => r(value), ms).unref());
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+}
+
+/** One validator: its home, chaind and CometBFT processes, and CometBFT's RPC. */
+class Validator {
+  chaind: AbciNode | undefined;
+  comet: ChildProcess | undefined;
+  cometExited: Promise<number | null> = Promise.resolve(null);
+  cometLog = '';
+  readonly rpc: RpcClient;
+
+  constructor(
+    readonly home: string,
+    readonly abci: string,
+    rpcPort: number,
+  ) {
+    this.rpc = new RpcClient(`tcp://127.0.0.1:${rpcPort}`, 5_000);
+  }
+
+  async start(release: string): Promise<void> {
+    this.chaind = AbciNode.start(this.home, { release, address: this.abci });
+    await this.chaind.address;
+    const c = spawn(COMETBFT_BIN, ['start', '--home', this.home], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.comet = c;
+    const keep = (d: Buffer): void => {
+      this.cometLog = (this.cometLog + d.toString()).slice(-200_000);
+    };
+    c.stdout.on('data', keep);
+    c.stderr.on('data', keep);
+    this.cometExited = new Promise((res) => c.once('exit', (code) => res(code)));
+  }
+
+  async height(): Promise<bigint> {
+    const s = (await this.rpc.call('status')) as { sync_info: { latest_block_height: string } };
+    return BigInt(s.sync_info.latest_block_height);
+  }
+
+  query(path: string, data: Uint8Array): Promise<Uint8Array> {
+    return this.rpc.abciQuery(path, data);
+  }
+
+  async balance(address: string): Promise<bigint> {
+    const r = QueryBalanceResponse.decode(await this.query('/cosmos.bank.v1beta1.Query/Balance', QueryBalanceRequest.encode({ address, denom: DENOM }).finish()));
+    return BigInt(r.balance?.amount ?? '0');
+  }
+
+  /** Signs with the account's committed number and sequence, broadcasts through broadcast_tx_sync; the tx must pass CheckTx. */
+  async broadcast(key: TestKey, msgs: Any[]): Promise<void> {
+    const res = QueryAccountResponse.decode(await this.query('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address: key.address }).finish()));
+    const acc = BaseAccount.decode((res.account as Any).value);
+    const tx = encodeTx({ msgs, fee: { amount: [], gasLimit: 10_000_000n } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence }], CHAIN_ID);
+    const r = (await this.rpc.call('broadcast_tx_sync', { tx: Buffer.from(tx).toString('base64') })) as { code: number; log: string };
+    assert.equal(r.code, 0, r.log);
+  }
+
+  /** Waits for chaind's exit (the halt) and CometBFT's (it stops itself when the app connection fails; if not, SIGTERM). */
+  async halted(): Promise<number | null> {
+    const exit = await Promise.race([this.chaind?.exited, resolveAfter(120_000, undefined)]);
+    assert.ok(exit !== undefined, `chaind did not halt:\n${this.chaind?.log()}\n${this.cometLog.slice(-5_000)}`);
+    const stopped = await Promise.race([this.cometExited.then(() => true), resolveAfter(20_000, false)]);
+    if (!stopped) {
+      this.comet?.kill('SIGTERM');
+      await this.cometExited;
+    }
+    return exit.code;
+  }
+
+  kill(): void {
+    if (this.comet && this.comet.exitCode === null && this.comet.signalCode === null) this.comet.kill('SIGKILL');
+  }
+}
+
+const validators: Validator[] = [];
+after(async () => {
+  for (const v of validators) v.kill();
+  await AbciNode.killAll();
+  removeTmpDirs();
+});
+
+/** Homes for `n` validators, each config.toml set for CometBFT on loopback with free ports. */
+async function network(n: number): Promise<{ homes: NetworkHomes; vals: Validator[] }> {
+  const homes = await makeNetworkHomes({ chainId: CHAIN_ID, nodes: n, users: ['alice', 'bob'], govPeriod: GOV_PERIOD });
+  const ids = await Promise.all(homes.homes.map(async (h) => (await ok(['comet', 'show-node-id', '--home', h])).stdout.trim()));
+  const free = await freePorts(2 * n);
+  const ports = homes.homes.map((_, i) => ({ rpc: free[2 * i], p2p: free[2 * i + 1] }));
+  const vals = homes.homes.map((home, i) => {
+    const abci = `unix://${join(tmpDir('chaind-abci-'), 'abci.sock')}`;
+    const peers = ids.flatMap((id, j) => (j === i ? [] : [`${id}@127.0.0.1:${ports[j].p2p}`])).join(',');
+    const file = join(home, 'config', 'config.toml');
+    let t = readFileSync(file, 'utf8');
+    t = setToml(t, '', 'proxy_app', JSON.stringify(abci));
+    t = setToml(t, 'rpc', 'laddr', JSON.stringify(`tcp://127.0.0.1:${ports[i].rpc}`));
+    t = setToml(t, 'p2p', 'laddr', JSON.stringify(`tcp://127.0.0.1:${ports[i].p2p}`));
+    t = setToml(t, 'p2p', 'persistent_peers', JSON.stringify(peers));
+    // not written by chaind init, and needed for peers on one machine: CometBFT's defaults refuse
+    // loopback addresses in the address book and a second peer from the same IP
+    t = setToml(t, 'p2p', 'addr_book_strict', 'false');
+    t = setToml(t, 'p2p', 'allow_duplicate_ip', 'true');
+    t = setToml(t, 'consensus', 'timeout_commit', '"200ms"');
+    writeFileSync(file, t);
+    const v = new Validator(home, abci, ports[i].rpc);
+    validators.push(v);
+    return v;
+  });
+  return { homes, vals };
+}
+
+/** Blocks, a bank send, the upgrade to v2 and the chain going on after it, over `n` validators. */
+async function upgradeStory(n: number): Promise<void> {
+  const { homes, vals } = await network(n);
+  const { alice, bob } = homes.users;
+  await Promise.all(vals.map((v) => v.start('v1')));
+  await until('block 2 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= 2n) ? true : undefined));
+
+  const before = await vals[0].balance(bob.address);
+  await vals[0].broadcast(alice, [sendMsg(alice.address, bob.address, '123')]);
+  for (const v of vals) await until('the send on every node', async () => ((await v.balance(bob.address)) === before + 123n ? true : undefined));
+
+  const H = (await vals[0].height()) + PLAN_MARGIN;
+  const proposal = MsgSubmitProposal.fromPartial({ messages: [softwareUpgrade('v2', H, 'real cometbft')], initialDeposit: [{ denom: DENOM, amount: '1000' }], proposer: alice.address, title: 'v2', summary: 'v2' });
+  await vals[n - 1].broadcast(alice, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(proposal).finish() }]);
+  await until('proposal 1', () => vals[0].query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 1n }).finish()));
+  await Promise.all(
+    vals.map((v, i) => {
+      const op = homes.operators[i];
+      return v.broadcast(op, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId: 1n, voter: op.address, option: VoteOption.VOTE_OPTION_YES, metadata: '' }).finish() }]);
+    }),
+  );
+  const plan = await until('the plan', async () => QueryCurrentPlanResponse.decode(await vals[0].query('/chain.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest.encode({}).finish())).plan);
+  assert.equal(plan.name, 'v2');
+  assert.equal(plan.height, H);
+  assert.ok((await vals[0].height()) < H, 'the plan is set before its height');
+
+  const codes = await Promise.all(vals.map((v) => v.halted()));
+  assert.deepEqual(codes, vals.map(() => 10), vals.map((v) => v.chaind?.log()).join('\n'));
+  for (const v of vals) {
+    assert.match(v.chaind?.log() ?? '', new RegExp(`UPGRADE "v2" NEEDED at height: ${H}: real cometbft`));
+    assert.doesNotMatch(v.chaind?.log() ?? '', new RegExp(`committed block height=${H}\\b`));
+  }
+  const infos = homes.homes.map((h) => readFileSync(join(h, 'data', 'upgrade-info.json'), 'utf8'));
+  for (const f of infos) assert.equal(f, infos[0]);
+  assert.equal((JSON.parse(infos[0]) as { height: number }).height, Number(H));
+
+  // the operator's part: v2 in place of v1, CometBFT started again; its handshake replays H
+  await Promise.all(vals.map((v) => v.start('v2')));
+  await until('H + 3 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= H + 3n) ? true : undefined), 120_000);
+  for (const v of vals) {
+    assert.match(v.chaind?.log() ?? '', new RegExp(`committed block height=${H}\\b`), 'block H replayed to v2');
+    const applied = QueryAppliedPlanResponse.decode(await v.query('/chain.upgrade.v1beta1.Query/AppliedPlan', QueryAppliedPlanRequest.encode({ name: 'v2' }).finish()));
+    assert.equal(applied.height, H);
+  }
+  for (const v of vals) {
+    v.kill();
+    await v.cometExited;
+    await v.chaind?.kill('SIGTERM');
+  }
+}
+
+describe('chaind behind a real CometBFT v0.38', { skip: SKIP, timeout: 600_000 }, () => {
+  test('the binary is CometBFT v0.38', () => {
+    const r = spawnSync(COMETBFT_BIN, ['version'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout.trim(), /^v?0\.38\./);
+  });
+
+  test('one validator: blocks, a bank send, the upgrade v1 → v2 with both processes restarted', () => upgradeStory(1));
+
+  test('four validators on loopback: the same story, every node halting at H and replaying it as v2', () => upgradeStory(4));
+});
