@@ -84,7 +84,8 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
     return exitCodeOf(e.result);
   }
   const onSignal = (sig: string): void => {
-    logger.info(`received ${sig}, stopping after the block in progress`);
+    // solo: the block in progress is finished; behind CometBFT an uncommitted block is dropped (the driver says so)
+    logger.info(`received ${sig}, stopping`);
     void node.stop();
   };
   process.once('SIGINT', onSignal);

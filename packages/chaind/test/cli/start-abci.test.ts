@@ -125,6 +125,7 @@ describe('chaind start --with-comet=false', { timeout: 90_000 }, () => {
 
     assert.deepEqual(await node.kill('SIGTERM'), { code: 0, signal: null }, node.log());
     assert.match(node.log(), /received SIGTERM/);
+    assert.match(node.log(), /the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed height=2\b/);
     assert.match(node.log(), /node stopped \(stopped\) height=1\b/);
     assert.ok(!existsSync(socket), 'the socket file is removed');
     await conns.close();

@@ -85,7 +85,8 @@ export class AbciDriver implements ConsensusDriver {
         };
       },
       // the server's own lines are detail: this driver logs what an operator needs (listening, CometBFT gone)
-      log: (level, msg, fields) => d.logger[level === 'info' ? 'debug' : level](msg, fields === undefined ? undefined : definedFields(fields)),
+      // (and connections closing because the node stops are no news)
+      log: (level, msg, fields) => d.logger[level === 'info' || (d.finished && level === 'warn') ? 'debug' : level](msg, fields === undefined ? undefined : definedFields(fields)),
     });
     d.logger.info('ABCI server listening: waiting for CometBFT', { address: d.server.address, height: o.app.lastBlockHeight.toString() });
     return d;
