@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Request, Response } from 'cosmjs-types/tendermint/abci/types';
 import { AbciProtocolError } from './errors.ts';
+import { encodeFrame } from './framing.ts';
 import { ABCI_METHODS, encodeRequestFrame, encodeResponseFrame, requestMethod, responseKinds } from './messages.ts';
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
@@ -125,6 +126,21 @@ describe('ABCI messages as CometBFT v0.38 sends and expects them', () => {
     checkRequest({ flush: {} }, hex('12 00'), '02'); // Request.flush (2)
     checkResponse({ flush: {} }, hex('1a 00'), '02'); // Response.flush (3)
     checkResponse({ exception: { error: 'boom' } }, hex('0a 06 0a 04 626f6f6d'), '08'); // Response.exception (1): error (1) "boom"
+  });
+});
+
+describe('frames', () => {
+  test('a frame of any size is the uvarint length and the message bytes cosmjs-types encodes, whatever was in the buffer pool before', () => {
+    // small frames come from Node's shared buffer pool: dirty it first, so an unwritten byte would show
+    for (const size of [0, 1, 120, 127, 128, 4000, 4094, 4096, 8192, 70_000]) {
+      Buffer.allocUnsafe(4000).fill(0xa5);
+      const req: Request = { echo: { message: 'x'.repeat(size) } };
+      const body = Request.encode(req).finish();
+      assert.equal(toHex(encodeRequestFrame(req)), toHex(encodeFrame(body)), `echo of ${size} bytes`);
+      Buffer.allocUnsafe(4000).fill(0x5a);
+      const res: Response = { checkTx: { code: 0, data: new Uint8Array(size).fill(7), log: 'é'.repeat(size % 300), info: '', gasWanted: 1n, gasUsed: 1n, events: [], codespace: '' } };
+      assert.equal(toHex(encodeResponseFrame(res)), toHex(encodeFrame(Response.encode(res).finish())), `CheckTx answer of ${size} data bytes`);
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 // The ABCI oneof, as cosmjs-types represents it: a Request or Response object with one optional field
 // set per method (`info`, `finalizeBlock`…; Response also has `exception`).
+import { Buffer } from 'node:buffer';
 import { BinaryWriter } from 'cosmjs-types/binary';
 import { Request, Response } from 'cosmjs-types/tendermint/abci/types';
 import { AbciProtocolError } from './errors.ts';
@@ -49,12 +50,30 @@ export function requestMethod(req: Request): AbciMethod {
   throw new AbciProtocolError(`the request names ${set.length} ABCI methods (${set.join(', ')}); a request carries one`);
 }
 
+/**
+ * The writer's bytes in a buffer of exactly their length. cosmjs-types' own finish() makes a new 8 KiB
+ * zero-filled slab for every message under 4 KiB (its pool is created afresh per call); Buffer.allocUnsafe
+ * takes those from Node's shared pool, as Buffer.from does (bench/README.md, "ABCI frames"). Every byte is
+ * written by the writer's operations (their lengths are what `len` sums), so none of the pool's old
+ * contents goes out.
+ */
+function finish(w: BinaryWriter): Uint8Array {
+  const out = Buffer.allocUnsafe(w.len);
+  let pos = 0;
+  for (let op = w.head.next; op !== undefined; op = op.next) {
+    op.proceed(out, pos);
+    pos += op.len;
+  }
+  if (pos !== w.len) throw new AbciProtocolError(`the encoder wrote ${pos} bytes of a ${w.len}-byte message`);
+  return out;
+}
+
 /** A request, encoded and framed (uvarint length + protobuf bytes). */
 export function encodeRequestFrame(req: Request): Uint8Array {
-  return Request.encode(req, BinaryWriter.create().fork()).ldelim().finish();
+  return finish(Request.encode(req, BinaryWriter.create().fork()).ldelim());
 }
 
 /** A response, encoded and framed (uvarint length + protobuf bytes). */
 export function encodeResponseFrame(res: Response): Uint8Array {
-  return Response.encode(res, BinaryWriter.create().fork()).ldelim().finish();
+  return finish(Response.encode(res, BinaryWriter.create().fork()).ldelim());
 }
