@@ -4,6 +4,7 @@ import { Buffer } from 'node:buffer';
 import { BinaryWriter } from 'cosmjs-types/binary';
 import { Request, Response } from 'cosmjs-types/tendermint/abci/types';
 import { AbciProtocolError } from './errors.ts';
+import { encodeFinalizeBlockFrame } from './finalize-block.ts';
 
 /** An ABCI method: the name of a Request oneof field (and of its Response field). */
 export type AbciMethod = keyof Request;
@@ -73,7 +74,8 @@ export function encodeRequestFrame(req: Request): Uint8Array {
   return finish(Request.encode(req, BinaryWriter.create().fork()).ldelim());
 }
 
-/** A response, encoded and framed (uvarint length + protobuf bytes). */
+/** A response, encoded and framed (uvarint length + protobuf bytes); FinalizeBlock's by its own encoder. */
 export function encodeResponseFrame(res: Response): Uint8Array {
+  if (res.finalizeBlock !== undefined && responseKinds(res).length === 1) return encodeFinalizeBlockFrame(res.finalizeBlock);
   return finish(Response.encode(res, BinaryWriter.create().fork()).ldelim());
 }

@@ -1,4 +1,5 @@
 import { ChaindError } from '@chaind/errors';
+import '../codec/int64.ts';
 import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import {

@@ -124,6 +124,20 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
     }
   });
 
+  test('a gas limit in [2^31, 2^32) (free to send) comes back as itself from CheckTx and FinalizeBlock: bytes CometBFT can decode', async () => {
+    const { app, conns, net } = await network();
+    try {
+      const tx = signTx(app.chain.app, BOB, [sendMsg(BOB.address, ALICE.address, '1')], 0n, 3_000_000_000n);
+      const r = await net.submit(0, tx);
+      assert.deepEqual([r.code, r.gasWanted], [0, 3_000_000_000n], r.log);
+      const b = await net.block();
+      assert.deepEqual([b.results[0].txResults[0].code, b.results[0].txResults[0].gasWanted], [0, 3_000_000_000n]);
+    } finally {
+      await conns.close();
+      await app.stop();
+    }
+  });
+
   test('CheckTx and Query while a block is finalized but not committed see the last committed state', async () => {
     const { app, conns, net } = await network();
     try {
