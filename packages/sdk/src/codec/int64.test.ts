@@ -2,7 +2,7 @@
 // writer gives (cosmjs-types 0.11.0 alone writes one byte and four zeros), read back as the same value.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ExecTxResult, RequestFinalizeBlock, ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
+import { ExecTxResult, RequestFinalizeBlock, ResponseCheckTx, ResponseInfo } from 'cosmjs-types/tendermint/abci/types';
 import './int64.ts';
 
 /** The unsigned LEB128 varint of `v`, written out by hand. */
@@ -37,5 +37,13 @@ test('height (int64) of RequestFinalizeBlock', () => {
     // decided_last_commit (2) and time (6) are empty messages around height (5)
     assert.equal(Buffer.from(b).toString('hex'), `120028${varint(v)}3200`);
     assert.equal(RequestFinalizeBlock.decode(b).height, v);
+  }
+});
+
+test('app_version (uint64) of ResponseInfo', () => {
+  for (const v of VALUES.filter((x) => x > 0n)) {
+    const b = ResponseInfo.encode(ResponseInfo.fromPartial({ appVersion: v })).finish();
+    assert.equal(Buffer.from(b).toString('hex'), `18${varint(v)}`);
+    assert.equal(ResponseInfo.decode(b).appVersion, v);
   }
 });
