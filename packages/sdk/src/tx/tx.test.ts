@@ -40,8 +40,8 @@ describe('decodeTx', () => {
   });
 
   test('bytes that decode but re-encode differently are kept as sent (signatures cover them)', () => {
-    // field 1000 (non-critical range) is unknown to TxBody: it survives in body_bytes
-    const bodyBytes = Buffer.concat([TxBody.encode(TxBody.fromPartial({ messages: [send] })).finish(), Buffer.from([0xc2, 0x3e, 0x01, 0x41])]);
+    // field 1030 (non-critical: bit 11 set) is unknown to TxBody: it survives in body_bytes
+    const bodyBytes = Buffer.concat([TxBody.encode(TxBody.fromPartial({ messages: [send] })).finish(), Buffer.from([0xb2, 0x40, 0x01, 0x41])]);
     const tx = decodeTx(TxRaw.encode({ bodyBytes, authInfoBytes: new Uint8Array(0), signatures: [] }).finish());
     assert.deepEqual(tx.bodyBytes, new Uint8Array(bodyBytes));
     assert.notDeepEqual(TxBody.encode(tx.body).finish(), tx.bodyBytes);
