@@ -2,8 +2,8 @@
 // decoder uses it): a field the schema does not know is refused, so nobody can append bytes to a
 // tx (TxRaw is not signed) and get a different tx hash for the same transaction. Non-critical
 // fields (number with bit 11 set) are allowed where the SDK allows them: in TxBody and below.
-// Known fields of the wrong wire type are refused too: cosmjs-types skips them silently, where the
-// SDK's gogoproto decoder fails.
+// Known fields of the wrong wire type are refused too, as the SDK's gogoproto decoder does:
+// cosmjs-types reads them as their declared type whatever the wire says.
 import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './wire.ts';
@@ -196,4 +196,31 @@ function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCrit
   }
   const valueSchema = s.anyValues?.get(typeUrl);
   if (valueSchema !== undefined && value !== undefined) walk(buf, value[0], value[1], valueSchema, allowNonCritical);
+}
+
+const varintLength = (v: number): number => (v < 0x80 ? 1 : 1 + varintLength(Math.floor(v / 128)));
+
+/**
+ * The SDK's ADR-027 check of TxRaw (x/auth/tx rejectNonADR027TxRaw): only length-delimited fields,
+ * in non-decreasing field order, each length in its shortest varint. Otherwise anyone could reorder
+ * a TxRaw's fields, or pad a length, and get a new tx hash for the same signed tx.
+ */
+export function rejectNonAdr027TxRaw(bytes: Uint8Array): void {
+  let prev = 0;
+  let pos = 0;
+  while (pos < bytes.length) {
+    const [tag, afterTag] = varint(bytes, pos, bytes.length);
+    const num = Math.floor(tag / 8);
+    const wire = tag % 8;
+    if (wire !== WIRE_LEN) throw new UnknownFieldError(`expected ${WIRE_LEN} wire type, got ${wire}`);
+    if (num < prev) throw new UnknownFieldError(`txRaw must follow ADR-027, got tagNum ${num} after tagNum ${prev}`);
+    prev = num;
+    const [len, start] = varint(bytes, afterTag, bytes.length);
+    const read = start - afterTag;
+    if (read !== varintLength(len)) {
+      throw new UnknownFieldError(`length prefix varint for tagNum ${num} is not as short as possible, read ${read}, only need ${varintLength(len)}`);
+    }
+    pos = start + len;
+    if (pos > bytes.length) throw malformed();
+  }
 }

@@ -2,7 +2,7 @@
 import type { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Tx } from '../app/application.ts';
 import { errors } from '../app/errors.ts';
-import { authInfoSchema, decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, rejectUnknownFields, txBodySchema, txRawSchema, type Schema } from '../codec/index.ts';
+import { authInfoSchema, decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, rejectNonAdr027TxRaw, rejectUnknownFields, txBodySchema, txRawSchema, type Schema } from '../codec/index.ts';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {
@@ -20,9 +20,9 @@ export interface DecodedTx extends Tx {
 const SCHEMAS: Readonly<Record<string, Schema>> = { TxRaw: txRawSchema, TxBody: txBodySchema, AuthInfo: authInfoSchema };
 
 /**
- * Decodes one part, then, as the SDK's tx decoder, refuses unknown fields: anywhere in TxRaw and
- * AuthInfo, and in TxBody unless non-critical; so a tx's bytes, and its hash, cannot be changed by
- * adding fields every decoder would skip.
+ * Decodes one part, then, as the SDK's tx decoder, refuses a TxRaw not in ADR-027's form and unknown
+ * fields: anywhere in TxRaw and AuthInfo, and in TxBody unless non-critical; so a tx's bytes, and its
+ * hash, cannot be changed by reordering or adding fields every decoder would skip.
  */
 function part<T>(what: 'TxRaw' | 'TxBody' | 'AuthInfo', decode: (bytes: Uint8Array) => T, bytes: Uint8Array): T {
   let m: T;
@@ -32,6 +32,7 @@ function part<T>(what: 'TxRaw' | 'TxBody' | 'AuthInfo', decode: (bytes: Uint8Arr
     throw errors.txDecode.wrap(`cannot decode ${what}: ${(e as Error).message}`);
   }
   try {
+    if (what === 'TxRaw') rejectNonAdr027TxRaw(bytes);
     rejectUnknownFields(bytes, SCHEMAS[what], what === 'TxBody');
   } catch (e) {
     throw errors.txDecode.wrap((e as Error).message);

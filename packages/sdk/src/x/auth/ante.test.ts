@@ -312,8 +312,16 @@ describe('unknown fields (the SDK tx decoder): no one can change a tx hash by ad
     const ok = tx({});
     refused(t, cat(ok, extra(4)), 'errUnknownField "TxRaw": {TagNum: 4, WireType:"bytes"}');
     refused(t, cat(ok, extra(1030)), 'errUnknownField "TxRaw": {TagNum: 1030, WireType:"bytes"}');
-    refused(t, cat(ok, Uint8Array.of(0x08, 0x00)), 'proto: wrong wireType = 0 for field BodyBytes');
-    refused(t, tx({ raw: Uint8Array.of(0x25, 1, 2, 3, 4) }), 'errUnknownField "TxRaw": {TagNum: 4, WireType:"fixed32"}');
+    refused(t, cat(ok, Uint8Array.of(0x08, 0x00)), 'expected 2 wire type, got 0');
+    refused(t, tx({ raw: Uint8Array.of(0x25, 1, 2, 3, 4) }), 'expected 2 wire type, got 5');
+    refused(t, tx({ fee: Uint8Array.of(0x12, 0x00) }), 'proto: wrong wireType = 2 for field GasLimit');
+    // ADR-027: TxRaw's fields in order, lengths in their shortest form
+    const raw = TxRaw.decode(ok);
+    const [body, auth, sig] = [lenField(1, raw.bodyBytes), lenField(2, raw.authInfoBytes), lenField(3, raw.signatures[0])];
+    refused(t, cat(sig, body, auth), 'txRaw must follow ADR-027, got tagNum 1 after tagNum 3');
+    const paddedLength = Uint8Array.from([0x0a, (raw.bodyBytes.length % 128) | 0x80, Math.floor(raw.bodyBytes.length / 128) | 0x80, 0x00, ...raw.bodyBytes]);
+    refused(t, cat(paddedLength, auth, sig), 'length prefix varint for tagNum 1 is not as short as possible, read 3, only need 2');
+    assert.deepEqual(cat(body, auth, sig), ok, 'the same fields in order are the tx itself');
     refused(t, tx({ body: extra(6) }), 'errUnknownField "TxBody": {TagNum: 6, WireType:"bytes"}');
     refused(t, tx({ body: extra(1000) }), 'errUnknownField "TxBody": {TagNum: 1000, WireType:"bytes"}');
     refused(t, tx({ authInfo: extra(4) }), 'errUnknownField "AuthInfo": {TagNum: 4, WireType:"bytes"}');
