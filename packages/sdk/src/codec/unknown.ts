@@ -12,14 +12,14 @@ import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './wire.ts';
 export interface Schema {
   readonly name: string;
   readonly fields: ReadonlyMap<number, readonly [string, number, Schema?]>;
-  /** Any only: the value's schema by type URL (values of other types are left to their decoders). */
-  readonly anyValues?: ReadonlyMap<string, Schema>;
+  /** Any only: the value's schema by type URL, as UTF-8 (values of other types are left to their decoders). */
+  readonly anyValues?: readonly (readonly [Uint8Array, Schema])[];
 }
 
 const NON_CRITICAL_BIT = 1024;
 const MAX_FIELD = 2 ** 29 - 1;
 
-function schema(name: string, fields: [number, string, number, Schema?][], anyValues?: ReadonlyMap<string, Schema>): Schema {
+function schema(name: string, fields: [number, string, number, Schema?][], anyValues?: readonly (readonly [Uint8Array, Schema])[]): Schema {
   return { name, fields: new Map(fields.map(([n, f, w, s]) => [n, [f, w, s] as const])), anyValues };
 }
 
@@ -30,7 +30,7 @@ const anySchema = schema(
     [1, 'TypeUrl', WIRE_LEN],
     [2, 'Value', WIRE_LEN],
   ],
-  new Map([['/cosmos.crypto.secp256k1.PubKey', pubKeySchema]]),
+  [[Buffer.from('/cosmos.crypto.secp256k1.PubKey'), pubKeySchema]],
 );
 const timestampSchema = schema('Timestamp', [
   [1, 'Seconds', WIRE_VARINT],
@@ -130,14 +130,24 @@ function wireTypeName(w: number): string {
 
 const malformed = (): UnknownFieldError => new UnknownFieldError('invalid protobuf encoding');
 
-/** A varint at `pos` (at most 10 bytes): [value as a Number, possibly rounded above 2^53; next position]. */
-function varint(buf: Uint8Array, pos: number, end: number): [number, number] {
+/** Where the last `varint` ended (a module variable: no tuple allocated per field). */
+let after = 0;
+
+/** A varint at `pos` (at most 10 bytes) as a Number, possibly rounded above 2^53; its end in `after`. */
+function varint(buf: Uint8Array, pos: number, end: number): number {
+  if (pos < end && buf[pos] < 0x80) {
+    after = pos + 1;
+    return buf[pos];
+  }
   let v = 0;
   for (let i = 0; i < 10; i++) {
     if (pos >= end) throw malformed();
     const b = buf[pos++];
     v += (b & 0x7f) * 2 ** (7 * i);
-    if (b < 0x80) return [v, pos];
+    if (b < 0x80) {
+      after = pos;
+      return v;
+    }
   }
   throw malformed();
 }
@@ -152,10 +162,10 @@ export function rejectUnknownFields(bytes: Uint8Array, s: Schema, allowNonCritic
 }
 
 function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCritical: boolean): void {
-  let typeUrl = '';
+  let typeUrl: [number, number] | undefined;
   let value: [number, number] | undefined;
   while (pos < end) {
-    const [tag, afterTag] = varint(buf, pos, end);
+    const tag = varint(buf, pos, end);
     const num = Math.floor(tag / 8);
     const wire = tag % 8;
     if (num < 1 || num > MAX_FIELD) throw malformed();
@@ -167,10 +177,11 @@ function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCrit
     } else if (field[1] !== wire) {
       throw new UnknownFieldError(`proto: wrong wireType = ${wire} for field ${field[0]}`);
     }
-    pos = afterTag;
+    pos = after;
     switch (wire) {
       case WIRE_VARINT:
-        pos = varint(buf, pos, end)[1];
+        varint(buf, pos, end);
+        pos = after;
         break;
       case WIRE_FIXED64:
         pos += 8;
@@ -179,12 +190,13 @@ function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCrit
         pos += 4;
         break;
       case WIRE_LEN: {
-        const [len, start] = varint(buf, pos, end);
+        const len = varint(buf, pos, end);
+        const start = after;
         pos = start + len;
         if (pos > end) throw malformed();
         if (field?.[2] !== undefined) walk(buf, start, pos, field[2], allowNonCritical);
         if (s.anyValues !== undefined && field !== undefined) {
-          if (num === 1) typeUrl = Buffer.from(buf.buffer, buf.byteOffset + start, len).toString('utf8');
+          if (num === 1) typeUrl = [start, pos];
           else value = [start, pos];
         }
         break;
@@ -194,8 +206,12 @@ function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCrit
     }
     if (pos > end) throw malformed();
   }
-  const valueSchema = s.anyValues?.get(typeUrl);
-  if (valueSchema !== undefined && value !== undefined) walk(buf, value[0], value[1], valueSchema, allowNonCritical);
+  if (s.anyValues !== undefined && value !== undefined && typeUrl !== undefined) {
+    const url = buf.subarray(typeUrl[0], typeUrl[1]);
+    for (const [known, valueSchema] of s.anyValues) {
+      if (Buffer.compare(url, known) === 0) walk(buf, value[0], value[1], valueSchema, allowNonCritical);
+    }
+  }
 }
 
 const varintLength = (v: number): number => (v < 0x80 ? 1 : 1 + varintLength(Math.floor(v / 128)));
@@ -209,13 +225,15 @@ export function rejectNonAdr027TxRaw(bytes: Uint8Array): void {
   let prev = 0;
   let pos = 0;
   while (pos < bytes.length) {
-    const [tag, afterTag] = varint(bytes, pos, bytes.length);
+    const tag = varint(bytes, pos, bytes.length);
+    const afterTag = after;
     const num = Math.floor(tag / 8);
     const wire = tag % 8;
     if (wire !== WIRE_LEN) throw new UnknownFieldError(`expected ${WIRE_LEN} wire type, got ${wire}`);
     if (num < prev) throw new UnknownFieldError(`txRaw must follow ADR-027, got tagNum ${num} after tagNum ${prev}`);
     prev = num;
-    const [len, start] = varint(bytes, afterTag, bytes.length);
+    const len = varint(bytes, afterTag, bytes.length);
+    const start = after;
     const read = start - afterTag;
     if (read !== varintLength(len)) {
       throw new UnknownFieldError(`length prefix varint for tagNum ${num} is not as short as possible, read ${read}, only need ${varintLength(len)}`);
