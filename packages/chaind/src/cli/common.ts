@@ -65,7 +65,11 @@ export async function openKeyring(o: KeyringOptions, input: PassphraseSource): P
     throw new UserError(`unknown keyring backend ${JSON.stringify(backend)}: expected ${KEYRING_BACKENDS.map((b) => `"${b}"`).join(' or ')}`);
   }
   const home = homeOf(o);
-  if (backend === 'test') return Keyring.open(home, 'test');
+  if (backend === 'test') {
+    // `chaind dev` opens its keyring itself, without this warning: everywhere else it is a mistake worth a line
+    printErrLine(`WARNING: the test keyring backend keeps private keys unencrypted in ${join(home, 'keyring-test')}; use it for development only (--keyring-backend file)`);
+    return Keyring.open(home, 'test');
+  }
   const passphrase = await input.passphrase(join(home, 'keyring-file'));
   return Keyring.open(home, 'file', { passphrase });
 }

@@ -1,7 +1,7 @@
 // `chaind keys …`: the keyring under <home>/keyring-<backend>, with the Cosmos SDK's commands and output.
 // Everything asked for is read from stdin, one line each, in this order (see input.ts):
 //   1. the keyring passphrase, with --keyring-backend file
-//   2. then, per command: the mnemonic (add --recover), the hex key (import without a file, or with "-"),
+//   2. then, per command: the mnemonic (add --recover), the hex key (import and import-hex without a file, or with "-"),
 //      a y/N confirmation (delete without -y, export without -y)
 import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
@@ -70,7 +70,8 @@ async function add(name: string, o: AddOptions): Promise<void> {
   const index = hdNumber(o.index, '--index');
   const key = await withInput(async (input) => {
     const ring = await openKeyring(o, input);
-    const mnemonic = o.recover ? await input.line('the bip39 mnemonic', '> Enter your bip39 mnemonic\n') : undefined;
+    // not echoed on a terminal: the mnemonic is the key, and would stay on screen and in scrollback
+    const mnemonic = o.recover ? await input.line('the bip39 mnemonic', '> Enter your bip39 mnemonic\n', true) : undefined;
     return ring.add(name, { mnemonic, account, index });
   });
   const show = !o.recover && o.backup;
@@ -226,17 +227,21 @@ export function registerKeysCommands(program: Command): void {
   addKeyringOptions(
     keys
       .command('import-hex')
-      .description('import a raw secp256k1 private key given as 64 hex characters (read from stdin when omitted)')
+      .description('import a raw secp256k1 private key (64 hex characters) read from stdin, or from --file')
       .argument('<name>', 'the key name')
-      .argument('[hex]', 'the private key as hex')
+      .argument('[source]', '"-" for stdin (the default); a key given here is refused')
+      .option('--file <path>', 'read the hex key from this file')
       .option('--key-type <type>', 'the key type (only secp256k1)', 'secp256k1'),
-  ).action(async (name: string, hex: string | undefined, o: KeyringOptions & { keyType: string }) => {
+  ).action(async (name: string, source: string | undefined, o: KeyringOptions & { keyType: string; file?: string }) => {
+    if (source !== undefined && source !== '-') {
+      // never echo `source`: it is most likely the key itself
+      throw new UserError(
+        `refusing a private key on the command line, where shell history and the process list keep it: pipe it on stdin (chaind keys import-hex ${name} < key.hex) or pass --file <path>`,
+      );
+    }
+    if (source === '-' && o.file !== undefined) throw new UserError('give the key on stdin ("-") or with --file, not both');
     if (o.keyType !== 'secp256k1') throw new UserError(`unsupported --key-type ${JSON.stringify(o.keyType)}: only secp256k1 keys are supported`);
-    await withInput(async (input) => {
-      const ring = await openKeyring(o, input);
-      const key = hex ?? (await input.line('the private key as 64 hex characters', 'Enter the private key (hex): ', true));
-      await ring.importPrivateKeyHex(name, key.trim());
-    });
+    await importKey(name, o.file, o);
   });
 
   addKeyringOptions(

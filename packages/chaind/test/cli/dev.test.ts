@@ -21,6 +21,7 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
   assert.match(first.stdout, /created a development chain/);
   assert.match(first.stdout, /chain chain-dev-1/);
   assert.match(first.stderr, /committed block height=2/);
+  assert.doesNotMatch(first.stderr, /test keyring backend/, 'dev opens its test keyring without the warning');
   const keys = chaind(['keys', 'list', '--keyring-backend', 'test', '--home', home, '-o', 'json']);
   assert.equal(keys.status, 0, keys.stderr);
   const listed = JSON.parse(keys.stdout) as { name: string; address: string }[];

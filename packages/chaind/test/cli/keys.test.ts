@@ -2,11 +2,12 @@
 // round trip on the test backend, the file backend driven through stdin, and recovery that derives the
 // same address as CosmJS.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DirectSecp256k1HdWallet, makeCosmoshubPath } from '@cosmjs/proto-signing';
-import { chaind, fails, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
+import { BIN, chaind, childEnv, fails, ok, removeTmpDirs, TEST_BACKEND_WARNING, tmpDir, withoutWarning } from '@chaind/chaind/testing';
 
 after(removeTmpDirs);
 
@@ -37,7 +38,8 @@ describe('keys on the test backend', () => {
     const r = await ok(k('add', 'alice'));
     const m = /^- address: (chain1[02-9ac-hj-np-z]{38})\n {2}name: alice\n {2}pubkey: '\{"@type":"\/cosmos\.crypto\.secp256k1\.PubKey","key":"([A-Za-z0-9+/]{44})"\}'\n {2}type: local\n$/.exec(r.stdout);
     assert.ok(m, r.stdout);
-    const words = /^\n\*\*Important\*\* write this mnemonic phrase in a safe place\.\nIt is the only way to recover your account if you ever forget your password\.\n\n((?:[a-z]+ ){23}[a-z]+)\n$/.exec(r.stderr);
+    assert.match(r.stderr, TEST_BACKEND_WARNING);
+    const words = /^\n\*\*Important\*\* write this mnemonic phrase in a safe place\.\nIt is the only way to recover your account if you ever forget your password\.\n\n((?:[a-z]+ ){23}[a-z]+)\n$/.exec(withoutWarning(r.stderr));
     assert.ok(words, r.stderr);
     // the mnemonic shown is the key's: CosmJS derives the same address from it
     assert.equal(await cosmjsAddress(words[1]), m[1]);
@@ -53,7 +55,7 @@ describe('keys on the test backend', () => {
     assert.equal(await cosmjsAddress(j.mnemonic as string), j.address);
     assert.equal(JSON.parse(j.pubkey)['@type'], '/cosmos.crypto.secp256k1.PubKey');
     const r = await ok(k('add', 'carol', '--no-backup'));
-    assert.equal(r.stderr, '');
+    assert.equal(withoutWarning(r.stderr), '');
   });
 
   test('list, show, show -a, show -p, show by address', async () => {
@@ -83,7 +85,7 @@ describe('keys on the test backend', () => {
     await fails(k('delete', 'alice'), ['aborted: key "alice" was not deleted'], { input: 'no\n' });
     await ok(k('show', 'alice'));
     const del = await ok(k('delete', 'alice', '-y'));
-    assert.equal(del.stderr, 'Key deleted forever (uh oh!)\n');
+    assert.equal(withoutWarning(del.stderr), 'Key deleted forever (uh oh!)\n');
     await fails(k('show', 'alice'), ['key "alice" not found']);
 
     const file = join(tmpDir(), 'alice.hex');
@@ -97,11 +99,33 @@ describe('keys on the test backend', () => {
     assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
     await fails(k('import', 'zed', '-'), ['invalid private key hex for key "zed"'], { input: 'xyz\n' });
 
-    // import-hex (the SDK v0.50 name): the hex as an argument
+    // import-hex (the SDK v0.50 name): the hex from stdin, "-" or --file, never from the command line
     await ok(k('delete', 'alice', '-y'));
-    await ok(k('import-hex', 'alice', hex));
+    await ok(k('import-hex', 'alice'), { input: `${hex}\n` });
     assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
-    await fails(k('import-hex', 'zed', hex, '--key-type', 'ed25519'), ['unsupported --key-type "ed25519": only secp256k1 keys are supported']);
+    await ok(k('delete', 'alice', '-y'));
+    await ok(k('import-hex', 'alice', '-'), { input: `${hex}\n` });
+    await ok(k('delete', 'alice', '-y'));
+    await ok(k('import-hex', 'alice', '--file', file));
+    assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
+    await fails(k('import-hex', 'zed', '--key-type', 'ed25519'), ['unsupported --key-type "ed25519": only secp256k1 keys are supported'], { input: `${hex}\n` });
+    await fails(k('import-hex', 'zed', '-', '--file', file), ['not both']);
+  });
+
+  test('import-hex refuses a key on the command line, saying why and how, without echoing it', async () => {
+    const hex = 'ab'.repeat(32);
+    const r = await fails(k('import-hex', 'cmdline', hex), [
+      'refusing a private key on the command line, where shell history and the process list keep it',
+      'chaind keys import-hex cmdline < key.hex',
+      '--file <path>',
+    ]);
+    assert.ok(!r.stderr.includes(hex) && !r.stdout.includes(hex), 'the key is not printed back');
+    await fails(k('show', 'cmdline'), ['key "cmdline" not found']);
+  });
+
+  test('the test backend warns on stderr, in one line, that keys are kept in clear', async () => {
+    const r = await ok(k('list', '-n'));
+    assert.equal(r.stderr, `WARNING: the test keyring backend keeps private keys unencrypted in ${join(home, 'keyring-test')}; use it for development only (--keyring-backend file)\n`);
   });
 
   test('recover from a known mnemonic gives the address CosmJS derives', async () => {
@@ -140,11 +164,39 @@ describe('keys on the file backend, passphrase on stdin', () => {
     const r = await ok(k('add', 'rec', '--recover'), { input: `${PASS}\n${MNEMONIC}\n` });
     assert.match(r.stdout, new RegExp(`^- address: ${await cosmjsAddress(MNEMONIC)}\n`));
     const list = await chaind(k('list', '-o', 'json'), { input: `${PASS}\n` });
+    assert.doesNotMatch(list.stderr, /WARNING/, 'no test-backend warning for the file backend');
     assert.deepEqual((JSON.parse(list.stdout) as KeyJSON[]).map((x) => x.name), ['rec', 'sam']);
   });
 
   test('delete: the passphrase, then the confirmation', async () => {
     await ok(k('delete', 'rec'), { input: `${PASS}\ny\n` });
     assert.equal((await ok(k('list', '-n'), { input: `${PASS}\n` })).stdout, 'sam\n');
+  });
+});
+
+describe('keys on a terminal', () => {
+  const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
+
+  test('add --recover does not echo the mnemonic typed on a terminal', async () => {
+    const home = tmpDir();
+    const cmd = [process.execPath, BIN, 'keys', 'add', 'typed', '--recover', ...T, '--home', home, '-o', 'json'].map(quote).join(' ');
+    // script(1) runs the command on a pseudo-terminal; all the terminal shows comes back on its stdout
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    const closed = new Promise<number | null>((res) => child.on('close', res));
+    await new Promise<void>((res) => {
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        screen += d;
+        if (screen.includes('Enter your bip39 mnemonic')) res();
+      });
+    });
+    // the prompt is written just before the terminal's mode is set: give that a moment
+    await new Promise((res) => setTimeout(res, 300));
+    child.stdin.write(`${MNEMONIC}\r`);
+    const code = await closed;
+    child.stdin.end();
+    assert.equal(code, 0, screen);
+    assert.ok(screen.includes(await cosmjsAddress(MNEMONIC)), `the key was recovered:\n${screen}`);
+    assert.ok(!screen.includes('abandon'), `no word of the mnemonic on the terminal:\n${screen}`);
   });
 });

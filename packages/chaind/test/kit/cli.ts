@@ -46,11 +46,20 @@ export async function ok(args: readonly string[], o: RunOptions = {}): Promise<R
   return r;
 }
 
-/** Runs and asserts a user error: exit code 1 and exactly one line on stderr, no stack trace, containing each of `wants`. */
+/** The line every command opening the test keyring backend prints first on stderr. */
+export const TEST_BACKEND_WARNING = /^WARNING: the test keyring backend keeps private keys unencrypted in .+; use it for development only \(--keyring-backend file\)\n/;
+
+/** stderr without the test backend's warning line. */
+export const withoutWarning = (stderr: string): string => stderr.replace(TEST_BACKEND_WARNING, '');
+
+/**
+ * Runs and asserts a user error: exit code 1 and exactly one line on stderr (besides the test
+ * backend's warning), no stack trace, containing each of `wants`.
+ */
 export async function fails(args: readonly string[], wants: readonly (string | RegExp)[], o: RunOptions = {}): Promise<Run> {
   const r = await chaind(args, o);
   assert.equal(r.code, 1, `chaind ${args.join(' ')} should fail; stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-  const lines = r.stderr.trimEnd().split('\n');
+  const lines = withoutWarning(r.stderr).trimEnd().split('\n');
   assert.equal(lines.length, 1, `one line on stderr, got:\n${r.stderr}`);
   assert.match(lines[0], /^(Error|error): /);
   assert.doesNotMatch(r.stderr, /\n\s+at |internal error/, 'no stack trace, not an internal error');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -195,6 +195,8 @@ describe('file backend encryption', () => {
     assert.equal(sealed.kdf, 'scrypt');
     assert.equal(sealed.cipher, 'aes-256-gcm');
     assert.deepEqual(Object.keys(sealed.kdfparams as object).sort(), ['N', 'dklen', 'p', 'r', 'salt']);
+    const { N, r, p } = sealed.kdfparams as { N: number; r: number; p: number };
+    assert.deepEqual({ N, r, p }, { N: 2 ** 17, r: 8, p: 1 }, "OWASP's scrypt cost, recorded in the file");
     assert.equal((sealed.nonce as string).length, 24);
     // Same key, same passphrase: fresh salt and nonce each time.
     const again = await open(tmp(), 'file');
@@ -202,6 +204,20 @@ describe('file backend encryption', () => {
     const sealed2 = (JSON.parse(readFileSync(join(again.dir, 'alice.info'), 'utf8')) as { crypto: Record<string, unknown> }).crypto;
     assert.notEqual(sealed2.ciphertext, sealed.ciphertext);
     assert.notEqual((sealed2.kdfparams as { salt: string }).salt, (sealed.kdfparams as { salt: string }).salt);
+  });
+
+  test('a keyring written with the former scrypt cost (N=2^16, recorded in its files) still opens; new keys in it get the new cost', async () => {
+    const home = tmp();
+    cpSync(new URL('../../test/fixtures/keyring-n16/keyring-file', import.meta.url), join(home, 'keyring-file'), { recursive: true });
+    const cost = (f: string): number => (JSON.parse(readFileSync(join(home, 'keyring-file', f), 'utf8')) as { crypto: { kdfparams: { N: number } } }).crypto.kdfparams.N;
+    assert.equal(cost('old.info'), 2 ** 16);
+    await rejectsWith(Keyring.open(home, 'file', { passphrase: PASS }), 'wrong-passphrase', /wrong passphrase/);
+    const kr = await Keyring.open(home, 'file', { passphrase: 'a long enough passphrase' });
+    assert.equal(await kr.exportPrivateKeyHex('old'), '01'.repeat(32));
+    assert.equal((await kr.get('old')).address, addressFromPublicKey(publicKeyFromPrivate(Buffer.alloc(32, 1))));
+    await kr.recover('alice', MNEMONIC);
+    assert.equal(cost('alice.info'), 2 ** 17);
+    assert.equal(cost('old.info'), 2 ** 16, 'old files are left as they are');
   });
 
   test('a wrong passphrase fails at open with a clear error and leaves every file byte-identical', async () => {

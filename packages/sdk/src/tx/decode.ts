@@ -2,7 +2,7 @@
 import type { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Tx } from '../app/application.ts';
 import { errors } from '../app/errors.ts';
-import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage } from '../codec/index.ts';
+import { authInfoSchema, decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, rejectNonAdr027TxRaw, rejectUnknownFields, txBodySchema, txRawSchema, type Schema } from '../codec/index.ts';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {
@@ -17,12 +17,27 @@ export interface DecodedTx extends Tx {
   readonly size: number;
 }
 
-function part<T>(what: string, decode: (bytes: Uint8Array) => T, bytes: Uint8Array): T {
+const SCHEMAS: Readonly<Record<string, Schema>> = { TxRaw: txRawSchema, TxBody: txBodySchema, AuthInfo: authInfoSchema };
+
+/**
+ * Decodes one part, then, as the SDK's tx decoder, refuses a TxRaw not in ADR-027's form and unknown
+ * fields: anywhere in TxRaw and AuthInfo, and in TxBody unless non-critical; so a tx's bytes, and its
+ * hash, cannot be changed by reordering or adding fields every decoder would skip.
+ */
+function part<T>(what: 'TxRaw' | 'TxBody' | 'AuthInfo', decode: (bytes: Uint8Array) => T, bytes: Uint8Array): T {
+  let m: T;
   try {
-    return decode(bytes);
+    m = decode(bytes);
   } catch (e) {
     throw errors.txDecode.wrap(`cannot decode ${what}: ${(e as Error).message}`);
   }
+  try {
+    if (what === 'TxRaw') rejectNonAdr027TxRaw(bytes);
+    rejectUnknownFields(bytes, SCHEMAS[what], what === 'TxBody');
+  } catch (e) {
+    throw errors.txDecode.wrap((e as Error).message);
+  }
+  return m;
 }
 
 /** What signing covers of a tx, and its signatures: a `DecodedTx` without its body decoded. */

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { decodeTxRaw, encodePubkey, makeAuthInfoBytes, makeSignBytes, makeSignDoc } from '@cosmjs/proto-signing';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
-import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { CodedError, errors } from '../app/errors.ts';
 import { addressFromPublicKey, publicKeyFromPrivate, verifySignature } from '../crypto/index.ts';
 import { decodeSecp256k1PubKey, decodeSignedParts, decodeTx, encodeSecp256k1PubKey, encodeTx, signDocBytes } from './index.ts';
@@ -40,8 +41,8 @@ describe('decodeTx', () => {
   });
 
   test('bytes that decode but re-encode differently are kept as sent (signatures cover them)', () => {
-    // field 1000 (non-critical range) is unknown to TxBody: it survives in body_bytes
-    const bodyBytes = Buffer.concat([TxBody.encode(TxBody.fromPartial({ messages: [send] })).finish(), Buffer.from([0xc2, 0x3e, 0x01, 0x41])]);
+    // field 1030 (non-critical: bit 11 set) is unknown to TxBody: it survives in body_bytes
+    const bodyBytes = Buffer.concat([TxBody.encode(TxBody.fromPartial({ messages: [send] })).finish(), Buffer.from([0xb2, 0x40, 0x01, 0x41])]);
     const tx = decodeTx(TxRaw.encode({ bodyBytes, authInfoBytes: new Uint8Array(0), signatures: [] }).finish());
     assert.deepEqual(tx.bodyBytes, new Uint8Array(bodyBytes));
     assert.notDeepEqual(TxBody.encode(tx.body).finish(), tx.bodyBytes);
@@ -69,6 +70,34 @@ describe('decodeTx', () => {
     partsFail(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(), /^cannot decode AuthInfo: /);
     const badBody = TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish();
     assert.deepEqual(decodeSignedParts(badBody).bodyBytes, Uint8Array.from([0x0a, 0x05, 0x01]));
+  });
+});
+
+describe('unknown fields below the top levels (the SDK recurses into known message fields and Anys)', () => {
+  const refuses = (raw: { bodyBytes?: Uint8Array; authInfoBytes?: Uint8Array }, log: string): void => {
+    const bytes = TxRaw.encode({ bodyBytes: raw.bodyBytes ?? new Uint8Array(0), authInfoBytes: raw.authInfoBytes ?? new Uint8Array(0), signatures: [] }).finish();
+    assert.throws(
+      () => decodeTx(bytes),
+      (e: unknown) => e instanceof CodedError && errors.txDecode.is(e) && e.message === `${log}: tx parse error`,
+    );
+  };
+  const extra = Uint8Array.from([0x22, 0x01, 0x41]); // field 4, bytes
+
+  test('in a secp256k1 PubKey Any, a Coin of the fee, a mode_info.multi, a body timeout_timestamp, a message Any', () => {
+    const pk = { typeUrl: '/cosmos.crypto.secp256k1.PubKey', value: Uint8Array.from([...PubKey.encode({ key: pub }).finish(), ...extra]) };
+    refuses({ authInfoBytes: AuthInfo.encode(AuthInfo.fromPartial({ signerInfos: [{ publicKey: pk }] })).finish() }, 'errUnknownField "PubKey": {TagNum: 4, WireType:"bytes"}');
+    const fee = AuthInfo.encode(AuthInfo.fromPartial({ fee: { amount: [{ denom: 'stake', amount: '1' }], gasLimit: 1n } })).finish();
+    // AuthInfo{fee{amount{…}}}: add the field inside the coin, fixing the two enclosing lengths
+    const coinEnd = 4 + fee[3];
+    const withCoinExtra = Uint8Array.from([fee[0], fee[1] + 3, fee[2], fee[3] + 3, ...fee.subarray(4, coinEnd), ...extra, ...fee.subarray(coinEnd)]);
+    refuses({ authInfoBytes: withCoinExtra }, 'errUnknownField "Coin": {TagNum: 4, WireType:"bytes"}');
+    const multi = AuthInfo.encode(AuthInfo.fromPartial({ signerInfos: [{ modeInfo: { multi: { bitarray: { extraBitsStored: 1, elems: Uint8Array.of(1) }, modeInfos: [{ single: { mode: 1 } }] } } }] })).finish();
+    assert.doesNotThrow(() => decodeSignedParts(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: multi, signatures: [] }).finish()));
+    const ts = TxBody.encode(TxBody.fromPartial({ timeoutTimestamp: { seconds: 5n, nanos: 0 } })).finish();
+    assert.doesNotThrow(() => decodeTx(TxRaw.encode({ bodyBytes: ts, authInfoBytes: new Uint8Array(0), signatures: [] }).finish()));
+    refuses({ bodyBytes: Uint8Array.from([0x2a, ts[1] + 3, ...ts.subarray(2), ...extra]) }, 'errUnknownField "Timestamp": {TagNum: 4, WireType:"bytes"}');
+    const anyWithExtra = Uint8Array.from([0x0a, 0x05, 0x0a, 0x01, 0x2f, ...extra]); // Any{type_url "/", field 4}
+    refuses({ bodyBytes: anyWithExtra }, 'errUnknownField "Any": {TagNum: 4, WireType:"bytes"}');
   });
 });
 

@@ -32,7 +32,10 @@ export const upgradeTestError = registerError('upgradetest', 2, 'upgrade refused
 
 export const planKey = (name: string): Uint8Array => utf8(`plan/${name}`);
 
-/** MsgSoftwareUpgrade's route: only the gov module account may sign it; "fail" fails after a write. */
+/**
+ * MsgSoftwareUpgrade's route: only the gov module account may sign it; "fail" fails after a write
+ * with a registered error, "crash" with a SyntaxError from JSON.parse.
+ */
 function upgradeTestModule(): AppModule {
   return {
     name: 'upgradetest',
@@ -54,6 +57,8 @@ function upgradeTestModule(): AppModule {
           ctx.kvStore('upgradetest').set(planKey(msg.plan.name), utf8(msg.plan.height.toString()));
           ctx.events.emit('upgrade_scheduled', [['name', msg.plan.name]]);
           if (msg.plan.name === 'fail') throw upgradeTestError.wrap('the plan is named "fail"');
+          // a runtime exception whose text is V8's own (it differs between Node versions)
+          if (msg.plan.name === 'crash') JSON.parse(`{${msg.plan.info}`);
           return {};
         },
       });

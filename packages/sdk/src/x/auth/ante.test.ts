@@ -3,11 +3,12 @@ import { after, describe, test } from 'node:test';
 import { DirectSecp256k1HdWallet, Registry, encodePubkey, makeAuthInfoBytes, makeSignDoc } from '@cosmjs/proto-signing';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
-import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { AuthInfo, Fee, ModeInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { Any } from 'cosmjs-types/google/protobuf/any';
 import { CheckTxType, ResponseProcessProposal_ProposalStatus, type ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
 import { toHex } from '../../store/index.ts';
 import { encodeSecp256k1PubKey, encodeTx, encodeTxParts, encodeTxRaw, signDocBytes, type TxSigner, type UnsignedTx } from '../../tx/index.ts';
-import { signDirect } from '../../crypto/index.ts';
+import { publicKeyFromPrivate, signDirect } from '../../crypto/index.ts';
 import { accountKey, FEE_COLLECTOR_NAME } from './keys.ts';
 import { AUTH_CHAIN_ID as CHAIN_ID, DENOM, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '@chaind/sdk/testing';
 
@@ -274,6 +275,72 @@ test('undecodable tx bytes in a block are a tx parse error; the proposal with th
   assert.equal(t.app.processProposal({ ...proposal, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) }).status, ResponseProcessProposal_ProposalStatus.REJECT);
   assertAnteFailure(t, garbage, 2, /^cannot decode TxRaw: .+: tx parse error$/);
   await t.close();
+});
+
+describe('unknown fields (the SDK tx decoder): no one can change a tx hash by adding fields', () => {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+    return [...out, n];
+  };
+  const lenField = (num: number, payload: Uint8Array): Uint8Array => Uint8Array.from([...varint(num * 8 + 2), ...varint(payload.length), ...payload]);
+  const cat = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(Buffer.concat(parts));
+  const extra = (num: number): Uint8Array => lenField(num, Uint8Array.of(0x41));
+  const none = new Uint8Array(0);
+
+  /** alice's send, signed, with `add.<level>` appended to that level's encoding (body and auth info are signed as sent). */
+  function tx(add: { raw?: Uint8Array; body?: Uint8Array; authInfo?: Uint8Array; signerInfo?: Uint8Array; modeInfo?: Uint8Array; fee?: Uint8Array }): Uint8Array {
+    const bodyBytes = cat(TxBody.encode(TxBody.fromPartial({ messages: [sendMsg(alice.address, bob.address, '10')] })).finish(), add.body ?? none);
+    const modeInfo = cat(ModeInfo.encode({ single: { mode: SignMode.SIGN_MODE_DIRECT } }).finish(), add.modeInfo ?? none);
+    const signerInfo = cat(lenField(1, Any.encode(encodeSecp256k1PubKey(publicKeyFromPrivate(alice.privateKey))).finish()), lenField(2, modeInfo), add.signerInfo ?? none);
+    const fee = cat(Fee.encode({ amount: FEE, gasLimit: GAS, payer: '', granter: '' }).finish(), add.fee ?? none);
+    const authInfoBytes = cat(lenField(1, signerInfo), lenField(2, fee), add.authInfo ?? none);
+    const sig = signDirect(alice.privateKey, signDocBytes({ bodyBytes, authInfoBytes }, CHAIN_ID, 0n));
+    return cat(encodeTxRaw({ bodyBytes, authInfoBytes, signatures: [sig] }), add.raw ?? none);
+  }
+
+  const refused = (t: TestApp, bytes: Uint8Array, log: string): void => {
+    const proposal = { txs: [bytes], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], hash: new Uint8Array(32), height: 2n, time: { seconds: 1n, nanos: 0 } };
+    assert.equal(t.app.processProposal({ ...proposal, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) }).status, ResponseProcessProposal_ProposalStatus.REJECT);
+    const c = check(t, bytes);
+    assert.deepEqual([c.code, c.codespace, c.log], [2, 'sdk', `${log}: tx parse error`], 'CheckTx refuses it');
+    assertAnteFailure(t, bytes, 2, `${log}: tx parse error`);
+  };
+
+  test('an unknown field at any level of TxRaw, AuthInfo, SignerInfo, ModeInfo, Fee, or a critical one in TxBody, is refused with code 2', async () => {
+    const t = app();
+    const ok = tx({});
+    refused(t, cat(ok, extra(4)), 'errUnknownField "TxRaw": {TagNum: 4, WireType:"bytes"}');
+    refused(t, cat(ok, extra(1030)), 'errUnknownField "TxRaw": {TagNum: 1030, WireType:"bytes"}');
+    refused(t, cat(ok, Uint8Array.of(0x08, 0x00)), 'expected 2 wire type, got 0');
+    refused(t, tx({ raw: Uint8Array.of(0x25, 1, 2, 3, 4) }), 'expected 2 wire type, got 5');
+    refused(t, tx({ fee: Uint8Array.of(0x12, 0x00) }), 'proto: wrong wireType = 2 for field GasLimit');
+    // ADR-027: TxRaw's fields in order, lengths in their shortest form
+    const raw = TxRaw.decode(ok);
+    const [body, auth, sig] = [lenField(1, raw.bodyBytes), lenField(2, raw.authInfoBytes), lenField(3, raw.signatures[0])];
+    refused(t, cat(sig, body, auth), 'txRaw must follow ADR-027, got tagNum 1 after tagNum 3');
+    const paddedLength = Uint8Array.from([0x0a, (raw.bodyBytes.length % 128) | 0x80, Math.floor(raw.bodyBytes.length / 128) | 0x80, 0x00, ...raw.bodyBytes]);
+    refused(t, cat(paddedLength, auth, sig), 'length prefix varint for tagNum 1 is not as short as possible, read 3, only need 2');
+    assert.deepEqual(cat(body, auth, sig), ok, 'the same fields in order are the tx itself');
+    refused(t, tx({ body: extra(6) }), 'errUnknownField "TxBody": {TagNum: 6, WireType:"bytes"}');
+    refused(t, tx({ body: extra(1000) }), 'errUnknownField "TxBody": {TagNum: 1000, WireType:"bytes"}');
+    refused(t, tx({ authInfo: extra(4) }), 'errUnknownField "AuthInfo": {TagNum: 4, WireType:"bytes"}');
+    refused(t, tx({ authInfo: extra(1030) }), 'errUnknownField "AuthInfo": {TagNum: 1030, WireType:"bytes"}');
+    refused(t, tx({ signerInfo: extra(4) }), 'errUnknownField "SignerInfo": {TagNum: 4, WireType:"bytes"}');
+    refused(t, tx({ modeInfo: extra(3) }), 'errUnknownField "ModeInfo": {TagNum: 3, WireType:"bytes"}');
+    refused(t, tx({ fee: extra(5) }), 'errUnknownField "Fee": {TagNum: 5, WireType:"bytes"}');
+    const r = t.block([ok]).txResults[0];
+    assert.equal(r.code, 0, `the tx itself is fine: ${r.log}`);
+    await t.close();
+  });
+
+  test('a non-critical field (number with bit 11 set) in TxBody is allowed', async () => {
+    const t = app();
+    const r = t.block([tx({ body: extra(1030) })]).txResults[0];
+    assert.equal(r.code, 0, r.log);
+    assert.equal(t.balance(bob.address), BALANCE + 10n);
+    await t.close();
+  });
 });
 
 describe('a failing message keeps fee and sequence, and nothing else', () => {

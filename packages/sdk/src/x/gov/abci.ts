@@ -69,6 +69,9 @@ function finishVoting(ctx: Context, k: GovKeeper, proposal: Proposal): void {
       failedReason = run.error;
       result = 'proposal_failed';
       logMsg = `passed, but msg ${run.index} (${run.typeUrl}) failed on execution: ${run.error}`;
+      if (run.detail !== undefined) {
+        ctx.logger.error('proposal message threw', { module: GOV_MODULE_NAME, proposal: id.toString(), msg: String(run.index), type_url: run.typeUrl, error: run.detail });
+      }
     }
   } else {
     status = ProposalStatus.PROPOSAL_STATUS_REJECTED;
@@ -87,11 +90,16 @@ function finishVoting(ctx: Context, k: GovKeeper, proposal: Proposal): void {
   ]);
 }
 
+/** failed_reason for a message that threw something other than a registered error. */
+export const MSG_EXECUTION_FAILED = 'proposal message execution failed';
+
 /**
  * Runs a passed proposal's messages in order through the router, all in one branch of the block:
- * written only if every one succeeds. Returns the first failure, undefined on success.
+ * written only if every one succeeds. Returns the first failure, undefined on success. `error`
+ * goes into state, so it is a registered error's text or a fixed one: a runtime exception's
+ * message can differ between Node versions and would split the app hash; it goes in `detail`, for the log.
  */
-function execute(ctx: Context, k: GovKeeper, proposal: Proposal): { index: number; typeUrl: string; error: string } | undefined {
+function execute(ctx: Context, k: GovKeeper, proposal: Proposal): { index: number; typeUrl: string; error: string; detail?: string } | undefined {
   const router = k.msgRouter;
   const b = ctx.branch();
   for (const [index, any] of proposal.messages.entries()) {
@@ -99,8 +107,8 @@ function execute(ctx: Context, k: GovKeeper, proposal: Proposal): { index: numbe
       const { route, msg } = router.decode(any);
       router.execute(b.ctx, route, msg);
     } catch (e) {
-      const error = e instanceof CodedError ? e.message : `handling proposal message ${any.typeUrl} threw: ${errorMessage(e)}`;
-      return { index, typeUrl: any.typeUrl, error };
+      if (e instanceof CodedError) return { index, typeUrl: any.typeUrl, error: e.message };
+      return { index, typeUrl: any.typeUrl, error: MSG_EXECUTION_FAILED, detail: errorMessage(e) };
     }
   }
   b.write();

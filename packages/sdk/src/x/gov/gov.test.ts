@@ -336,6 +336,30 @@ describe('proposal lifecycle', () => {
     await t.close();
   });
 
+  test('a message throwing a runtime exception stores a fixed failed_reason, never the exception text', async () => {
+    const t = govApp();
+    const id = submit(t, [upgradeMsg('crash')]);
+    vote(t, id, [
+      [val1, YES],
+      [val2, YES],
+    ]);
+    const end = endVoting(t, id);
+    const p = proposal(t, id);
+    assert.equal(p.status, ProposalStatus.PROPOSAL_STATUS_FAILED);
+    assert.equal(p.failedReason, 'proposal message execution failed');
+    assert.deepEqual(eventsOf(end.events, 'active_proposal'), [
+      {
+        proposal_id: '1',
+        proposal_result: 'proposal_failed',
+        proposal_log: 'passed, but msg 0 (/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade) failed on execution: proposal message execution failed',
+      },
+    ]);
+    assert.equal(t.plan('crash'), undefined);
+    const logged = t.logger.lines.find((l) => l.msg === 'proposal message threw');
+    assert.match(String(logged?.fields?.error), /JSON/, "the exception's own text is in the log only");
+    await t.close();
+  });
+
   test('several proposals ending in one block are processed by voting end time, then id', async () => {
     const t = govApp();
     const p1 = submit(t, [upgradeMsg('p1')], '500');
