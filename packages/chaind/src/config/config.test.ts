@@ -92,6 +92,7 @@ describe('defaults', () => {
         { denom: 'stake', amount: '0.025' },
       ],
       haltHeight: 9_223_372_036_854_775_807n,
+      queryGasLimit: 0n,
       api: { enable: false, address: { host: 'localhost', port: 1318 } },
       grpc: { enable: false, address: { host: '10.0.0.1', port: 9091 } },
       abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' },

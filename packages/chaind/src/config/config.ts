@@ -64,6 +64,8 @@ export interface AppConfig {
   readonly minimumGasPrices: readonly GasPrice[];
   /** Stop after committing this height; 0 never. */
   readonly haltHeight: bigint;
+  /** query-gas-limit: most gas a Simulate (free, on every interface) may use; 0 unmetered. */
+  readonly queryGasLimit: bigint;
   readonly api: { readonly enable: boolean; readonly address: ListenAddress };
   readonly grpc: { readonly enable: boolean; readonly address: ListenAddress };
   /** chaind as an ABCI application behind CometBFT (`start --with-comet=false`): where it listens, and how. */
@@ -86,6 +88,8 @@ export class ConfigError extends ChaindError<'config'> {
 }
 
 const MAX_INT64 = (1n << 63n) - 1n;
+/** The SDK leaves query-gas-limit unbounded (0); a free simulation must not be: this is well above any block's typical gas. */
+export const DEFAULT_QUERY_GAS_LIMIT = 10_000_000n;
 
 export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
   return {
@@ -105,6 +109,7 @@ export function defaultAppConfig(): AppConfig {
   return {
     minimumGasPrices: [],
     haltHeight: 0n,
+    queryGasLimit: DEFAULT_QUERY_GAS_LIMIT,
     api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
     grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
     abci: { address: DEFAULT_ABCI_ADDRESS, transport: DEFAULT_ABCI_TRANSPORT },
@@ -287,6 +292,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
   const config: AppConfig = {
     minimumGasPrices,
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
+    queryGasLimit: r.int('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
     api: { enable: r.bool('api.enable', d.api.enable), address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317') },
     grpc: { enable: r.bool('grpc.enable', d.grpc.enable), address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090') },
     abci: {

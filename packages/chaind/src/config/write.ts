@@ -71,6 +71,10 @@ minimum-gas-prices = ${str(gas)}
 # Stop the node after committing this block height; 0 never stops.
 halt-height = ${c.haltHeight}
 
+# Most gas one Simulate (free to anyone, over JSON-RPC abci_query, REST and gRPC) may use; 0: unmetered.
+# The simulated tx may be at most config.toml [mempool] max_tx_bytes.
+query-gas-limit = ${c.queryGasLimit}
+
 [api]
 # REST (gRPC-gateway JSON, OpenAPI at /swagger).
 enable = ${c.api.enable}
