@@ -81,7 +81,17 @@ describe('defaults', () => {
       proxyApp: 'unix:///run/chaind/abci.sock',
       abci: 'socket',
       moniker: 'validator-1 ünïcode \\ "quoted"',
-      rpc: { laddr: { host: '::1', port: 36657 } },
+      rpc: {
+        laddr: { host: '::1', port: 36657 },
+        maxBodyBytes: 2000,
+        maxRequestBatchSize: 0,
+        maxOpenConnections: 5,
+        timeoutBroadcastTxCommitMs: 1500,
+        allowedHosts: ['node.example.com', '*'],
+        broadcastViaGet: true,
+        maxSearchHeights: 7,
+        maxSearchResults: 8,
+      },
       consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
       mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024 },
       p2p: { laddr: { host: '0.0.0.0', port: 0 } },
@@ -159,6 +169,10 @@ describe('problems', () => {
       abci: 'string',
       moniker: 'string',
       'rpc.laddr': 'string',
+      'rpc.max_body_bytes': 'int',
+      'rpc.max_request_batch_size': 'int',
+      'rpc.max_open_connections': 'int',
+      'rpc.timeout_broadcast_tx_commit': 'duration',
       'consensus.timeout_commit': 'duration',
       'mempool.size': 'int',
       'mempool.max_txs_bytes': 'int',
@@ -167,7 +181,7 @@ describe('problems', () => {
       'p2p.persistent_peers': 'string',
     };
     // chaind's own keys, which CometBFT ignores (viper's Unmarshal drops keys it has no field for)
-    const chaindOnly = ['consensus.block_interval'];
+    const chaindOnly = ['consensus.block_interval', 'rpc.allowed_hosts', 'rpc.broadcast_via_get', 'rpc.max_search_heights', 'rpc.max_search_results'];
     const seen: string[] = [];
     for (const [k, v] of Object.entries(written)) {
       const entries = typeof v === 'object' && v !== null ? Object.entries(v).map(([sub, x]) => [`${k}.${sub}`, x] as const) : [[k, v] as const];

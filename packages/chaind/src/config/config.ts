@@ -34,7 +34,24 @@ export interface NodeConfig {
   readonly abci: string;
   /** The node's name, shown by `status` and used as the default validator moniker. */
   readonly moniker: string;
-  readonly rpc: { readonly laddr: ListenAddress };
+  readonly rpc: {
+    readonly laddr: ListenAddress;
+    /** CometBFT's max_body_bytes. */
+    readonly maxBodyBytes: number;
+    /** CometBFT's max_request_batch_size; 0 no limit. */
+    readonly maxRequestBatchSize: number;
+    /** CometBFT's max_open_connections; 0 no limit. */
+    readonly maxOpenConnections: number;
+    /** CometBFT's timeout_broadcast_tx_commit. */
+    readonly timeoutBroadcastTxCommitMs: number;
+    /** chaind's: Host header names accepted besides the listen host ("*" any). */
+    readonly allowedHosts: readonly string[];
+    /** chaind's: serve broadcast_tx_* over GET (any web page can send a GET). */
+    readonly broadcastViaGet: boolean;
+    /** chaind's: most heights one tx_search / block_search scans, and most matches it collects. */
+    readonly maxSearchHeights: number;
+    readonly maxSearchResults: number;
+  };
   readonly consensus: {
     /** CometBFT's timeout_commit: read by CometBFT from its own config in abci mode; unused by solo. */
     readonly timeoutCommitMs: number;
@@ -97,7 +114,18 @@ export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
     proxyApp: formatAbciAddress(DEFAULT_ABCI_ADDRESS),
     abci: 'socket',
     moniker,
-    rpc: { laddr: { host: '127.0.0.1', port: 26657 } },
+    rpc: {
+      laddr: { host: '127.0.0.1', port: 26657 },
+      // CometBFT's defaults
+      maxBodyBytes: 1_000_000,
+      maxRequestBatchSize: 10,
+      maxOpenConnections: 900,
+      timeoutBroadcastTxCommitMs: 10_000,
+      allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
+      broadcastViaGet: false,
+      maxSearchHeights: 100_000,
+      maxSearchResults: 10_000,
+    },
     consensus: { timeoutCommitMs: 1000, blockIntervalMs: 1000 },
     // CometBFT's mempool defaults
     mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
@@ -204,6 +232,13 @@ class Reader {
     return a;
   }
 
+  stringList(key: string, dflt: readonly string[], expected: string): readonly string[] {
+    const v = this.get(key);
+    if (v === undefined) return dflt;
+    if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string' && x.trim() !== '')) this.fail(key, v, expected);
+    return v;
+  }
+
   address(key: string, dflt: ListenAddress, example: string): ListenAddress {
     const v = this.get(key);
     if (v === undefined) return dflt;
@@ -263,7 +298,17 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
     proxyApp: r.string('proxy_app', d.proxyApp, `a string such as "${d.proxyApp}"`),
     abci: r.string('abci', d.abci, 'a string such as "socket"'),
     moniker,
-    rpc: { laddr: r.address('rpc.laddr', d.rpc.laddr, 'tcp://127.0.0.1:26657') },
+    rpc: {
+      laddr: r.address('rpc.laddr', d.rpc.laddr, 'tcp://127.0.0.1:26657'),
+      maxBodyBytes: Number(r.int('rpc.max_body_bytes', BigInt(d.rpc.maxBodyBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+      maxRequestBatchSize: Number(r.int('rpc.max_request_batch_size', BigInt(d.rpc.maxRequestBatchSize), 0n, 1_000_000n)),
+      maxOpenConnections: Number(r.int('rpc.max_open_connections', BigInt(d.rpc.maxOpenConnections), 0n, 1_000_000n)),
+      timeoutBroadcastTxCommitMs: r.duration('rpc.timeout_broadcast_tx_commit', d.rpc.timeoutBroadcastTxCommitMs, false),
+      allowedHosts: r.stringList('rpc.allowed_hosts', d.rpc.allowedHosts, 'an array of host names such as ["localhost", "127.0.0.1", "node.example.com"], or ["*"]'),
+      broadcastViaGet: r.bool('rpc.broadcast_via_get', d.rpc.broadcastViaGet),
+      maxSearchHeights: Number(r.int('rpc.max_search_heights', BigInt(d.rpc.maxSearchHeights), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+      maxSearchResults: Number(r.int('rpc.max_search_results', BigInt(d.rpc.maxSearchResults), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+    },
     consensus: {
       timeoutCommitMs: r.duration('consensus.timeout_commit', d.consensus.timeoutCommitMs, false),
       blockIntervalMs: r.duration('consensus.block_interval', d.consensus.blockIntervalMs, true),

@@ -34,6 +34,24 @@ moniker = ${str(c.moniker)}
 # CometBFT, CometBFT serves it here and chaind forwards broadcast transactions to it.
 # 127.0.0.1 keeps it on this machine; "tcp://0.0.0.0:26657" listens on every interface. Flag: --rpc.laddr
 laddr = ${str(tcpAddress(c.rpc.laddr))}
+# Largest request body, in bytes.
+max_body_bytes = ${c.rpc.maxBodyBytes}
+# Most requests in one JSON-RPC batch; 0: no limit.
+max_request_batch_size = ${c.rpc.maxRequestBatchSize}
+# Most connections open at once; 0: no limit.
+max_open_connections = ${c.rpc.maxOpenConnections}
+# How long broadcast_tx_commit waits for the tx's block.
+timeout_broadcast_tx_commit = ${str(formatDuration(c.rpc.timeoutBroadcastTxCommitMs))}
+# chaind's own keys (solo mode; CometBFT ignores them):
+# Host header names accepted besides laddr's host (DNS rebinding: a web page whose name points at
+# 127.0.0.1 sends its own name). Add the names clients use with laddr 0.0.0.0; ["*"] accepts any.
+allowed_hosts = [${c.rpc.allowedHosts.map(str).join(', ')}]
+# Serve broadcast_tx_* in the GET form too: any web page the node's user opens can send a GET.
+broadcast_via_get = ${c.rpc.broadcastViaGet}
+# tx_search / block_search scan the block store: most heights one request scans (narrow wider queries
+# with tx.height / block.height), and most matches it collects.
+max_search_heights = ${c.rpc.maxSearchHeights}
+max_search_results = ${c.rpc.maxSearchResults}
 
 [consensus]
 # How often the solo driver produces a block (chaind's own key; CometBFT ignores it).

@@ -11,6 +11,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
   try {
     if (p.solo !== undefined) {
       const nodeKey = await readNodeKey(p.home);
+      const rpcConfig = p.config.node.rpc;
       const rpc = await startRpcServer({
         host: p.addresses.rpc.host,
         port: p.addresses.rpc.port,
@@ -20,6 +21,13 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         genesis: p.genesis,
         nodeInfo: { id: nodeIdOf(nodeKey.pubKey), moniker: p.config.node.moniker, validatorPubKey: p.solo.validatorPubKey },
         logger: p.logger,
+        maxBodyBytes: rpcConfig.maxBodyBytes,
+        maxRequestBatchSize: rpcConfig.maxRequestBatchSize,
+        maxOpenConnections: rpcConfig.maxOpenConnections,
+        broadcastTxCommitTimeoutMs: rpcConfig.timeoutBroadcastTxCommitMs,
+        allowedHosts: rpcConfig.allowedHosts,
+        broadcastViaGet: rpcConfig.broadcastViaGet,
+        search: { maxHeights: rpcConfig.maxSearchHeights, maxResults: rpcConfig.maxSearchResults },
       });
       servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
     }

@@ -26,7 +26,9 @@ export interface TestNodeOptions {
   readonly blockIntervalMs?: number;
   /** No block loop: blocks come only from `produceBlock()` (two are produced before the server starts). */
   readonly manual?: boolean;
-  readonly rpc?: Partial<Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs'>>;
+  readonly rpc?: Partial<
+    Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs' | 'maxRequestBatchSize' | 'maxOpenConnections' | 'allowedHosts' | 'broadcastViaGet' | 'search'>
+  >;
 }
 
 export class TestNode {

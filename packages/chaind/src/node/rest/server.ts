@@ -243,14 +243,18 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
 
   // plan names and addresses can exceed find-my-way's default 100-character parameter limit
   const f = Fastify({ logger: false, bodyLimit, routerOptions: { maxParamLength: 1024 } });
-  // grpc-gateway reads every body as JSON whatever its content type (curl -d sends form encoding):
-  // bodies arrive as text and the route parses them, with its own clear errors
+  // JSON bodies only (unlike grpc-gateway, which reads any body as JSON): a web page can POST a form or
+  // text/plain to a node on localhost without a CORS preflight, never application/json. Bodies arrive
+  // as text and the route parses them, with its own clear errors.
   f.removeAllContentTypeParsers();
-  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  f.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // the handlers send ready gateway JSON: response schemas document it, they do not filter it
   f.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
   f.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.validation !== undefined) return sendError(reply, status.INVALID_ARGUMENT, validationMessage(err), 400);
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, status.INVALID_ARGUMENT, `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`, 415);
+    }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, status.RESOURCE_EXHAUSTED, `request body too large: the limit is ${bodyLimit} bytes`, 413);
     const http = err.statusCode ?? 500;
     if (http >= 500) logger.error('REST request failed', { method: req.method, url: req.url, err: err.message });
