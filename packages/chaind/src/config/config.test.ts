@@ -103,8 +103,17 @@ describe('defaults', () => {
       ],
       haltHeight: 9_223_372_036_854_775_807n,
       queryGasLimit: 0n,
-      api: { enable: false, address: { host: 'localhost', port: 1318 } },
-      grpc: { enable: false, address: { host: '10.0.0.1', port: 9091 } },
+      api: { enable: false, address: { host: 'localhost', port: 1318 }, maxOpenConnections: 0, readTimeoutMs: 3000, idleTimeoutMs: 60_000 },
+      grpc: {
+        enable: false,
+        address: { host: '10.0.0.1', port: 9091 },
+        maxRecvMsgSize: 1024,
+        maxSendMsgSize: 2048,
+        maxOpenConnections: 3,
+        keepaliveTimeMs: 1000,
+        keepaliveTimeoutMs: 500,
+        maxConnectionIdleMs: 90_000,
+      },
       abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' },
     };
     const n = renderNodeConfig(node);

@@ -83,8 +83,28 @@ export interface AppConfig {
   readonly haltHeight: bigint;
   /** query-gas-limit: most gas a Simulate (free, on every interface) may use; 0 unmetered. */
   readonly queryGasLimit: bigint;
-  readonly api: { readonly enable: boolean; readonly address: ListenAddress };
-  readonly grpc: { readonly enable: boolean; readonly address: ListenAddress };
+  readonly api: {
+    readonly enable: boolean;
+    readonly address: ListenAddress;
+    /** The SDK's max-open-connections; 0 no limit. */
+    readonly maxOpenConnections: number;
+    /** The SDK's rpc-read-timeout (seconds there): a whole request must arrive within it. */
+    readonly readTimeoutMs: number;
+    /** chaind's rpc-idle-timeout (seconds): a silent connection is closed after it. */
+    readonly idleTimeoutMs: number;
+  };
+  readonly grpc: {
+    readonly enable: boolean;
+    readonly address: ListenAddress;
+    /** The SDK's max-recv-msg-size and max-send-msg-size. */
+    readonly maxRecvMsgSize: number;
+    readonly maxSendMsgSize: number;
+    /** chaind's: most connections; keepalive ping interval and timeout; idle connection limit. */
+    readonly maxOpenConnections: number;
+    readonly keepaliveTimeMs: number;
+    readonly keepaliveTimeoutMs: number;
+    readonly maxConnectionIdleMs: number;
+  };
   /** chaind as an ABCI application behind CometBFT (`start --with-comet=false`): where it listens, and how. */
   readonly abci: { readonly address: AbciAddress; readonly transport: AbciTransport };
 }
@@ -138,8 +158,17 @@ export function defaultAppConfig(): AppConfig {
     minimumGasPrices: [],
     haltHeight: 0n,
     queryGasLimit: DEFAULT_QUERY_GAS_LIMIT,
-    api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
-    grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
+    api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000 },
+    grpc: {
+      enable: true,
+      address: { host: '127.0.0.1', port: 9090 },
+      maxRecvMsgSize: 10 * 1024 * 1024,
+      maxSendMsgSize: 2_147_483_647,
+      maxOpenConnections: 1000,
+      keepaliveTimeMs: 5 * 60_000,
+      keepaliveTimeoutMs: 20_000,
+      maxConnectionIdleMs: 5 * 60_000,
+    },
     abci: { address: DEFAULT_ABCI_ADDRESS, transport: DEFAULT_ABCI_TRANSPORT },
   };
 }
@@ -338,8 +367,23 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
     minimumGasPrices,
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
     queryGasLimit: r.int('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
-    api: { enable: r.bool('api.enable', d.api.enable), address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317') },
-    grpc: { enable: r.bool('grpc.enable', d.grpc.enable), address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090') },
+    api: {
+      enable: r.bool('api.enable', d.api.enable),
+      address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317'),
+      maxOpenConnections: Number(r.int('api.max-open-connections', BigInt(d.api.maxOpenConnections), 0n, 1_000_000n)),
+      readTimeoutMs: Number(r.int('api.rpc-read-timeout', BigInt(d.api.readTimeoutMs / 1000), 1n, 86_400n)) * 1000,
+      idleTimeoutMs: Number(r.int('api.rpc-idle-timeout', BigInt(d.api.idleTimeoutMs / 1000), 1n, 86_400n)) * 1000,
+    },
+    grpc: {
+      enable: r.bool('grpc.enable', d.grpc.enable),
+      address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090'),
+      maxRecvMsgSize: Number(r.int('grpc.max-recv-msg-size', BigInt(d.grpc.maxRecvMsgSize), 1n, 2_147_483_647n)),
+      maxSendMsgSize: Number(r.int('grpc.max-send-msg-size', BigInt(d.grpc.maxSendMsgSize), 1n, 2_147_483_647n)),
+      maxOpenConnections: Number(r.int('grpc.max-open-connections', BigInt(d.grpc.maxOpenConnections), 0n, 1_000_000n)),
+      keepaliveTimeMs: r.duration('grpc.keepalive-time', d.grpc.keepaliveTimeMs, true),
+      keepaliveTimeoutMs: r.duration('grpc.keepalive-timeout', d.grpc.keepaliveTimeoutMs, true),
+      maxConnectionIdleMs: r.duration('grpc.max-connection-idle', d.grpc.maxConnectionIdleMs, true),
+    },
     abci: {
       address: r.abciAddress('abci.address', d.abci.address),
       transport: r.string('abci.transport', d.abci.transport, '"socket"', (t) =>

@@ -98,12 +98,28 @@ query-gas-limit = ${c.queryGasLimit}
 enable = ${c.api.enable}
 # Flag: --api.address
 address = ${str(tcpAddress(c.api.address))}
+# Most connections open at once; 0: no limit.
+max-open-connections = ${c.api.maxOpenConnections}
+# Seconds a client has to send a whole request (headers and body): a slow sender cannot hold a connection.
+rpc-read-timeout = ${c.api.readTimeoutMs / 1000}
+# Seconds a connection may stay silent before it is closed (chaind's key).
+rpc-idle-timeout = ${c.api.idleTimeoutMs / 1000}
 
 [grpc]
 # gRPC with server reflection.
 enable = ${c.grpc.enable}
 # Flag: --grpc.address
 address = ${str(hostPort(c.grpc.address))}
+# Largest request and response message, in bytes.
+max-recv-msg-size = ${c.grpc.maxRecvMsgSize}
+max-send-msg-size = ${c.grpc.maxSendMsgSize}
+# chaind's keys: most connections open at once (0: no limit); how long without traffic before the
+# server pings a client, and how long it waits for the answer before dropping it; how long a
+# connection without a call stays open.
+max-open-connections = ${c.grpc.maxOpenConnections}
+keepalive-time = ${str(formatDuration(c.grpc.keepaliveTimeMs))}
+keepalive-timeout = ${str(formatDuration(c.grpc.keepaliveTimeoutMs))}
+max-connection-idle = ${str(formatDuration(c.grpc.maxConnectionIdleMs))}
 
 [abci]
 # chaind as an ABCI application behind CometBFT v0.38, which runs consensus and dials chaind here;

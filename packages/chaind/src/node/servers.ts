@@ -34,11 +34,22 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
     // the tx service (REST tx routes, gRPC cosmos.tx.v1beta1.Service) works on the same parts as JSON-RPC's broadcast
     const txNode: TxNode = { driver: p.driver, admission: p.driver.admission, app: p.chain.app, logger: p.logger };
     if (p.addresses.api.enable) {
-      const rest = await startRestServer({ host: p.addresses.api.address.host, port: p.addresses.api.address.port, app: p.chain.app, txNode, logger: p.logger });
+      const api = p.config.app.api;
+      const rest = await startRestServer({
+        host: p.addresses.api.address.host,
+        port: p.addresses.api.address.port,
+        app: p.chain.app,
+        txNode,
+        logger: p.logger,
+        maxOpenConnections: api.maxOpenConnections,
+        readTimeoutMs: api.readTimeoutMs,
+        idleTimeoutMs: api.idleTimeoutMs,
+      });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }
     if (p.addresses.grpc.enable) {
-      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger });
+      const { enable: _enable, address: _address, ...limits } = p.config.app.grpc;
+      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger, limits });
       servers.push({ name: 'grpc', url: grpc.address, close: () => grpc.close() });
     }
     return servers;

@@ -227,7 +227,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
   }
 
   // a slowly sent request cannot hold its connection past the read timeout
-  const server = createServer({ requestTimeout: READ_TIMEOUT_MS, headersTimeout: READ_TIMEOUT_MS }, (req, res) => {
+  const server = createServer({ requestTimeout: READ_TIMEOUT_MS, headersTimeout: READ_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       const msg = e instanceof Error ? e.message : String(e);
       if (res.headersSent || req.destroyed) {
