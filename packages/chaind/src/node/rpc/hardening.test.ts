@@ -3,6 +3,7 @@
 // block production.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { BOB, removeTmpDirs, TestNode, VALIDATOR } from '@chaind/chaind/testing';
 
@@ -116,6 +117,44 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
     const r = await send(open.url, { method: 'GET', path: `/broadcast_tx_sync?tx=0x${Buffer.from(tx2).toString('hex')}` });
     assert.equal(r.status, 200, r.text);
     assert.equal(result(r).code, 0);
+  });
+
+  test('a body sent a byte at a time is cut off; connections past max_open_connections are dropped', async () => {
+    const node = await startNode({ blockIntervalMs: 100, rpc: { maxOpenConnections: 2 } });
+    const port = Number(new URL(node.url).port);
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const s = connect({ host: '127.0.0.1', port }, () => resolve(s));
+        s.once('error', reject);
+      });
+    const closed = (s: Socket, ms: number): Promise<number> => {
+      const t0 = performance.now();
+      s.on('error', () => undefined);
+      s.resume();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`still open after ${ms} ms`)), ms);
+        s.on('close', () => {
+          clearTimeout(timer);
+          resolve(performance.now() - t0);
+        });
+      });
+    };
+    const slow = await open();
+    slow.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n[`);
+    const drip = setInterval(() => slow.writable && slow.write(' '), 500);
+    const other = await open();
+    // the limit is reached: a third connection is dropped at once
+    const third = await open();
+    assert.ok((await closed(third, 2000)) < 2000);
+    try {
+      // CometBFT's 10 s read timeout, checked every second
+      const ms = await closed(slow, 20_000);
+      assert.ok(ms < 13_000, `closed after ${ms.toFixed(0)} ms`);
+    } finally {
+      clearInterval(drip);
+      other.destroy();
+    }
+    assert.equal((await post(node.url, rpc('health'))).status, 200);
   });
 
   test('tx_search / block_search: a range wider than max_search_heights and more matches than max_search_results are refused', async () => {
