@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
+import { SimulateRequest } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { BOB, removeTmpDirs, TestNode, VALIDATOR } from '@chaind/chaind/testing';
 
 const nodes: TestNode[] = [];
@@ -155,6 +156,25 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
       other.destroy();
     }
     assert.equal((await post(node.url, rpc('health'))).status, 200);
+  });
+
+  test('abci_query Simulate is metered up to the gas cap and refuses txs over the size cap', async () => {
+    const node = await startNode({ blockIntervalMs: 100, chain: { simulationGasLimit: 5000n, simulationMaxTxBytes: 2000 } });
+    const simulate = async (tx: Uint8Array): Promise<{ code: number; log: string }> => {
+      const data = Buffer.from(SimulateRequest.encode(SimulateRequest.fromPartial({ txBytes: tx })).finish()).toString('hex');
+      const r = result(await post(node.url, rpc('abci_query', { path: '/cosmos.tx.v1beta1.Service/Simulate', data })));
+      return (r as { response: { code: number; log: string } }).response;
+    };
+    const capped = await simulate(node.send(VALIDATOR, BOB.address, '1'));
+    assert.notEqual(capped.code, 0);
+    assert.match(capped.log, /out of gas/);
+    const big = await simulate(new Uint8Array(3000));
+    assert.match(big.log, /exceeds the simulation limit of 2000 bytes/);
+    // the default cap leaves room for ordinary txs
+    const plain = await startNode({ blockIntervalMs: 100 });
+    const data = Buffer.from(SimulateRequest.encode(SimulateRequest.fromPartial({ txBytes: plain.send(VALIDATOR, BOB.address, '1') })).finish()).toString('hex');
+    const ok = result(await post(plain.url, rpc('abci_query', { path: '/cosmos.tx.v1beta1.Service/Simulate', data }))) as { response: { code: number; log: string } };
+    assert.equal(ok.response.code, 0, ok.response.log);
   });
 
   test('tx_search / block_search: a range wider than max_search_heights and more matches than max_search_results are refused', async () => {
