@@ -62,6 +62,13 @@ describe('defaults', () => {
     assert.match(readFileSync(p.app, 'utf8'), /^address = "127\.0\.0\.1:9090"$/m, 'gRPC address without a scheme, as Cosmos writes it');
   });
 
+  test('query-gas-limit: an integer, or digits quoted as the SDK writes it; 10000000 by default', async () => {
+    assert.equal(parseAppConfig('', 'app.toml').config.queryGasLimit, 10_000_000n);
+    assert.equal(parseAppConfig('query-gas-limit = "500"', 'app.toml').config.queryGasLimit, 500n);
+    assert.equal(parseAppConfig('query-gas-limit = 0', 'app.toml').config.queryGasLimit, 0n);
+    assert.throws(() => parseAppConfig('query-gas-limit = "lots"', 'app.toml'), /query-gas-limit = "lots"/);
+  });
+
   test('existing files are kept unless overwrite', async () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'a' });

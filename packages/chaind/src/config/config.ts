@@ -234,6 +234,17 @@ class Reader {
     return v;
   }
 
+  /** An integer also accepted as a string of digits (the SDK's template quotes some, e.g. query-gas-limit = "0"). */
+  intOrDigits(key: string, dflt: bigint, min: bigint, max: bigint): bigint {
+    const v = this.get(key);
+    if (typeof v === 'string' && /^[0-9]{1,19}$/.test(v)) {
+      const n = BigInt(v);
+      if (n < min || n > max) this.fail(key, v, `an integer from ${min} to ${max}`, 'out of range');
+      return n;
+    }
+    return this.int(key, dflt, min, max);
+  }
+
   bool(key: string, dflt: boolean): boolean {
     const v = this.get(key);
     if (v === undefined) return dflt;
@@ -366,7 +377,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
   const config: AppConfig = {
     minimumGasPrices,
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
-    queryGasLimit: r.int('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
+    queryGasLimit: r.intOrDigits('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
     api: {
       enable: r.bool('api.enable', d.api.enable),
       address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317'),
