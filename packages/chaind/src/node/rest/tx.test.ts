@@ -186,6 +186,19 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     assert.equal((await get(`/cosmos/tx/v1beta1/txs/${HEX(sha256(tx))}`)).status, 200);
   });
 
+  test('simulate is metered up to the gas cap of the chain app (query-gas-limit)', async () => {
+    const capped = await TestNode.start({ manual: true, chain: { simulationGasLimit: 5000n } });
+    const r = await startRestServer({ port: 0, app: capped.chain.app, txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger } });
+    try {
+      const sim = await post('/cosmos/tx/v1beta1/simulate', { tx_bytes: b64(capped.send(ALICE, BOB.address, '1')) }, { url: r.url });
+      assert.notEqual(sim.status, 200);
+      assert.match(sim.body.message as string, /out of gas/);
+    } finally {
+      await r.close();
+      await capped.stop();
+    }
+  });
+
   test('OpenAPI lists the three tx routes; a server without the node parts has none of them', async () => {
     const doc = (await get('/swagger/json')).body as { paths: Record<string, Record<string, unknown>> };
     assert.ok(doc.paths['/cosmos/tx/v1beta1/txs']?.post, 'POST /txs');
