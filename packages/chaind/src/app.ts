@@ -29,6 +29,10 @@ export interface ChainAppOptions {
   readonly upgrades?: readonly Upgrade[];
   /** The node's minimum gas prices, e.g. [{denom: 'stake', amount: '0.025'}]. */
   readonly minGasPrices?: readonly { denom: string; amount: string }[];
+  /** Most gas a simulation may use (app.toml query-gas-limit; undefined or 0: unmetered). */
+  readonly simulationGasLimit?: bigint;
+  /** Largest tx a simulation runs (the mempool's max_tx_bytes: a bigger tx could never be broadcast). */
+  readonly simulationMaxTxBytes?: number;
   /** Worker threads verifying signatures ahead of CheckTx (`preverify`); default one per core beyond the first, at most 4; 0: none. */
   readonly verifyThreads?: number;
 }
@@ -129,6 +133,8 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     txDecoder: preverifier.decodeTx,
     chainId: o.chainId,
     logger,
+    simulationGasLimit: o.simulationGasLimit === 0n ? undefined : o.simulationGasLimit,
+    simulationMaxTxBytes: o.simulationMaxTxBytes,
   });
   app.setAnteHandler(
     newAnteHandler({

@@ -62,6 +62,13 @@ describe('defaults', () => {
     assert.match(readFileSync(p.app, 'utf8'), /^address = "127\.0\.0\.1:9090"$/m, 'gRPC address without a scheme, as Cosmos writes it');
   });
 
+  test('query-gas-limit: an integer, or digits quoted as the SDK writes it; 10000000 by default', async () => {
+    assert.equal(parseAppConfig('', 'app.toml').config.queryGasLimit, 10_000_000n);
+    assert.equal(parseAppConfig('query-gas-limit = "500"', 'app.toml').config.queryGasLimit, 500n);
+    assert.equal(parseAppConfig('query-gas-limit = 0', 'app.toml').config.queryGasLimit, 0n);
+    assert.throws(() => parseAppConfig('query-gas-limit = "lots"', 'app.toml'), /query-gas-limit = "lots"/);
+  });
+
   test('existing files are kept unless overwrite', async () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'a' });
@@ -81,7 +88,17 @@ describe('defaults', () => {
       proxyApp: 'unix:///run/chaind/abci.sock',
       abci: 'socket',
       moniker: 'validator-1 ünïcode \\ "quoted"',
-      rpc: { laddr: { host: '::1', port: 36657 } },
+      rpc: {
+        laddr: { host: '::1', port: 36657 },
+        maxBodyBytes: 2000,
+        maxRequestBatchSize: 0,
+        maxOpenConnections: 5,
+        timeoutBroadcastTxCommitMs: 1500,
+        allowedHosts: ['node.example.com', '*'],
+        broadcastViaGet: true,
+        maxSearchHeights: 7,
+        maxSearchResults: 8,
+      },
       consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
       mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024 },
       p2p: { laddr: { host: '0.0.0.0', port: 0 } },
@@ -92,8 +109,18 @@ describe('defaults', () => {
         { denom: 'stake', amount: '0.025' },
       ],
       haltHeight: 9_223_372_036_854_775_807n,
-      api: { enable: false, address: { host: 'localhost', port: 1318 } },
-      grpc: { enable: false, address: { host: '10.0.0.1', port: 9091 } },
+      queryGasLimit: 0n,
+      api: { enable: false, address: { host: 'localhost', port: 1318 }, maxOpenConnections: 0, readTimeoutMs: 3000, idleTimeoutMs: 60_000 },
+      grpc: {
+        enable: false,
+        address: { host: '10.0.0.1', port: 9091 },
+        maxRecvMsgSize: 1024,
+        maxSendMsgSize: 2048,
+        maxOpenConnections: 3,
+        keepaliveTimeMs: 1000,
+        keepaliveTimeoutMs: 500,
+        maxConnectionIdleMs: 90_000,
+      },
       abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' },
     };
     const n = renderNodeConfig(node);
@@ -158,6 +185,10 @@ describe('problems', () => {
       abci: 'string',
       moniker: 'string',
       'rpc.laddr': 'string',
+      'rpc.max_body_bytes': 'int',
+      'rpc.max_request_batch_size': 'int',
+      'rpc.max_open_connections': 'int',
+      'rpc.timeout_broadcast_tx_commit': 'duration',
       'consensus.timeout_commit': 'duration',
       'mempool.size': 'int',
       'mempool.max_txs_bytes': 'int',
@@ -166,7 +197,7 @@ describe('problems', () => {
       'p2p.persistent_peers': 'string',
     };
     // chaind's own keys, which CometBFT ignores (viper's Unmarshal drops keys it has no field for)
-    const chaindOnly = ['consensus.block_interval'];
+    const chaindOnly = ['consensus.block_interval', 'rpc.allowed_hosts', 'rpc.broadcast_via_get', 'rpc.max_search_heights', 'rpc.max_search_results'];
     const seen: string[] = [];
     for (const [k, v] of Object.entries(written)) {
       const entries = typeof v === 'object' && v !== null ? Object.entries(v).map(([sub, x]) => [`${k}.${sub}`, x] as const) : [[k, v] as const];

@@ -34,7 +34,24 @@ export interface NodeConfig {
   readonly abci: string;
   /** The node's name, shown by `status` and used as the default validator moniker. */
   readonly moniker: string;
-  readonly rpc: { readonly laddr: ListenAddress };
+  readonly rpc: {
+    readonly laddr: ListenAddress;
+    /** CometBFT's max_body_bytes. */
+    readonly maxBodyBytes: number;
+    /** CometBFT's max_request_batch_size; 0 no limit. */
+    readonly maxRequestBatchSize: number;
+    /** CometBFT's max_open_connections; 0 no limit. */
+    readonly maxOpenConnections: number;
+    /** CometBFT's timeout_broadcast_tx_commit. */
+    readonly timeoutBroadcastTxCommitMs: number;
+    /** chaind's: Host header names accepted besides the listen host ("*" any). */
+    readonly allowedHosts: readonly string[];
+    /** chaind's: serve broadcast_tx_* over GET (any web page can send a GET). */
+    readonly broadcastViaGet: boolean;
+    /** chaind's: most heights one tx_search / block_search scans, and most matches it collects. */
+    readonly maxSearchHeights: number;
+    readonly maxSearchResults: number;
+  };
   readonly consensus: {
     /** CometBFT's timeout_commit: read by CometBFT from its own config in abci mode; unused by solo. */
     readonly timeoutCommitMs: number;
@@ -64,8 +81,30 @@ export interface AppConfig {
   readonly minimumGasPrices: readonly GasPrice[];
   /** Stop after committing this height; 0 never. */
   readonly haltHeight: bigint;
-  readonly api: { readonly enable: boolean; readonly address: ListenAddress };
-  readonly grpc: { readonly enable: boolean; readonly address: ListenAddress };
+  /** query-gas-limit: most gas a Simulate (free, on every interface) may use; 0 unmetered. */
+  readonly queryGasLimit: bigint;
+  readonly api: {
+    readonly enable: boolean;
+    readonly address: ListenAddress;
+    /** The SDK's max-open-connections; 0 no limit. */
+    readonly maxOpenConnections: number;
+    /** The SDK's rpc-read-timeout (seconds there): a whole request must arrive within it. */
+    readonly readTimeoutMs: number;
+    /** chaind's rpc-idle-timeout (seconds): a silent connection is closed after it. */
+    readonly idleTimeoutMs: number;
+  };
+  readonly grpc: {
+    readonly enable: boolean;
+    readonly address: ListenAddress;
+    /** The SDK's max-recv-msg-size and max-send-msg-size. */
+    readonly maxRecvMsgSize: number;
+    readonly maxSendMsgSize: number;
+    /** chaind's: most connections; keepalive ping interval and timeout; idle connection limit. */
+    readonly maxOpenConnections: number;
+    readonly keepaliveTimeMs: number;
+    readonly keepaliveTimeoutMs: number;
+    readonly maxConnectionIdleMs: number;
+  };
   /** chaind as an ABCI application behind CometBFT (`start --with-comet=false`): where it listens, and how. */
   readonly abci: { readonly address: AbciAddress; readonly transport: AbciTransport };
 }
@@ -86,6 +125,8 @@ export class ConfigError extends ChaindError<'config'> {
 }
 
 const MAX_INT64 = (1n << 63n) - 1n;
+/** The SDK leaves query-gas-limit unbounded (0); a free simulation must not be: this is well above any block's typical gas. */
+export const DEFAULT_QUERY_GAS_LIMIT = 10_000_000n;
 
 export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
   return {
@@ -93,7 +134,18 @@ export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
     proxyApp: formatAbciAddress(DEFAULT_ABCI_ADDRESS),
     abci: 'socket',
     moniker,
-    rpc: { laddr: { host: '127.0.0.1', port: 26657 } },
+    rpc: {
+      laddr: { host: '127.0.0.1', port: 26657 },
+      // CometBFT's defaults
+      maxBodyBytes: 1_000_000,
+      maxRequestBatchSize: 10,
+      maxOpenConnections: 900,
+      timeoutBroadcastTxCommitMs: 10_000,
+      allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
+      broadcastViaGet: false,
+      maxSearchHeights: 100_000,
+      maxSearchResults: 10_000,
+    },
     consensus: { timeoutCommitMs: 1000, blockIntervalMs: 1000 },
     // CometBFT's mempool defaults
     mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
@@ -105,8 +157,18 @@ export function defaultAppConfig(): AppConfig {
   return {
     minimumGasPrices: [],
     haltHeight: 0n,
-    api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
-    grpc: { enable: true, address: { host: '127.0.0.1', port: 9090 } },
+    queryGasLimit: DEFAULT_QUERY_GAS_LIMIT,
+    api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000 },
+    grpc: {
+      enable: true,
+      address: { host: '127.0.0.1', port: 9090 },
+      maxRecvMsgSize: 10 * 1024 * 1024,
+      maxSendMsgSize: 2_147_483_647,
+      maxOpenConnections: 1000,
+      keepaliveTimeMs: 5 * 60_000,
+      keepaliveTimeoutMs: 20_000,
+      maxConnectionIdleMs: 5 * 60_000,
+    },
     abci: { address: DEFAULT_ABCI_ADDRESS, transport: DEFAULT_ABCI_TRANSPORT },
   };
 }
@@ -172,6 +234,17 @@ class Reader {
     return v;
   }
 
+  /** An integer also accepted as a string of digits (the SDK's template quotes some, e.g. query-gas-limit = "0"). */
+  intOrDigits(key: string, dflt: bigint, min: bigint, max: bigint): bigint {
+    const v = this.get(key);
+    if (typeof v === 'string' && /^[0-9]{1,19}$/.test(v)) {
+      const n = BigInt(v);
+      if (n < min || n > max) this.fail(key, v, `an integer from ${min} to ${max}`, 'out of range');
+      return n;
+    }
+    return this.int(key, dflt, min, max);
+  }
+
   bool(key: string, dflt: boolean): boolean {
     const v = this.get(key);
     if (v === undefined) return dflt;
@@ -197,6 +270,13 @@ class Reader {
     const a = parseAbciAddress(v);
     if (typeof a === 'string') this.fail(key, v, ABCI_ADDRESS_EXPECTED, a);
     return a;
+  }
+
+  stringList(key: string, dflt: readonly string[], expected: string): readonly string[] {
+    const v = this.get(key);
+    if (v === undefined) return dflt;
+    if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string' && x.trim() !== '')) this.fail(key, v, expected);
+    return v;
   }
 
   address(key: string, dflt: ListenAddress, example: string): ListenAddress {
@@ -258,7 +338,17 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
     proxyApp: r.string('proxy_app', d.proxyApp, `a string such as "${d.proxyApp}"`),
     abci: r.string('abci', d.abci, 'a string such as "socket"'),
     moniker,
-    rpc: { laddr: r.address('rpc.laddr', d.rpc.laddr, 'tcp://127.0.0.1:26657') },
+    rpc: {
+      laddr: r.address('rpc.laddr', d.rpc.laddr, 'tcp://127.0.0.1:26657'),
+      maxBodyBytes: Number(r.int('rpc.max_body_bytes', BigInt(d.rpc.maxBodyBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+      maxRequestBatchSize: Number(r.int('rpc.max_request_batch_size', BigInt(d.rpc.maxRequestBatchSize), 0n, 1_000_000n)),
+      maxOpenConnections: Number(r.int('rpc.max_open_connections', BigInt(d.rpc.maxOpenConnections), 0n, 1_000_000n)),
+      timeoutBroadcastTxCommitMs: r.duration('rpc.timeout_broadcast_tx_commit', d.rpc.timeoutBroadcastTxCommitMs, false),
+      allowedHosts: r.stringList('rpc.allowed_hosts', d.rpc.allowedHosts, 'an array of host names such as ["localhost", "127.0.0.1", "node.example.com"], or ["*"]'),
+      broadcastViaGet: r.bool('rpc.broadcast_via_get', d.rpc.broadcastViaGet),
+      maxSearchHeights: Number(r.int('rpc.max_search_heights', BigInt(d.rpc.maxSearchHeights), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+      maxSearchResults: Number(r.int('rpc.max_search_results', BigInt(d.rpc.maxSearchResults), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+    },
     consensus: {
       timeoutCommitMs: r.duration('consensus.timeout_commit', d.consensus.timeoutCommitMs, false),
       blockIntervalMs: r.duration('consensus.block_interval', d.consensus.blockIntervalMs, true),
@@ -287,8 +377,24 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
   const config: AppConfig = {
     minimumGasPrices,
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
-    api: { enable: r.bool('api.enable', d.api.enable), address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317') },
-    grpc: { enable: r.bool('grpc.enable', d.grpc.enable), address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090') },
+    queryGasLimit: r.intOrDigits('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
+    api: {
+      enable: r.bool('api.enable', d.api.enable),
+      address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317'),
+      maxOpenConnections: Number(r.int('api.max-open-connections', BigInt(d.api.maxOpenConnections), 0n, 1_000_000n)),
+      readTimeoutMs: Number(r.int('api.rpc-read-timeout', BigInt(d.api.readTimeoutMs / 1000), 1n, 86_400n)) * 1000,
+      idleTimeoutMs: Number(r.int('api.rpc-idle-timeout', BigInt(d.api.idleTimeoutMs / 1000), 1n, 86_400n)) * 1000,
+    },
+    grpc: {
+      enable: r.bool('grpc.enable', d.grpc.enable),
+      address: r.address('grpc.address', d.grpc.address, '127.0.0.1:9090'),
+      maxRecvMsgSize: Number(r.int('grpc.max-recv-msg-size', BigInt(d.grpc.maxRecvMsgSize), 1n, 2_147_483_647n)),
+      maxSendMsgSize: Number(r.int('grpc.max-send-msg-size', BigInt(d.grpc.maxSendMsgSize), 1n, 2_147_483_647n)),
+      maxOpenConnections: Number(r.int('grpc.max-open-connections', BigInt(d.grpc.maxOpenConnections), 0n, 1_000_000n)),
+      keepaliveTimeMs: r.duration('grpc.keepalive-time', d.grpc.keepaliveTimeMs, true),
+      keepaliveTimeoutMs: r.duration('grpc.keepalive-timeout', d.grpc.keepaliveTimeoutMs, true),
+      maxConnectionIdleMs: r.duration('grpc.max-connection-idle', d.grpc.maxConnectionIdleMs, true),
+    },
     abci: {
       address: r.abciAddress('abci.address', d.abci.address),
       transport: r.string('abci.transport', d.abci.transport, '"socket"', (t) =>

@@ -34,6 +34,24 @@ moniker = ${str(c.moniker)}
 # CometBFT, CometBFT serves it here and chaind forwards broadcast transactions to it.
 # 127.0.0.1 keeps it on this machine; "tcp://0.0.0.0:26657" listens on every interface. Flag: --rpc.laddr
 laddr = ${str(tcpAddress(c.rpc.laddr))}
+# Largest request body, in bytes.
+max_body_bytes = ${c.rpc.maxBodyBytes}
+# Most requests in one JSON-RPC batch; 0: no limit.
+max_request_batch_size = ${c.rpc.maxRequestBatchSize}
+# Most connections open at once; 0: no limit.
+max_open_connections = ${c.rpc.maxOpenConnections}
+# How long broadcast_tx_commit waits for the tx's block.
+timeout_broadcast_tx_commit = ${str(formatDuration(c.rpc.timeoutBroadcastTxCommitMs))}
+# chaind's own keys (solo mode; CometBFT ignores them):
+# Host header names accepted besides laddr's host (DNS rebinding: a web page whose name points at
+# 127.0.0.1 sends its own name). Add the names clients use with laddr 0.0.0.0; ["*"] accepts any.
+allowed_hosts = [${c.rpc.allowedHosts.map(str).join(', ')}]
+# Serve broadcast_tx_* in the GET form too: any web page the node's user opens can send a GET.
+broadcast_via_get = ${c.rpc.broadcastViaGet}
+# tx_search / block_search scan the block store: most heights one request scans (narrow wider queries
+# with tx.height / block.height), and most matches it collects.
+max_search_heights = ${c.rpc.maxSearchHeights}
+max_search_results = ${c.rpc.maxSearchResults}
 
 [consensus]
 # How often the solo driver produces a block (chaind's own key; CometBFT ignores it).
@@ -71,17 +89,37 @@ minimum-gas-prices = ${str(gas)}
 # Stop the node after committing this block height; 0 never stops.
 halt-height = ${c.haltHeight}
 
+# Most gas one Simulate (free to anyone, over JSON-RPC abci_query, REST and gRPC) may use; 0: unmetered.
+# The simulated tx may be at most config.toml [mempool] max_tx_bytes.
+query-gas-limit = ${c.queryGasLimit}
+
 [api]
 # REST (gRPC-gateway JSON, OpenAPI at /swagger).
 enable = ${c.api.enable}
 # Flag: --api.address
 address = ${str(tcpAddress(c.api.address))}
+# Most connections open at once; 0: no limit.
+max-open-connections = ${c.api.maxOpenConnections}
+# Seconds a client has to send a whole request (headers and body): a slow sender cannot hold a connection.
+rpc-read-timeout = ${c.api.readTimeoutMs / 1000}
+# Seconds a connection may stay silent before it is closed (chaind's key).
+rpc-idle-timeout = ${c.api.idleTimeoutMs / 1000}
 
 [grpc]
 # gRPC with server reflection.
 enable = ${c.grpc.enable}
 # Flag: --grpc.address
 address = ${str(hostPort(c.grpc.address))}
+# Largest request and response message, in bytes.
+max-recv-msg-size = ${c.grpc.maxRecvMsgSize}
+max-send-msg-size = ${c.grpc.maxSendMsgSize}
+# chaind's keys: most connections open at once (0: no limit); how long without traffic before the
+# server pings a client, and how long it waits for the answer before dropping it; how long a
+# connection without a call stays open.
+max-open-connections = ${c.grpc.maxOpenConnections}
+keepalive-time = ${str(formatDuration(c.grpc.keepaliveTimeMs))}
+keepalive-timeout = ${str(formatDuration(c.grpc.keepaliveTimeoutMs))}
+max-connection-idle = ${str(formatDuration(c.grpc.maxConnectionIdleMs))}
 
 [abci]
 # chaind as an ABCI application behind CometBFT v0.38, which runs consensus and dials chaind here;

@@ -111,6 +111,8 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       logger,
       skipUpgradeHeights: new Set(o.skipUpgradeHeights ?? []),
       minGasPrices: config.app.minimumGasPrices,
+      simulationGasLimit: config.app.queryGasLimit,
+      simulationMaxTxBytes: config.node.mempool.maxTxBytes,
       upgrades: o.upgrades,
     });
   } catch (e) {

@@ -11,6 +11,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
   try {
     if (p.solo !== undefined) {
       const nodeKey = await readNodeKey(p.home);
+      const rpcConfig = p.config.node.rpc;
       const rpc = await startRpcServer({
         host: p.addresses.rpc.host,
         port: p.addresses.rpc.port,
@@ -20,17 +21,35 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         genesis: p.genesis,
         nodeInfo: { id: nodeIdOf(nodeKey.pubKey), moniker: p.config.node.moniker, validatorPubKey: p.solo.validatorPubKey },
         logger: p.logger,
+        maxBodyBytes: rpcConfig.maxBodyBytes,
+        maxRequestBatchSize: rpcConfig.maxRequestBatchSize,
+        maxOpenConnections: rpcConfig.maxOpenConnections,
+        broadcastTxCommitTimeoutMs: rpcConfig.timeoutBroadcastTxCommitMs,
+        allowedHosts: rpcConfig.allowedHosts,
+        broadcastViaGet: rpcConfig.broadcastViaGet,
+        search: { maxHeights: rpcConfig.maxSearchHeights, maxResults: rpcConfig.maxSearchResults },
       });
       servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
     }
     // the tx service (REST tx routes, gRPC cosmos.tx.v1beta1.Service) works on the same parts as JSON-RPC's broadcast
     const txNode: TxNode = { driver: p.driver, admission: p.driver.admission, app: p.chain.app, logger: p.logger };
     if (p.addresses.api.enable) {
-      const rest = await startRestServer({ host: p.addresses.api.address.host, port: p.addresses.api.address.port, app: p.chain.app, txNode, logger: p.logger });
+      const api = p.config.app.api;
+      const rest = await startRestServer({
+        host: p.addresses.api.address.host,
+        port: p.addresses.api.address.port,
+        app: p.chain.app,
+        txNode,
+        logger: p.logger,
+        maxOpenConnections: api.maxOpenConnections,
+        readTimeoutMs: api.readTimeoutMs,
+        idleTimeoutMs: api.idleTimeoutMs,
+      });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }
     if (p.addresses.grpc.enable) {
-      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger });
+      const { enable: _enable, address: _address, ...limits } = p.config.app.grpc;
+      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger, limits });
       servers.push({ name: 'grpc', url: grpc.address, close: () => grpc.close() });
     }
     return servers;

@@ -26,7 +26,11 @@ export interface TestNodeOptions {
   readonly blockIntervalMs?: number;
   /** No block loop: blocks come only from `produceBlock()` (two are produced before the server starts). */
   readonly manual?: boolean;
-  readonly rpc?: Partial<Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs'>>;
+  /** Simulation limits of the chain app (app.toml query-gas-limit, the mempool's max_tx_bytes). */
+  readonly chain?: { readonly simulationGasLimit?: bigint; readonly simulationMaxTxBytes?: number };
+  readonly rpc?: Partial<
+    Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs' | 'maxRequestBatchSize' | 'maxOpenConnections' | 'allowedHosts' | 'broadcastViaGet' | 'search'>
+  >;
 }
 
 export class TestNode {
@@ -46,7 +50,7 @@ export class TestNode {
     const genesis = testGenesis(o.extraAccounts);
     const logger = new MemoryLogger();
     // the test binary knows no upgrades (as TestChain), so tests may schedule plans of any name
-    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: [] });
+    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: [], ...o.chain });
     const mempool = new Mempool({ app: chain.app, preverify: (tx) => chain.preverify(tx) });
     const blockStore = BlockStore.open(join(home, 'data', 'blockstore.db'));
     const driverOptions = { app: chain.app, mempool, blockStore, genesis, validatorKey: VALIDATOR_KEY, blockIntervalMs: o.blockIntervalMs ?? 150, logger };

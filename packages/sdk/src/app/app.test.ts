@@ -98,7 +98,7 @@ function ledgerModule(name: string, trace: Trace, version = 1n): AppModule {
   };
 }
 
-function makeApp(path: string, trace: Trace, opts: { ante?: (ctx: Context, tx: Tx) => void } = {}): BaseApp {
+function makeApp(path: string, trace: Trace, opts: { ante?: (ctx: Context, tx: Tx) => void; simulationGasLimit?: bigint; simulationMaxTxBytes?: number } = {}): BaseApp {
   const mm = new ModuleManager([ledgerModule('ledger', trace), ledgerModule('audit', trace)]);
   mm.setOrder('endBlock', ['audit', 'ledger']);
   const app = new BaseApp({
@@ -109,6 +109,8 @@ function makeApp(path: string, trace: Trace, opts: { ante?: (ctx: Context, tx: T
     txDecoder: decodeTx,
     anteHandler: opts.ante,
     chainId: 'test-1',
+    simulationGasLimit: opts.simulationGasLimit,
+    simulationMaxTxBytes: opts.simulationMaxTxBytes,
   });
   app.load();
   return app;
@@ -236,6 +238,23 @@ describe('transactions', () => {
     assert.equal(sim.code, 0);
     assert.ok(sim.gasUsed > 2000n, `simulate reports gas used: ${sim.gasUsed}`);
     assert.equal(read(app, 'ledger', 'sent/sim'), undefined);
+    await app.store.close();
+  });
+
+  test('a capped simulation runs out of gas at the cap and refuses oversized txs', async () => {
+    const app = makeApp(tmp(), { calls: [] }, { simulationGasLimit: 2000n, simulationMaxTxBytes: 4096 });
+    initChain(app);
+    block(app, 1n);
+    app.commit();
+    // many messages: unmetered, this simulation would run as long as the tx is big
+    const tx = encodeTx(Array.from({ length: 50 }, (_, i) => send('a', `sim${i}`, '3')));
+    const sim = app.simulate(tx);
+    assert.equal(sim.code, errors.outOfGas.code, sim.log);
+    assert.ok(sim.gasUsed <= 2000n + 1000n, `stopped near the cap: ${sim.gasUsed}`);
+    // the caller's cap wins over the app's
+    assert.equal(app.simulate(tx, 10_000_000n).code, 0);
+    const big = encodeTx([send('a', 'x', '1')], 'm'.repeat(5000));
+    assert.equal(app.simulate(big).code, errors.txTooLarge.code);
     await app.store.close();
   });
 });

@@ -71,6 +71,10 @@ export interface BaseAppOptions<T extends Tx> {
   readonly logger?: Logger;
   /** The chain id from genesis; block requests do not carry it (ABCI 2.0). */
   readonly chainId?: string;
+  /** Most gas a simulation may use (undefined: unmetered); `simulate`'s own cap wins. */
+  readonly simulationGasLimit?: bigint;
+  /** Largest tx `simulate` runs (undefined: any size). */
+  readonly simulationMaxTxBytes?: number;
 }
 
 const ZERO_TIME: Timestamp = { seconds: 0n, nanos: 0 };
@@ -122,6 +126,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   /** The tx runTx decoded last, with its bytes (a decoded tx is never changed). */
   private lastDecoded: { readonly bytes: Uint8Array; readonly tx: T } | null = null;
   private checkState: ScratchMultiStore | null = null;
+  private readonly simulationGasLimit: bigint | undefined;
+  private readonly simulationMaxTxBytes: number | undefined;
 
   constructor(o: BaseAppOptions<T>) {
     this.name = o.name;
@@ -132,6 +138,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     this.anteHandler = o.anteHandler;
     this.logger = o.logger ?? nopLogger;
     this.chainId = o.chainId;
+    this.simulationGasLimit = o.simulationGasLimit;
+    this.simulationMaxTxBytes = o.simulationMaxTxBytes;
     this.modules.registerServices();
   }
 
@@ -287,11 +295,14 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   }
 
   /** Runs a tx on a throw-away copy of committed state, without signature checks' effect on the result's state. */
-  simulate(txBytes: Uint8Array): TxRunResult {
+  simulate(txBytes: Uint8Array, gasCap: bigint | undefined = this.simulationGasLimit): TxRunResult {
     this.assertLoaded();
+    const max = this.simulationMaxTxBytes;
+    // anyone may simulate, for free: a tx no mempool would take is not worth decoding
+    if (max !== undefined && txBytes.length > max) return failedTx(errors.txTooLarge.wrap(`tx of ${txBytes.length} bytes exceeds the simulation limit of ${max} bytes`), 0n, 0n, []);
     const snap = this.store.snapshot();
     try {
-      return this.runTx('simulate', txBytes, new ScratchMultiStore(snap), this.stateHeader(snap.height + 1n));
+      return this.runTx('simulate', txBytes, new ScratchMultiStore(snap), this.stateHeader(snap.height + 1n), gasCap);
     } finally {
       snap.release();
     }
@@ -347,7 +358,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
    * One transaction: decode, ante handler in a branch (kept when it succeeds), then every message in a
    * second branch written only if all succeed. Failures are results, never exceptions.
    */
-  runTx(mode: ExecMode, bytes: Uint8Array, store: MultiStore, header: BlockHeader): TxRunResult {
+  /** `simulateGasCap` bounds a simulation's gas (simulations are otherwise unmetered). */
+  runTx(mode: ExecMode, bytes: Uint8Array, store: MultiStore, header: BlockHeader, simulateGasCap?: bigint): TxRunResult {
     let tx: T;
     try {
       tx = this.txDecoder(bytes);
@@ -357,7 +369,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       return failedTx(e instanceof CodedError ? e : errors.txDecode.wrap(e instanceof Error ? e.message : String(e)), 0n, 0n, []);
     }
     if (tx.msgs.length === 0) return failedTx(errors.invalidRequest.wrap('must contain at least one message'), tx.gasLimit, 0n, []);
-    const meter: GasMeter = mode === 'simulate' ? new InfiniteGasMeter() : new BasicGasMeter(tx.gasLimit);
+    const meter: GasMeter =
+      mode !== 'simulate' ? new BasicGasMeter(tx.gasLimit) : simulateGasCap === undefined ? new InfiniteGasMeter() : new BasicGasMeter(simulateGasCap);
     const ctx = new Context({ store, header, mode, logger: this.logger, gasMeter: meter });
     try {
       const ante = ctx.branch();

@@ -6,6 +6,7 @@
 // well. Server reflection serves the protobuf descriptors.
 import { Metadata, Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import { TX_METHODS, TX_SERVICE, TxServiceError, type TxNode } from '../tx-service.ts';
 import { loadDescriptors } from '../query/descriptors.ts';
@@ -20,7 +21,32 @@ export interface GrpcServerOptions {
   /** The node's parts the tx service needs; without them only the query services are served. */
   readonly txNode?: TxNode;
   readonly logger?: Logger;
+  readonly limits?: Partial<GrpcLimits>;
 }
+
+export interface GrpcLimits {
+  /** Largest request message (the SDK's max-recv-msg-size). */
+  readonly maxRecvMsgSize: number;
+  /** Largest response message (the SDK's max-send-msg-size). */
+  readonly maxSendMsgSize: number;
+  /** Most connections open at once; 0 no limit. */
+  readonly maxOpenConnections: number;
+  /** After this long without traffic the server pings the client, and drops it if no answer comes within keepaliveTimeoutMs. */
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+  /** A connection without a call for this long is closed (a silent socket too). */
+  readonly maxConnectionIdleMs: number;
+}
+
+export const DEFAULT_GRPC_LIMITS: GrpcLimits = {
+  // the SDK's defaults
+  maxRecvMsgSize: 10 * 1024 * 1024,
+  maxSendMsgSize: 2_147_483_647,
+  maxOpenConnections: 1000,
+  keepaliveTimeMs: 5 * 60_000,
+  keepaliveTimeoutMs: 20_000,
+  maxConnectionIdleMs: 5 * 60_000,
+};
 
 export interface GrpcServer {
   /** host:port actually bound. */
@@ -118,7 +144,14 @@ function reflectionPackage(): ReflectionPackage {
 export async function startGrpcServer(o: GrpcServerOptions): Promise<GrpcServer> {
   const host = o.host ?? '127.0.0.1';
   const logger = o.logger ?? nopLogger;
-  const server = new Server();
+  const limits: GrpcLimits = { ...DEFAULT_GRPC_LIMITS, ...o.limits };
+  const server = new Server({
+    'grpc.max_receive_message_length': limits.maxRecvMsgSize,
+    'grpc.max_send_message_length': limits.maxSendMsgSize,
+    'grpc.keepalive_time_ms': limits.keepaliveTimeMs,
+    'grpc.keepalive_timeout_ms': limits.keepaliveTimeoutMs,
+    'grpc.max_connection_idle_ms': limits.maxConnectionIdleMs,
+  });
   const services = servicesOf(o.app.modules.queryRouter.paths());
   // the node's tx service, should the app's query router also register one
   if (o.txNode !== undefined) services.delete(TX_SERVICE);
@@ -147,10 +180,26 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<GrpcServer>
   for (const s of services.keys()) if (!reflected.includes(s)) logger.warn('gRPC service has no descriptor; reflection will not list it', { service: s });
   new ReflectionService(reflectionPackage(), { services: reflected }).addToServer(server);
 
-  const port = await new Promise<number>((resolve, reject) => {
-    const target = host.includes(':') ? `[${host}]:${o.port}` : `${host}:${o.port}`;
-    server.bindAsync(target, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  // grpc-js cannot bound its connections: a net server of ours accepts them and hands them over
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const listener = createNetServer((socket) => {
+    injector.injectConnection(socket);
+    // grpc-js times out idle HTTP/2 sessions, not a socket that never sends a byte
+    const silent = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, limits.maxConnectionIdleMs);
+    silent.unref();
+    socket.once('close', () => clearTimeout(silent));
   });
+  if (limits.maxOpenConnections > 0) listener.maxConnections = limits.maxOpenConnections;
+  const port = await new Promise<number>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(o.port, host, () => {
+      listener.off('error', reject);
+      resolve((listener.address() as AddressInfo).port);
+    });
+  });
+  listener.on('error', (e) => logger.error('gRPC server error', { error: e.message }));
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   logger.info('gRPC server listening', { address, services: [...services.keys()] });
   let closed: Promise<void> | undefined;
@@ -158,10 +207,15 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<GrpcServer>
     address,
     close(): Promise<void> {
       closed ??= new Promise<void>((resolve) => {
+        listener.close();
         // in-flight calls finish; a stuck client must not hold the node's shutdown
-        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          injector.destroy();
+        }, 5000);
         server.tryShutdown(() => {
           clearTimeout(timer);
+          injector.destroy();
           resolve();
         });
       });

@@ -27,8 +27,18 @@ export interface RestServerOptions {
   readonly txNode?: TxNode;
   /** Largest request body (default: room for the largest tx the mempool takes, base64, and at least 1 MiB). */
   readonly maxBodyBytes?: number;
+  /** Most connections open at once (default 1000, the SDK's [api] max-open-connections); 0: no limit. */
+  readonly maxOpenConnections?: number;
+  /** A whole request (headers and body) must arrive within this (default 10 s, the SDK's rpc-read-timeout). */
+  readonly readTimeoutMs?: number;
+  /** A connection with no traffic for this long is closed (default 10 s; the SDK's rpc-write-timeout). */
+  readonly idleTimeoutMs?: number;
   readonly logger?: Logger;
 }
+
+export const DEFAULT_REST_MAX_OPEN_CONNECTIONS = 1000;
+export const DEFAULT_REST_READ_TIMEOUT_MS = 10_000;
+export const DEFAULT_REST_IDLE_TIMEOUT_MS = 10_000;
 
 export interface RestServer {
   /** `http://host:port` actually bound. */
@@ -242,15 +252,29 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1) throw new Error(`maxBodyBytes must be a positive integer, got ${bodyLimit}`);
 
   // plan names and addresses can exceed find-my-way's default 100-character parameter limit
-  const f = Fastify({ logger: false, bodyLimit, routerOptions: { maxParamLength: 1024 } });
-  // grpc-gateway reads every body as JSON whatever its content type (curl -d sends form encoding):
-  // bodies arrive as text and the route parses them, with its own clear errors
+  const readTimeout = o.readTimeoutMs ?? DEFAULT_REST_READ_TIMEOUT_MS;
+  const idleTimeout = o.idleTimeoutMs ?? DEFAULT_REST_IDLE_TIMEOUT_MS;
+  const f = Fastify({
+    logger: false,
+    bodyLimit,
+    routerOptions: { maxParamLength: 1024 },
+    // a slowly sent request, or a connection left open and silent, cannot hold its socket
+    requestTimeout: readTimeout,
+    connectionTimeout: idleTimeout,
+    http: { headersTimeout: readTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(1, readTimeout)) },
+  });
+  // JSON bodies only (unlike grpc-gateway, which reads any body as JSON): a web page can POST a form or
+  // text/plain to a node on localhost without a CORS preflight, never application/json. Bodies arrive
+  // as text and the route parses them, with its own clear errors.
   f.removeAllContentTypeParsers();
-  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  f.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // the handlers send ready gateway JSON: response schemas document it, they do not filter it
   f.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
   f.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.validation !== undefined) return sendError(reply, status.INVALID_ARGUMENT, validationMessage(err), 400);
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, status.INVALID_ARGUMENT, `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`, 415);
+    }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, status.RESOURCE_EXHAUSTED, `request body too large: the limit is ${bodyLimit} bytes`, 413);
     const http = err.statusCode ?? 500;
     if (http >= 500) logger.error('REST request failed', { method: req.method, url: req.url, err: err.message });
@@ -280,6 +304,8 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   for (const b of bound) registerRoute(f, b, o.app, registry, logger);
   if (o.txNode !== undefined) for (const r of TX_ROUTES) registerTxRoute(f, r, o.txNode, registry, logger);
 
+  const maxConns = o.maxOpenConnections ?? DEFAULT_REST_MAX_OPEN_CONNECTIONS;
+  if (maxConns > 0) f.server.maxConnections = maxConns;
   await f.listen({ host, port: o.port });
   const addr = f.server.address();
   if (addr === null || typeof addr === 'string') throw new Error(`unexpected server address ${String(addr)}`);

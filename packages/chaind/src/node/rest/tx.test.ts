@@ -118,11 +118,18 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     assert.equal(node.driver.produceBlock().block.data.txs.length, 1);
   });
 
-  test('a body sent as curl -d sends it (form content type) is read as JSON, as grpc-gateway does', async () => {
+  test('a body that is not declared JSON (a form, text/plain: what a web page can send without a preflight) is refused', async () => {
     const tx = node.send(ALICE, BOB.address, '1');
-    const r = await post('/cosmos/tx/v1beta1/simulate', { tx_bytes: b64(tx) }, { type: 'application/x-www-form-urlencoded' });
-    assert.equal(r.status, 200);
-    assert.match((r.body.gas_info as Json).gas_used as string, /^[1-9][0-9]*$/);
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
+      const r = await post('/cosmos/tx/v1beta1/txs', { tx_bytes: b64(tx), mode: 'BROADCAST_MODE_SYNC' }, { type });
+      assert.equal(r.status, 415, type);
+      assert.equal(r.body.code, 3);
+      assert.match(r.body.message as string, /send application\/json/);
+    }
+    assert.equal(node.mempool.size(), 0, 'nothing was broadcast');
+    const ok = await post('/cosmos/tx/v1beta1/simulate', { tx_bytes: b64(tx) }, { type: 'application/json; charset=utf-8' });
+    assert.equal(ok.status, 200);
+    assert.match((ok.body.gas_info as Json).gas_used as string, /^[1-9][0-9]*$/);
   });
 
   test('bad inputs: each its status and exact message; the node keeps taking txs and making blocks', async () => {
@@ -177,6 +184,19 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     const e = node.driver.produceBlock();
     assert.deepEqual(e.block.data.txs.map((x) => HEX(sha256(x))), [HEX(sha256(tx))]);
     assert.equal((await get(`/cosmos/tx/v1beta1/txs/${HEX(sha256(tx))}`)).status, 200);
+  });
+
+  test('simulate is metered up to the gas cap of the chain app (query-gas-limit)', async () => {
+    const capped = await TestNode.start({ manual: true, chain: { simulationGasLimit: 5000n } });
+    const r = await startRestServer({ port: 0, app: capped.chain.app, txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger } });
+    try {
+      const sim = await post('/cosmos/tx/v1beta1/simulate', { tx_bytes: b64(capped.send(ALICE, BOB.address, '1')) }, { url: r.url });
+      assert.notEqual(sim.status, 200);
+      assert.match(sim.body.message as string, /out of gas/);
+    } finally {
+      await r.close();
+      await capped.stop();
+    }
   });
 
   test('OpenAPI lists the three tx routes; a server without the node parts has none of them', async () => {

@@ -28,7 +28,7 @@ interface RpcReply {
 }
 
 async function call(method: string, params: unknown = {}, url = node.url): Promise<RpcReply> {
-  const r = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(15_000) });
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(15_000) });
   assert.equal(r.status, 200);
   return (await r.json()) as RpcReply;
 }

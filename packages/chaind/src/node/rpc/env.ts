@@ -41,10 +41,40 @@ export interface RpcEnv {
   readonly rpcAddress: () => string;
   /** timeout_broadcast_tx_commit. */
   readonly broadcastTxCommitTimeoutMs: number;
+  readonly search: SearchLimits;
   /** Aborted, with the reason as text, when the server closes or the node stops: pending waits end at once. */
   readonly cancel: AbortSignal;
   /** broadcast_tx_commit calls now waiting for their block. */
   readonly waiting: { count: number };
+}
+
+/** How much one tx_search / block_search may do: each scans the block store height by height. */
+export interface SearchLimits {
+  /** Most heights one request scans; a wider range is refused (narrow it with tx.height / block.height). */
+  readonly maxHeights: number;
+  /** Most matches one request collects (all are counted for total_count before a page is cut). */
+  readonly maxResults: number;
+}
+
+export const DEFAULT_SEARCH_LIMITS: SearchLimits = { maxHeights: 100_000, maxResults: 10_000 };
+
+/** Heights scanned between two turns of the event loop: block production runs in between. */
+export const SEARCH_HEIGHTS_PER_TURN = 256;
+
+/** Lets timers and I/O (the driver's next block, other requests) run. */
+export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Refuses a search over more than `maxHeights` heights. */
+export function checkSearchRange(env: RpcEnv, lo: bigint, hi: bigint, tag: string): void {
+  const n = hi - lo + 1n;
+  if (n > BigInt(env.search.maxHeights)) {
+    throw internalError(`the query spans ${n} heights, more than the ${env.search.maxHeights} one search may scan: narrow it with ${tag} conditions (config.toml [rpc] max_search_heights)`);
+  }
+}
+
+/** Refuses a search that found more than `maxResults` matches. */
+export function searchResultsExceeded(env: RpcEnv): never {
+  throw internalError(`the query matches more than ${env.search.maxResults} results, the most one search may collect: narrow it (config.toml [rpc] max_search_results)`);
 }
 
 /** One JSON-RPC method: its parameters and its implementation (sync or async; throws RpcErrors). */

@@ -57,8 +57,8 @@ export interface Reply {
   readonly body: RpcResponse | readonly RpcResponse[] | undefined;
 }
 
-/** A POST body: one request or a batch. Batch entries run one after another, in order. */
-export async function handleBody(text: string, routes: ReadonlyMap<string, RpcMethod>, env: RpcEnv): Promise<Reply> {
+/** A POST body: one request or a batch of at most `maxBatch` (0: any number). Batch entries run one after another, in order. */
+export async function handleBody(text: string, routes: ReadonlyMap<string, RpcMethod>, env: RpcEnv, maxBatch = 0): Promise<Reply> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -68,6 +68,9 @@ export async function handleBody(text: string, routes: ReadonlyMap<string, RpcMe
   }
   if (!Array.isArray(parsed)) return { status: 200, body: await handleOne(parsed, routes, env) };
   if (parsed.length === 0) return { status: 200, body: errorResponse(null, invalidRequest('empty batch')) };
+  if (maxBatch > 0 && parsed.length > maxBatch) {
+    return { status: 400, body: errorResponse(null, invalidRequest(`batch request exceeds maximum (${maxBatch}) allowed number of requests`)) };
+  }
   const out: RpcResponse[] = [];
   for (const entry of parsed as unknown[]) {
     const r = await handleOne(entry, routes, env);

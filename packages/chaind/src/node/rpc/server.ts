@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import type { GenesisDoc } from '@chaind/sdk/genesis';
 import type { BlockProducer } from '../driver.ts';
-import type { RpcApp, RpcEnv, RpcMempool, RpcNodeInfo } from './env.ts';
+import { DEFAULT_SEARCH_LIMITS, type RpcApp, type RpcEnv, type RpcMempool, type RpcNodeInfo, type SearchLimits } from './env.ts';
 import { internalError, invalidRequest, METHOD_NOT_FOUND, RpcError } from './errors.ts';
 import { errorResponse, handleBody, handleURI, URI_ID, type Reply } from './jsonrpc.ts';
 import { ROUTES } from './methods/index.ts';
@@ -17,6 +17,15 @@ import { ROUTES } from './methods/index.ts';
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
 /** CometBFT's rpc.timeout_broadcast_tx_commit default. */
 export const DEFAULT_BROADCAST_TX_COMMIT_TIMEOUT_MS = 10_000;
+/** CometBFT's rpc.max_request_batch_size default. */
+export const DEFAULT_MAX_REQUEST_BATCH_SIZE = 10;
+/** CometBFT's rpc.max_open_connections default. */
+export const DEFAULT_MAX_OPEN_CONNECTIONS = 900;
+/** CometBFT's server ReadTimeout: a whole request (headers and body) must arrive within it. */
+const READ_TIMEOUT_MS = 10_000;
+/** Host header values always accepted besides the listen host (ports are not compared). */
+export const DEFAULT_ALLOWED_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+const BROADCAST_METHODS: ReadonlySet<string> = new Set(['broadcast_tx_sync', 'broadcast_tx_async', 'broadcast_tx_commit']);
 /** How long close() lets in-flight answers finish before dropping their connections. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -35,6 +44,19 @@ export interface RpcServerOptions {
   readonly maxBodyBytes?: number;
   /** How long broadcast_tx_commit waits for the block (default 10 s). */
   readonly broadcastTxCommitTimeoutMs?: number;
+  /** Most connections open at once (default 900, CometBFT's max_open_connections); 0: no limit. */
+  readonly maxOpenConnections?: number;
+  /** Most requests in one batch (default 10, CometBFT's max_request_batch_size); 0: no limit. */
+  readonly maxRequestBatchSize?: number;
+  /**
+   * Host header values accepted (no port; "*" any), besides the listen host: a web page whose name
+   * was rebound to 127.0.0.1 sends its own name. Default DEFAULT_ALLOWED_HOSTS.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Serve broadcast_tx_* in the GET URI form, which any web page can send (default false). */
+  readonly broadcastViaGet?: boolean;
+  /** tx_search / block_search bounds (defaults in env.ts). */
+  readonly search?: Partial<SearchLimits>;
 }
 
 export interface RpcServer {
@@ -116,9 +138,26 @@ function endpointList(res: ServerResponse, hostHeader: string): void {
   res.end(html);
 }
 
+/** The Host header's host part, lower case, IPv6 in brackets; undefined when it cannot be read. */
+export function hostOfHeader(header: string): string | undefined {
+  try {
+    return new URL(`http://${header}/`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON body: `application/json`, any parameters (charset). A web page cannot send one without a CORS preflight. */
+const isJsonContentType = (v: string | undefined): boolean => v !== undefined && /^application\/json\s*(?:;|$)/i.test(v.trim());
+
 export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
   const limit = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`maxBodyBytes must be a positive integer, got ${limit}`);
+  const maxBatch = o.maxRequestBatchSize ?? DEFAULT_MAX_REQUEST_BATCH_SIZE;
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 0) throw new Error(`maxRequestBatchSize must be a non-negative integer, got ${maxBatch}`);
+  const search: SearchLimits = { ...DEFAULT_SEARCH_LIMITS, ...o.search };
+  const allowed = new Set<string>();
+  for (const h of o.allowedHosts ?? DEFAULT_ALLOWED_HOSTS) allowed.add(h === '*' ? '*' : (hostOfHeader(h) ?? h.toLowerCase()));
   const timeout = o.broadcastTxCommitTimeoutMs ?? DEFAULT_BROADCAST_TX_COMMIT_TIMEOUT_MS;
   if (!Number.isFinite(timeout) || timeout < 0) throw new Error(`broadcastTxCommitTimeoutMs must be a non-negative number, got ${timeout}`);
   const logger = o.logger ?? nopLogger;
@@ -136,6 +175,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
     logger,
     rpcAddress: () => address,
     broadcastTxCommitTimeoutMs: timeout,
+    search,
     cancel: cancel.signal,
     waiting: { count: 0 },
   };
@@ -148,6 +188,24 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
     const path = q < 0 ? raw : raw.slice(0, q);
     // the URI form's parameters are read the way Go's URL.Query does (+ is a space)
     const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+    // DNS rebinding: a page on evil.example rebound to 127.0.0.1 reaches this server with its own name
+    const host = req.headers.host;
+    if (host !== undefined && !allowed.has('*')) {
+      const name = hostOfHeader(host);
+      if (name === undefined || !allowed.has(name)) {
+        req.resume();
+        logger.debug('RPC request refused: Host not allowed', { host });
+        return send(res, { status: 403, body: errorResponse(null, invalidRequest(`host ${JSON.stringify(host)} is not allowed: add it to config.toml [rpc] allowed_hosts`)) }, { close: true });
+      }
+    }
+    if (req.method === 'POST' && req.headers['content-length'] !== '0' && !isJsonContentType(req.headers['content-type'])) {
+      req.resume();
+      return send(
+        res,
+        { status: 415, body: errorResponse(null, invalidRequest(`content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`)) },
+        { close: true },
+      );
+    }
     const body = await readBody(req, limit);
     if (body === TOO_LARGE) {
       logger.debug('RPC request body too large', { path, limit });
@@ -155,16 +213,21 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
     }
     if (path === '/') {
       if (body.length === 0) return endpointList(res, req.headers.host ?? hostPort);
-      return send(res, await handleBody(body.toString('utf8'), ROUTES, env));
+      return send(res, await handleBody(body.toString('utf8'), ROUTES, env, maxBatch));
     }
     const name = path.slice(1);
     const m = ROUTES.get(name);
     if (m === undefined) return send(res, { status: 404, body: errorResponse(URI_ID, new RpcError(METHOD_NOT_FOUND, `no RPC method at path ${path}`)) });
+    // a GET is what an <img> or a link sends: no page may broadcast through a node on localhost
+    if (BROADCAST_METHODS.has(name) && o.broadcastViaGet !== true) {
+      return send(res, { status: 405, body: errorResponse(URI_ID, invalidRequest(`${name} is not served over GET: POST it as JSON-RPC (config.toml [rpc] broadcast_via_get enables it)`)) }, { pretty: true });
+    }
     // the URI form is for people with curl and browsers: indented, as CometBFT writes every answer
     send(res, await handleURI(name, m, query, env), { pretty: true });
   }
 
-  const server = createServer((req, res) => {
+  // a slowly sent request cannot hold its connection past the read timeout
+  const server = createServer({ requestTimeout: READ_TIMEOUT_MS, headersTimeout: READ_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       const msg = e instanceof Error ? e.message : String(e);
       if (res.headersSent || req.destroyed) {
@@ -183,10 +246,16 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
       resolve();
     });
   });
+  const maxConns = o.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS;
+  if (maxConns > 0) server.maxConnections = maxConns;
   server.on('error', (e) => logger.error('RPC server error', { error: e.message }));
   const a = server.address() as AddressInfo;
   const host = a.address.includes(':') ? `[${a.address}]` : a.address;
   hostPort = `${host}:${a.port}`;
+  // the listen host itself (a wildcard address is no name a client sends)
+  if (a.address !== '0.0.0.0' && a.address !== '::') allowed.add(host.toLowerCase());
+  const configured = hostOfHeader(o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host);
+  if (configured !== undefined && configured !== '0.0.0.0' && configured !== '[::]') allowed.add(configured);
   address = `tcp://${hostPort}`;
   const url = `http://${hostPort}`;
   logger.info('RPC server listening', { url });

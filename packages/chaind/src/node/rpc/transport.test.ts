@@ -26,7 +26,8 @@ interface RpcReply {
 }
 
 async function raw(body: string | Uint8Array, path = '/', method = 'POST'): Promise<{ status: number; text: string }> {
-  const r = await fetch(node.url + path, { method, body: method === 'GET' ? undefined : body, signal: AbortSignal.timeout(10_000) });
+  const headers = method === 'POST' ? { 'content-type': 'application/json' } : undefined;
+  const r = await fetch(node.url + path, { method, headers, body: method === 'GET' ? undefined : body, signal: AbortSignal.timeout(10_000) });
   return { status: r.status, text: await r.text() };
 }
 
@@ -223,7 +224,7 @@ describe('bad input gets its documented error, then the server answers normally'
         c.close();
       },
     });
-    const s = await fetch(node.url, { method: 'POST', body: stream, duplex: 'half', signal: AbortSignal.timeout(10_000) } as RequestInit);
+    const s = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half', signal: AbortSignal.timeout(10_000) } as RequestInit);
     assert.equal(s.status, 400);
     await s.text();
     // just under the limit is read (and is then merely bad JSON)

@@ -18,7 +18,19 @@ import {
   validatorJSON,
   validatorUpdateJSON,
 } from '../encode.ts';
-import { latestHeight, method, page, perPage, resolveHeight, type RpcEnv, type RpcMethod } from '../env.ts';
+import {
+  checkSearchRange,
+  latestHeight,
+  method,
+  page,
+  perPage,
+  resolveHeight,
+  SEARCH_HEIGHTS_PER_TURN,
+  searchResultsExceeded,
+  yieldTurn,
+  type RpcEnv,
+  type RpcMethod,
+} from '../env.ts';
 import { internalError } from '../errors.ts';
 import { heightBounds, matchEvents, matchValue, QueryError, searchConditions, type Condition } from '../query.ts';
 
@@ -126,7 +138,7 @@ function consensusParams(env: RpcEnv, requested: bigint | undefined): unknown {
 const BLOCK_HEIGHT = 'block.height';
 
 /** `BlockSearch`: blocks whose height and FinalizeBlock events satisfy the query; newest first by default. */
-function blockSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, perPageArg: bigint | undefined, orderBy: string): unknown {
+async function blockSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, perPageArg: bigint | undefined, orderBy: string): Promise<unknown> {
   let conditions: Condition[];
   try {
     conditions = searchConditions(query, orderBy);
@@ -137,12 +149,15 @@ function blockSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, pe
   const base = env.blockStore.base < 1n ? 1n : env.blockStore.base;
   const [lo, hi] = heightBounds(conditions, BLOCK_HEIGHT, base, latestHeight(env));
   const byEvents = conditions.filter((c) => c.tag !== BLOCK_HEIGHT);
+  checkSearchRange(env, lo, hi, BLOCK_HEIGHT);
   const heights: bigint[] = [];
   for (let h = lo; h <= hi; h++) {
+    if ((h - lo) % BigInt(SEARCH_HEIGHTS_PER_TURN) === 0n && h !== lo) await yieldTurn();
     if (!conditions.every((c) => c.tag !== BLOCK_HEIGHT || matchValue(c, h.toString()))) continue;
     // only a query on events pays for decoding each block's results
     const events = byEvents.length === 0 ? [] : (env.blockStore.results(h)?.events ?? []);
     if (byEvents.every((c) => matchEvents(c, events))) heights.push(h);
+    if (heights.length > env.search.maxResults) searchResultsExceeded(env);
   }
   if (orderBy !== 'asc') heights.reverse();
   const per = perPage(perPageArg);

@@ -9,7 +9,18 @@ import { txHash } from '../../hash.ts';
 import { committedTxIn } from '../../driver.ts';
 import { checkTx, checkTxLater } from '../../tx-service.ts';
 import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
-import { latestHeight, method, page, perPage, type RpcEnv, type RpcMethod } from '../env.ts';
+import {
+  checkSearchRange,
+  latestHeight,
+  method,
+  page,
+  perPage,
+  SEARCH_HEIGHTS_PER_TURN,
+  searchResultsExceeded,
+  yieldTurn,
+  type RpcEnv,
+  type RpcMethod,
+} from '../env.ts';
 import { internalError } from '../errors.ts';
 import { heightBounds, matchEvents, matchValue, QueryError, searchConditions, type Condition } from '../query.ts';
 
@@ -109,7 +120,7 @@ function txByHash(env: RpcEnv, hash: Uint8Array | undefined): JsonObject {
 }
 
 /** The kv indexer's search: a tx.hash condition decides alone; otherwise every condition must hold. */
-function search(env: RpcEnv, conditions: readonly Condition[]): TxRecord[] {
+async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<TxRecord[]> {
   const byHash = conditions.find((c) => c.tag === TX_HASH);
   if (byHash !== undefined) {
     const text = byHash.operand?.kind === 'string' ? byHash.operand.value : byHash.operand?.kind === 'number' ? byHash.operand.text : '';
@@ -118,9 +129,11 @@ function search(env: RpcEnv, conditions: readonly Condition[]): TxRecord[] {
     return r !== undefined ? [r] : [];
   }
   const [lo, hi] = heightBounds(conditions, TX_HEIGHT, env.blockStore.base < 1n ? 1n : env.blockStore.base, latestHeight(env));
+  checkSearchRange(env, lo, hi, TX_HEIGHT);
   const out: TxRecord[] = [];
   // heights without txs cost one index range read; only blocks with txs are decoded
   for (let h = lo; h <= hi; h++) {
+    if ((h - lo) % BigInt(SEARCH_HEIGHTS_PER_TURN) === 0n && h !== lo) await yieldTurn();
     const hashes = env.blockStore.txsByHeight(h);
     if (hashes.length === 0) continue;
     const block = env.blockStore.block(h);
@@ -131,11 +144,12 @@ function search(env: RpcEnv, conditions: readonly Condition[]): TxRecord[] {
       const ok = conditions.every((c) => (c.tag === TX_HEIGHT ? matchValue(c, h.toString()) : matchEvents(c, result.events)));
       if (ok) out.push({ hash, height: h, index, tx: block.data.txs[index], result });
     });
+    if (out.length > env.search.maxResults) searchResultsExceeded(env);
   }
   return out;
 }
 
-function txSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, perPageArg: bigint | undefined, orderBy: string): JsonObject {
+async function txSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, perPageArg: bigint | undefined, orderBy: string): Promise<JsonObject> {
   let conditions: Condition[];
   try {
     conditions = searchConditions(query, orderBy);
@@ -143,7 +157,7 @@ function txSearch(env: RpcEnv, query: string, pageArg: bigint | undefined, perPa
     if (e instanceof QueryError) throw internalError(e.message);
     throw e;
   }
-  const found = search(env, conditions);
+  const found = await search(env, conditions);
   // the scan is in ascending (height, index) order already
   if (orderBy === 'desc') found.reverse();
   const per = perPage(perPageArg);
