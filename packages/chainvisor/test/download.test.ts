@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ function releaseScript(h: Home): Buffer {
 }
 
 /** A loopback file server; every request is counted. */
-async function fileServer(files: Record<string, Buffer>): Promise<{ url: string; server: Server; hits: string[] }> {
+async function fileServer(files: Record<string, Buffer>, pace?: { readonly chunk: number; readonly everyMs: number }): Promise<{ url: string; server: Server; hits: string[] }> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
@@ -31,7 +31,20 @@ async function fileServer(files: Record<string, Buffer>): Promise<{ url: string;
       return;
     }
     res.setHeader('content-length', body.length);
-    res.end(body);
+    if (!pace) {
+      res.end(body);
+      return;
+    }
+    let at = 0;
+    const t = setInterval(() => {
+      res.write(body.subarray(at, at + pace.chunk));
+      at += pace.chunk;
+      if (at >= body.length) {
+        clearInterval(t);
+        res.end();
+      }
+    }, pace.everyMs);
+    res.on('close', () => clearInterval(t));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hits };
@@ -91,6 +104,21 @@ describe('releases downloaded by chainvisor', () => {
     assert.equal(code, EXIT.UPGRADE_FAILED);
     assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR download of upgrade v2 failed: checksum mismatch for ${files.url}/chaind: expected sha256 ${'0'.repeat(64)}, got ${sha(bin)}; current unchanged`);
     assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), false);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+  });
+
+  test('the disk fills up during the download: exit 3, one clear line, nothing half-installed, current untouched', async () => {
+    // 4 MiB against a 1 MiB file-size limit: the write fails with EFBIG mid-download, while more is still on its way
+    const big = Buffer.concat([releaseScript(h), Buffer.from('\n//'), Buffer.alloc(4 << 20, 0x61)]);
+    const files = await fileServer({ '/chaind': big }, { chunk: 256 << 10, everyMs: 25 });
+    closers.push(() => files.server.close());
+    oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(big)}` } }));
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', UNSAFE_SKIP_BACKUP: 'true' }), undefined, { fileSizeKiB: 1024 }).exit;
+    assert.equal(code, EXIT.UPGRADE_FAILED, stderr);
+    const last = stderr.trim().split('\n').at(-1) ?? '';
+    assert.match(last, /^\[chainvisor\] ERR download of upgrade v2 failed: writing .*\/download failed: EFBIG: file too large, write; current unchanged$/);
+    assert.doesNotMatch(stderr, /internal error|Unhandled|at async/);
+    assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), []);
     assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
   });
 

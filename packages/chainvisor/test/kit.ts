@@ -86,8 +86,17 @@ export function killAll(): void {
   running.clear();
 }
 
-export function chainvisor(args: readonly string[], env: Record<string, string>, cwd?: string): Run {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(cwd ? { cwd } : {}) });
+export interface RunLimits {
+  /** `ulimit -f` in KiB: writes past it fail with EFBIG (Node ignores SIGXFSZ), a disk that fills up */
+  readonly fileSizeKiB?: number;
+}
+
+export function chainvisor(args: readonly string[], env: Record<string, string>, cwd?: string, limits: RunLimits = {}): Run {
+  const [cmd, argv] =
+    limits.fileSizeKiB === undefined
+      ? [process.execPath, [BIN, ...args]]
+      : ['bash', ['-c', `ulimit -f ${limits.fileSizeKiB} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+  const child = spawn(cmd, argv, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(cwd ? { cwd } : {}) });
   running.add(child);
   child.on('exit', () => running.delete(child));
   let out = '';

@@ -180,20 +180,31 @@ async function streamTo(url: URL, file: string, o: DownloadOptions, ac: AbortCon
   let hashMs = 0;
   let batch: Uint8Array[] = [];
   let batchBytes = 0;
-  let pending: Promise<unknown> = Promise.resolve();
+  let pending: Promise<void> = Promise.resolve();
+  // a failed write (disk full) is kept here, not left as a rejected promise: the loop may be waiting on the
+  // network when it fails, and an unobserved rejection would kill the process
+  let writeError: FetchError | undefined;
   let ok = false;
   const flush = async (): Promise<void> => {
     await pending;
+    if (writeError) throw writeError;
     const chunks = batch;
     batch = [];
     batchBytes = 0;
-    pending = fh.writev(chunks).catch((err: unknown) => {
-      throw new FetchError('io', `writing ${file} failed: ${causeOf(err)}`);
-    });
+    pending = fh.writev(chunks).then(
+      () => undefined,
+      (err: unknown) => {
+        writeError = new FetchError('io', `writing ${file} failed: ${causeOf(err)}`);
+      },
+    );
   };
   try {
     try {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        if (writeError) {
+          ac.abort();
+          throw writeError;
+        }
         received += chunk.byteLength;
         if (received > o.maxBytes) {
           ac.abort();
@@ -225,10 +236,11 @@ async function streamTo(url: URL, file: string, o: DownloadOptions, ac: AbortCon
     }
     await flush();
     await pending;
+    if (writeError) throw writeError;
     ok = true;
   } finally {
     progress.done(ok);
-    await pending.catch(() => {});
+    await pending;
     await fh.close();
   }
   const h0 = performance.now();
