@@ -36,6 +36,7 @@ const fail = (msg: string): never => {
 const work = mkdtempSync(join(tmpdir(), 'chaind-rehearse-'));
 const children: ChildProcess[] = [];
 let server: Server | undefined;
+let visorLog: string | undefined;
 
 async function freePort(): Promise<number> {
   const s = netServer();
@@ -76,7 +77,8 @@ function cli(bin: string, args: string[]): Promise<string> {
 }
 
 async function rpc<T>(url: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const r = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  if (!(r.headers.get('content-type') ?? '').includes('json')) fail(`${method}: HTTP ${r.status}: ${(await r.text()).slice(0, 200)}`);
   const j = (await r.json()) as { result?: T; error?: { message: string; data?: string } };
   if (j.result === undefined) fail(`${method}: ${j.error?.message ?? 'no result'} ${j.error?.data ?? ''}`);
   return j.result as T;
@@ -84,14 +86,15 @@ async function rpc<T>(url: string, method: string, params: Record<string, unknow
 
 async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const end = performance.now() + ms;
+  let last = '';
   for (;;) {
     try {
       const v = await probe();
       if (v !== undefined) return v;
-    } catch {
-      // not yet
+    } catch (e) {
+      last = (e as Error).message; // not yet
     }
-    if (performance.now() > end) return fail(`timed out after ${ms / 1000} s waiting for ${what}`);
+    if (performance.now() > end) return fail(`timed out after ${ms / 1000} s waiting for ${what}${last ? ` (last: ${last})` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -148,9 +151,10 @@ async function main(): Promise<void> {
 
   // 3. the chain under chainvisor
   say('starting: chainvisor run dev --home … (downloads allowed, DAEMON_PREPARE_UPGRADE=true)');
-  const visor = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // its own process group: on failure the node chainvisor started goes too (it holds our pipes open)
+  const visor = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(visor);
-  let visorLog = '';
+  visorLog = '';
   const visorLines: string[] = [];
   const onData = (d: Buffer): void => {
     visorLog += d.toString();
@@ -225,9 +229,17 @@ try {
   await main();
 } catch (e) {
   console.error(`rehearsal: FAILED: ${e instanceof RehearsalError ? e.message : (e as Error).stack}`);
+  if (visorLog) console.error(`the last lines chainvisor and the node printed:\n${visorLog.split('\n').slice(-40).join('\n')}`);
   process.exitCode = 1;
 } finally {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) {
+    if (c.pid === undefined) continue;
+    try {
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
   server?.close();
   if (!opts.keep) rmSync(work, { recursive: true, force: true });
   else console.log(`kept ${work}`);

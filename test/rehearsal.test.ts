@@ -8,12 +8,28 @@ import { fileURLToPath } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('../scripts/rehearse.ts', import.meta.url));
 
-test('npm run rehearse: v1 → v2 under chainvisor, end to end', { timeout: 600_000 }, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+test('npm run rehearse: v1 → v2 under chainvisor, end to end', { timeout: 330_000 }, async () => {
+  // a process group, killed whole at the end: a hung rehearsal must not leave a node holding the runner open
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((res) => child.once('close', res));
+  const killGroup = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
+  const timer = setTimeout(killGroup, 300_000);
+  let code: number | null;
+  try {
+    code = await new Promise<number | null>((res) => child.once('exit', res));
+  } finally {
+    clearTimeout(timer);
+    killGroup();
+  }
+  await new Promise((res) => setTimeout(res, 100));
   assert.equal(code, 0, out.slice(-6000));
   assert.match(out, /rehearsal: OK\s*$/);
   const h = /proposing upgrade v2 at height (\d+)/.exec(out)?.[1];
