@@ -36,7 +36,7 @@ const fail = (msg: string): never => {
 const work = mkdtempSync(join(tmpdir(), 'chaind-rehearse-'));
 const children: ChildProcess[] = [];
 let server: Server | undefined;
-let visorLog: string | undefined;
+let visorLog = '';
 
 async function freePort(): Promise<number> {
   const s = netServer();
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   // its own process group: on failure the node chainvisor started goes too (it holds our pipes open)
   const visor = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(visor);
-  visorLog = '';
+
   const visorLines: string[] = [];
   const onData = (d: Buffer): void => {
     visorLog += d.toString();
