@@ -16,6 +16,7 @@ import {
   publicKeyFromPrivate,
   rawAddressFromPublicKey,
   secp256k1Implementation,
+  signBytesDigest,
   signDirect,
   VerifiedSignatures,
   verifySignature,
@@ -58,6 +59,8 @@ interface Signed {
   readonly tx: Uint8Array;
   readonly pubkey: Uint8Array;
   readonly signDoc: Uint8Array;
+  /** What the pool is given: the sign bytes' digest. */
+  readonly digest: Uint8Array;
   readonly signature: Uint8Array;
 }
 
@@ -81,7 +84,7 @@ function signAll(memo: string): Signed[] {
     );
     const signDoc = signDocBytes(parts, CHAIN_ID, acc.accountNumber);
     const signature = signDirect(k.privateKey, signDoc);
-    return { tx: encodeTxRaw({ ...parts, signatures: [signature] }), pubkey: k.pubkey, signDoc, signature };
+    return { tx: encodeTxRaw({ ...parts, signatures: [signature] }), pubkey: k.pubkey, signDoc, digest: signBytesDigest(signDoc), signature };
   });
 }
 // A round's txs are signed just before it and dropped after it: the bench holds at most one round's
@@ -147,7 +150,7 @@ function rawVerifyAll(txs: readonly Signed[]): number {
 
 /** The worker pool alone on fresh triples: how fast one worker thread verifies, with or without the calling thread's help. */
 async function poolAll(txs: readonly Signed[], helpInline: boolean): Promise<number> {
-  const pool = new SignatureVerifyPool({ cache: new VerifiedSignatures(txs.length), threads: 1, helpInline });
+  const pool = new SignatureVerifyPool({ cache: new VerifiedSignatures({ capacity: txs.length }), threads: 1, helpInline });
   try {
     await pool.verify(txs.slice(0, 8)); // threads started
     const t0 = performance.now();

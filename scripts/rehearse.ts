@@ -154,7 +154,6 @@ async function main(): Promise<void> {
   // its own process group: on failure the node chainvisor started goes too (it holds our pipes open)
   const visor = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(visor);
-
   const visorLines: string[] = [];
   const onData = (d: Buffer): void => {
     visorLog += d.toString();

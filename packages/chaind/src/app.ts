@@ -45,6 +45,8 @@ export interface ChainApp {
    * for (no thread, not a tx, or every signature already known). Never fails and never decides admission.
    */
   preverify(tx: Uint8Array): Promise<unknown> | undefined;
+  /** CheckTx refused this pre-verified tx (the same bytes object): what pre-verification cached for it goes. */
+  refused(tx: Uint8Array): void;
   readonly upgrade: UpgradeKeeper;
   readonly accounts: AccountKeeper;
   readonly bank: BankKeeper;
@@ -123,7 +125,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     threads: o.verifyThreads,
     logger,
     // runs only after `app` exists (at a tx's pre-verification)
-    signaturesOf: (parts) => app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, parts)),
+    signaturesOf: (tx) => app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, modules.msgRouter, tx)),
   });
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
@@ -164,6 +166,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     validators: validators.keeper,
     gov: gov.keeper,
     preverify: (tx) => preverifier.preverify(tx),
+    refused: (tx) => preverifier.refused(tx),
     close: async () => {
       await preverifier.close();
       app.releaseQuerySnapshot();

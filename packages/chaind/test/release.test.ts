@@ -126,7 +126,7 @@ describe('npm run release', { timeout: 600_000 }, () => {
   });
 
   test("the signature worker runs from its own bundle beside the node's, on the release's secp256k1", async () => {
-    // a batch of two triples (key length, key, signature, sign bytes length, sign bytes): a signature over its own sign bytes, then over others
+    // a batch of two triples (key length, key, signature, sign bytes' sha256): a signature over its own sign bytes, then over others
     const code = `
       import { createHash } from 'node:crypto';
       import { createRequire } from 'node:module';
@@ -141,7 +141,7 @@ describe('npm run release', { timeout: 600_000 }, () => {
       const doc = Buffer.from('sign doc');
       const sig = secp.ecdsaSign(createHash('sha256').update(doc).digest(), key).signature;
       const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
-      const triple = (d) => Buffer.concat([Buffer.from([pub.length]), pub, sig, u32(d.length), d]);
+      const triple = (d) => Buffer.concat([Buffer.from([pub.length]), pub, sig, createHash('sha256').update(d).digest()]);
       const batch = Buffer.concat([u32(2), triple(doc), triple(Buffer.from('other'))]);
       // execArgv: not this script's --input-type, which a worker's file entry refuses
       const w = new Worker(new URL('verify-worker.mjs', bin), { workerData: { secp256k1 }, execArgv: [] });

@@ -100,7 +100,7 @@ describe('defaults', () => {
         maxSearchResults: 8,
       },
       consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
-      mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024 },
+      mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024, cacheSize: 0, maxPendingTxs: 11, maxPendingBytes: 4096, preverifyAhead: 3, preverifyAheadBytes: 100 },
       p2p: { laddr: { host: '0.0.0.0', port: 0 } },
     };
     const app: AppConfig = {
@@ -193,11 +193,22 @@ describe('problems', () => {
       'mempool.size': 'int',
       'mempool.max_txs_bytes': 'int',
       'mempool.max_tx_bytes': 'int',
+      'mempool.cache_size': 'int',
       'p2p.laddr': 'string',
       'p2p.persistent_peers': 'string',
     };
     // chaind's own keys, which CometBFT ignores (viper's Unmarshal drops keys it has no field for)
-    const chaindOnly = ['consensus.block_interval', 'rpc.allowed_hosts', 'rpc.broadcast_via_get', 'rpc.max_search_heights', 'rpc.max_search_results'];
+    const chaindOnly = [
+      'consensus.block_interval',
+      'rpc.allowed_hosts',
+      'rpc.broadcast_via_get',
+      'rpc.max_search_heights',
+      'rpc.max_search_results',
+      'mempool.max_pending_txs',
+      'mempool.max_pending_bytes',
+      'mempool.preverify_ahead',
+      'mempool.preverify_ahead_bytes',
+    ];
     const seen: string[] = [];
     for (const [k, v] of Object.entries(written)) {
       const entries = typeof v === 'object' && v !== null ? Object.entries(v).map(([sub, x]) => [`${k}.${sub}`, x] as const) : [[k, v] as const];

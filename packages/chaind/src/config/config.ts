@@ -65,6 +65,14 @@ export interface NodeConfig {
     readonly maxTxsBytes: number;
     /** Largest transaction accepted. */
     readonly maxTxBytes: number;
+    /** CheckTx refusals remembered until the next block (CometBFT's cache_size); 0: none. */
+    readonly cacheSize: number;
+    /** Solo mode: transactions waiting for their CheckTx at most, and their bytes (chaind's own keys). */
+    readonly maxPendingTxs: number;
+    readonly maxPendingBytes: number;
+    /** Solo mode: transactions whose signatures are verified ahead of their CheckTx, and their bytes. */
+    readonly preverifyAhead: number;
+    readonly preverifyAheadBytes: number;
   };
   /** Kept so a CometBFT config.toml reads the same; the solo driver has no peers. */
   readonly p2p: { readonly laddr: ListenAddress };
@@ -148,7 +156,16 @@ export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
     },
     consensus: { timeoutCommitMs: 1000, blockIntervalMs: 1000 },
     // CometBFT's mempool defaults
-    mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
+    mempool: {
+      size: 5000,
+      maxTxsBytes: 1_073_741_824,
+      maxTxBytes: 1_048_576,
+      cacheSize: 10_000,
+      maxPendingTxs: 20_000,
+      maxPendingBytes: 67_108_864,
+      preverifyAhead: 1024,
+      preverifyAheadBytes: 8_388_608,
+    },
     p2p: { laddr: { host: '127.0.0.1', port: 26656 } },
   };
 }
@@ -353,7 +370,16 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
       timeoutCommitMs: r.duration('consensus.timeout_commit', d.consensus.timeoutCommitMs, false),
       blockIntervalMs: r.duration('consensus.block_interval', d.consensus.blockIntervalMs, true),
     },
-    mempool: { size: Number(size), maxTxsBytes: Number(maxTxsBytes), maxTxBytes: Number(maxTxBytes) },
+    mempool: {
+      size: Number(size),
+      maxTxsBytes: Number(maxTxsBytes),
+      maxTxBytes: Number(maxTxBytes),
+      cacheSize: Number(r.int('mempool.cache_size', BigInt(d.mempool.cacheSize), 0n, 10_000_000n)),
+      maxPendingTxs: Number(r.int('mempool.max_pending_txs', BigInt(d.mempool.maxPendingTxs), 1n, 10_000_000n)),
+      maxPendingBytes: Number(r.int('mempool.max_pending_bytes', BigInt(d.mempool.maxPendingBytes), maxTxBytes, BigInt(Number.MAX_SAFE_INTEGER))),
+      preverifyAhead: Number(r.int('mempool.preverify_ahead', BigInt(d.mempool.preverifyAhead), 1n, 1_000_000n)),
+      preverifyAheadBytes: Number(r.int('mempool.preverify_ahead_bytes', BigInt(d.mempool.preverifyAheadBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+    },
     p2p: { laddr: r.address('p2p.laddr', d.p2p.laddr, 'tcp://127.0.0.1:26656') },
   };
   return { config, warnings: r.unknownKeys(COMETBFT_KEY_PATHS) };

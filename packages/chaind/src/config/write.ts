@@ -66,6 +66,16 @@ size = ${c.mempool.size}
 max_txs_bytes = ${c.mempool.maxTxsBytes}
 # Largest transaction accepted, in bytes (at most max_txs_bytes).
 max_tx_bytes = ${c.mempool.maxTxBytes}
+# Transactions CheckTx refused, remembered until the next block so a resend costs nothing (0: none).
+# Not remembered: a wrong sequence or a missing public key, which an earlier tx of the account can cure.
+cache_size = ${c.mempool.cacheSize}
+# Solo mode (chaind's own keys; CometBFT ignores them): transactions that arrived and wait for their
+# CheckTx, at most this many and bytes; more are refused as "mempool is full" until the queue drains.
+max_pending_txs = ${c.mempool.maxPendingTxs}
+max_pending_bytes = ${c.mempool.maxPendingBytes}
+# Of those, the ones whose signatures are verified ahead on worker threads, and their bytes.
+preverify_ahead = ${c.mempool.preverifyAhead}
+preverify_ahead_bytes = ${c.mempool.preverifyAheadBytes}
 
 [p2p]
 # CometBFT's peer-to-peer listen address; a solo node has no peers and does not listen here.

@@ -149,7 +149,15 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
         maxTxs: config.node.mempool.size,
         maxTxsBytes: config.node.mempool.maxTxsBytes,
         maxTxBytes: config.node.mempool.maxTxBytes,
+        cacheSize: config.node.mempool.cacheSize,
         preverify: (tx) => chain.preverify(tx),
+        refused: (tx) => chain.refused(tx),
+        arrivals: {
+          maxPendingTxs: config.node.mempool.maxPendingTxs,
+          maxPendingBytes: config.node.mempool.maxPendingBytes,
+          preverifyAhead: config.node.mempool.preverifyAhead,
+          preverifyAheadBytes: config.node.mempool.preverifyAheadBytes,
+        },
       });
       const soloDriver = await SoloDriver.start({
         app: chain.app,

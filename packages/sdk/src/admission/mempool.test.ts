@@ -79,7 +79,7 @@ describe('admission', () => {
       started.push(txs.indexOf(b));
       return new Promise((resolve) => finish.push(resolve));
     };
-    const { pool } = setup({ preverify, preverifyAhead: 2 });
+    const { pool } = setup({ preverify, arrivals: { preverifyAhead: 2 } });
     const results = txs.map((b) => pool.inArrivalOrder(b, () => pool.add(b)));
     const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
     assert.deepEqual(started, [0, 1]);
@@ -97,7 +97,7 @@ describe('admission', () => {
     finish[4]();
     for (const r of await Promise.all(results)) ok(r);
     assert.deepEqual(pool.reap(-1), txs);
-    assert.throws(() => new Mempool({ app: setup().t.app, preverifyAhead: 0 }), /preverifyAhead must be a positive integer, got 0/);
+    assert.throws(() => new Mempool({ app: setup().t.app, arrivals: { preverifyAhead: 0 } }), /preverifyAhead must be a positive integer, got 0/);
   });
 
   test('a tx with nothing to wait for (pre-verification gives undefined) is admitted in its turn, at once', async () => {
@@ -315,3 +315,128 @@ describe('update after a block', () => {
     await t.close();
   });
 });
+
+describe('bounds against floods', () => {
+  /** The real app, with its CheckTx calls counted. */
+  function counted(t: TestApp): { app: MempoolOptions['app']; calls: () => number } {
+    let n = 0;
+    const app: MempoolOptions['app'] = {
+      checkTx: (req) => (n++, t.app.checkTx(req)),
+      decodeTx: (b) => t.app.decodeTx(b),
+      modules: t.app.modules,
+    };
+    return { app, calls: () => n };
+  }
+
+  test('a tx CheckTx refused is answered again from memory, without CheckTx, until the next block', async () => {
+    const t = testApp({ funded: users.map((u) => u.address) });
+    const { app, calls } = counted(t);
+    const refusedTxs: Uint8Array[] = [];
+    const pool = new Mempool({ app, refused: (b) => refusedTxs.push(b) });
+    // signed for the wrong account number: the signature fails, whatever else the account does in this block
+    const bad = encodeTx({ msgs: [sendMsg(alice.address, bob.address, '1')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } }, [{ privateKey: alice.privateKey, accountNumber: 9n, sequence: 0n }], CHAIN_ID);
+    const first = await pool.submit(bad);
+    assert.equal(first.code, 4);
+    assert.deepEqual([calls(), refusedTxs.length, pool.rememberedRefusals()], [1, 1, 1]);
+    for (let i = 0; i < 100; i++) assert.deepEqual(await pool.submit(Uint8Array.from(bad)), first);
+    assert.deepEqual(pool.add(Uint8Array.from(bad)), first);
+    assert.equal(calls(), 1, 'the resends ran no CheckTx');
+    // a new block: a new state, checked afresh
+    pool.update(height(t), []);
+    assert.equal(pool.rememberedRefusals(), 0);
+    assert.equal((await pool.submit(bad)).code, 4);
+    assert.equal(calls(), 2);
+    await t.close();
+  });
+
+  test('a wrong sequence is not remembered: the tx ahead of it can make it pass in the same block', async () => {
+    const t = testApp({ funded: users.map((u) => u.address) });
+    const { app, calls } = counted(t);
+    const pool = new Mempool({ app });
+    const [a0, a1] = [tx(alice, 0n), tx(alice, 1n)];
+    assert.equal((await pool.submit(a1)).code, 32);
+    assert.equal(pool.rememberedRefusals(), 0);
+    ok(await pool.submit(a0));
+    ok(await pool.submit(a1));
+    assert.equal(calls(), 3);
+    await t.close();
+  });
+
+  test('the memory is bounded (cache_size), the oldest forgotten first; 0 turns it off', async () => {
+    const t = testApp({ funded: users.map((u) => u.address) });
+    const garbage = (i: number): Uint8Array => Uint8Array.from([0xff, i, 0xff]);
+    const pool = new Mempool({ app: t.app, cacheSize: 3 });
+    for (let i = 0; i < 5; i++) assert.equal((await pool.submit(garbage(i))).code, 2);
+    assert.equal(pool.rememberedRefusals(), 3);
+    const off = new Mempool({ app: t.app, cacheSize: 0 });
+    assert.equal((await off.submit(garbage(0))).code, 2);
+    assert.equal(off.rememberedRefusals(), 0);
+    await t.close();
+  });
+
+  test('txs waiting for CheckTx are bounded in count and bytes: past the bound, "mempool is full" at once; then it drains', async () => {
+    const finish: (() => void)[] = [];
+    let hold = true;
+    const preverify = (): Promise<void> | undefined => (hold ? new Promise((resolve) => finish.push(resolve)) : undefined);
+    const txs = [0n, 1n, 2n, 3n].map((seq) => tx(alice, seq));
+    const { t, pool } = setup({ preverify, arrivals: { maxPendingTxs: 2 } });
+    const waiting = [pool.submit(txs[0]), pool.submit(txs[1])];
+    const bytes = txs[0].length + txs[1].length;
+    await assert.rejects(pool.submit(txs[2]), (e: unknown) => {
+      assert.ok(e instanceof MempoolRefusal);
+      assert.equal(e.error.code, 20);
+      assert.equal(e.message, `mempool is full: 2 txs of ${bytes} bytes waiting for CheckTx (max: 2 txs, ${64 * 1024 * 1024} bytes)`);
+      return true;
+    });
+    assert.deepEqual(pool.pending(), { txs: 2, bytes });
+    for (const f of finish) f();
+    for (const r of await Promise.all(waiting)) ok(r);
+    assert.deepEqual(pool.pending(), { txs: 0, bytes: 0 });
+    hold = false;
+    ok(await pool.submit(txs[2]));
+    await t.close();
+
+    hold = true;
+    const byBytes = setup({ preverify, arrivals: { maxPendingBytes: txs[0].length * 2 + 10 } });
+    finish.length = 0;
+    const held = [byBytes.pool.submit(txs[0]), byBytes.pool.submit(txs[1])];
+    await assert.rejects(byBytes.pool.submit(txs[2]), /^MempoolRefusal: mempool is full: 2 txs of \d+ bytes waiting for CheckTx/);
+    for (const f of finish) f();
+    for (const r of await Promise.all(held)) ok(r);
+    await byBytes.t.close();
+  });
+
+  test('pre-verification ahead is bounded in bytes as well as txs (one tx always goes)', async () => {
+    const txs = [0n, 1n, 2n, 3n].map((seq) => tx(alice, seq));
+    const started: number[] = [];
+    const finish: (() => void)[] = [];
+    const preverify = (b: Uint8Array): Promise<void> => {
+      started.push(txs.indexOf(b));
+      return new Promise((resolve) => finish.push(resolve));
+    };
+    const { t, pool } = setup({ preverify, arrivals: { preverifyAheadBytes: txs[1].length * 2 } });
+    const results = txs.map((b) => pool.submit(b));
+    assert.deepEqual(started, [0, 1]);
+    finish[0]();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(started, [0, 1, 2]);
+    for (let i = 1; i < 4; i++) {
+      finish[i]?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    for (const r of await Promise.all(results)) ok(r);
+    assert.deepEqual(started, [0, 1, 2, 3]);
+    await t.close();
+
+    const tiny = setup({ preverify, arrivals: { preverifyAheadBytes: 1 } });
+    started.length = 0;
+    finish.length = 0;
+    const one = tiny.pool.submit(txs[0]);
+    assert.deepEqual(started, [0], 'a tx larger than the bound still goes alone');
+    finish[0]();
+    ok(await one);
+    await tiny.t.close();
+  });
+});
+
+const height = (t: TestApp): bigint => t.app.lastBlockHeight;

@@ -4,7 +4,8 @@ import { Buffer } from 'node:buffer';
 import { CheckTxType, type RequestCheckTx, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import type { MsgRouter } from '../app/router.ts';
 import type { DecodedTx } from '../tx/decode.ts';
-import { ArrivalOrder, type Preverify } from './arrival.ts';
+import { ArrivalOrder, type ArrivalLimits, type Preverify } from './arrival.ts';
+import { errors, ROOT_CODESPACE } from '../app/errors.ts';
 import { txHash, txOrderKey } from './order.ts';
 import { mempoolIsFull, txInCache, txTooLarge, type MempoolRefusal } from './refusals.ts';
 
@@ -29,13 +30,27 @@ export interface MempoolOptions {
    * them verified; undefined when there is nothing to wait for. Its outcome never decides admission, CheckTx does.
    */
   readonly preverify?: Preverify;
-  /** Txs waiting for CheckTx whose pre-verification may run at once (default 1024, about 60 ms of one worker's verifying). */
-  readonly preverifyAhead?: number;
+  /** CheckTx refused a tx `preverify` was given (the same bytes object): what it cached for the tx goes. */
+  readonly refused?: (tx: Uint8Array) => void;
+  /**
+   * Bounds of the txs waiting for CheckTx, and of those pre-verified ahead (default 1024 txs, about 60 ms
+   * of one worker's verifying, and 8 MiB).
+   */
+  readonly arrivals?: ArrivalLimits;
+  /** CheckTx refusals remembered until the next block, so a resend costs a hash (default 10,000; 0: none; mempool.cache_size). */
+  readonly cacheSize?: number;
 }
 
 export const DEFAULT_MAX_TXS = 5000;
 export const DEFAULT_MAX_TXS_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_TX_BYTES = 1024 * 1024;
+export const DEFAULT_CACHE_SIZE = 10_000;
+
+/**
+ * CheckTx refusals that txs admitted before the next block can undo, so never remembered: a sequence
+ * ahead of the account's, and a key the account gets from its first tx.
+ */
+const CURABLE_IN_BLOCK = new Set([errors.wrongSequence.code, errors.invalidPubKey.code]);
 
 export interface MempoolUpdate {
   /** Txs of the block that were in the pool. */
@@ -78,6 +93,10 @@ export class Mempool {
   private readonly app: MempoolApp;
   private readonly arrivalOrder: ArrivalOrder;
   private readonly byHash = new Map<string, Entry>();
+  /** CheckTx refusals since the last block, by hash key, oldest first; at most `cacheSize`. */
+  private readonly rejected = new Map<string, ResponseCheckTx>();
+  readonly cacheSize: number;
+  private readonly onRefused: ((tx: Uint8Array) => void) | undefined;
   /** Sender → its entries sorted by (sequence, arrival). */
   private readonly bySender = new Map<string, Entry[]>();
   private totalBytes = 0;
@@ -86,7 +105,10 @@ export class Mempool {
 
   constructor(o: MempoolOptions) {
     this.app = o.app;
-    this.arrivalOrder = new ArrivalOrder(o.preverify, o.preverifyAhead);
+    this.arrivalOrder = new ArrivalOrder(o.preverify, o.arrivals);
+    this.onRefused = o.refused;
+    this.cacheSize = o.cacheSize ?? DEFAULT_CACHE_SIZE;
+    if (!Number.isSafeInteger(this.cacheSize) || this.cacheSize < 0) throw new RangeError(`cacheSize must be a non-negative integer, got ${this.cacheSize}`);
     this.maxTxs = o.maxTxs ?? DEFAULT_MAX_TXS;
     this.maxTxsBytes = o.maxTxsBytes ?? DEFAULT_MAX_TXS_BYTES;
     this.maxTxBytes = o.maxTxBytes ?? DEFAULT_MAX_TX_BYTES;
@@ -114,8 +136,11 @@ export class Mempool {
   }
 
   private submitHashed(tx: Uint8Array, hash: Uint8Array): Promise<ResponseCheckTx> {
+    const key = hashKey(hash);
+    const known = this.rejected.get(key);
+    if (known !== undefined) return Promise.resolve(known);
     // refused at once when it already must be; checked again in its turn, when txs ahead may have filled the pool
-    const refused = this.refusal(tx.length, hashKey(hash), false);
+    const refused = this.refusal(tx.length, key, false);
     // not an async function: it would wrap the admission's promise in one more, and a burst holds thousands
     if (refused !== undefined) return Promise.reject(refused);
     return this.arrivalOrder.run(tx, addInTurn, { pool: this, tx, hash });
@@ -159,15 +184,41 @@ export class Mempool {
   add(txBytes: Uint8Array, txHashBytes?: Uint8Array): ResponseCheckTx {
     const hashBytes = txHashBytes ?? txHash(txBytes);
     const hash = hashKey(hashBytes);
+    const known = this.rejected.get(hash);
+    if (known !== undefined) return known;
     const refused = this.refusal(txBytes.length, hash, false);
-    if (refused !== undefined) throw refused;
+    if (refused !== undefined) {
+      this.onRefused?.(txBytes);
+      throw refused;
+    }
     const res = this.app.checkTx({ tx: txBytes, type: CheckTxType.NEW });
-    if (res.code !== 0) return res;
+    if (res.code !== 0) {
+      this.onRefused?.(txBytes);
+      this.remember(hash, res);
+      return res;
+    }
     // CheckTx passed, so the app read the signers; a tx whose sender we still cannot read is kept, ordered alone
     const key = txOrderKey(() => this.app.decodeTx(txBytes), this.app.modules.msgRouter) ?? { sender: `tx:${hex(hashBytes)}`, sequence: 0n };
     const tx = Uint8Array.prototype.slice.call(txBytes);
     this.insert({ tx, hash, sender: key.sender, sequence: key.sequence, arrival: this.arrivals++, gasWanted: res.gasWanted });
     return res;
+  }
+
+  /** Remembers a CheckTx refusal until the next block, unless a tx admitted before then could undo it. */
+  private remember(key: string, res: ResponseCheckTx): void {
+    if (this.cacheSize === 0 || (res.codespace === ROOT_CODESPACE && CURABLE_IN_BLOCK.has(res.code))) return;
+    this.rejected.set(key, res);
+    if (this.rejected.size > this.cacheSize) this.rejected.delete(this.rejected.keys().next().value as string);
+  }
+
+  /** CheckTx refusals remembered now (until the next block). */
+  rememberedRefusals(): number {
+    return this.rejected.size;
+  }
+
+  /** Txs that arrived and wait for their CheckTx, and their bytes. */
+  pending(): { readonly txs: number; readonly bytes: number } {
+    return this.arrivalOrder.pending;
   }
 
   /**
@@ -243,6 +294,8 @@ export class Mempool {
    */
   update(height: bigint, committedTxs: readonly Uint8Array[]): MempoolUpdate {
     this.height = height;
+    // a new state: what was refused may pass now
+    this.rejected.clear();
     let committed = 0;
     for (const tx of committedTxs) {
       const e = this.byHash.get(hashKey(txHash(tx)));

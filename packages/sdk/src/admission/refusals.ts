@@ -20,6 +20,14 @@ export function mempoolIsFull(txs: number, maxTxs: number, bytes: number, maxTxs
   return new MempoolRefusal(errors.mempoolIsFull, `mempool is full: number of txs ${txs} (max: ${maxTxs}), total txs bytes ${bytes} (max: ${maxTxsBytes})`);
 }
 
+/**
+ * `ErrMempoolIsFull` for the txs that arrived and wait for their CheckTx (chaind's own queue, in front of
+ * CometBFT's pool in solo mode): the same code, so clients treat it as a full mempool and retry later.
+ */
+export function pendingIsFull(txs: number, maxTxs: number, bytes: number, maxBytes: number): MempoolRefusal {
+  return new MempoolRefusal(errors.mempoolIsFull, `mempool is full: ${txs} txs of ${bytes} bytes waiting for CheckTx (max: ${maxTxs} txs, ${maxBytes} bytes)`);
+}
+
 /** `ErrTxTooLarge`. */
 export function txTooLarge(maxTxBytes: number, size: number): MempoolRefusal {
   return new MempoolRefusal(errors.txTooLarge, `tx too large. Max size is ${maxTxBytes}, but got ${size}`);

@@ -1,9 +1,8 @@
 // What the signature pool and its worker threads exchange. A batch is one transferred buffer: per
-// triple, key length (u8), key, signature (64 bytes), sign bytes length (u32 LE), sign bytes. The
-// answer: one byte per triple, 1 = verified.
+// triple, key length (u8), key, signature (64 bytes), the sign bytes' digest (32 bytes). The answer:
+// one byte per triple, 1 = verified.
 import { Buffer } from 'node:buffer';
-import { hash } from 'node:crypto';
-import { SIGNATURE_LENGTH } from '../crypto/secp256k1.ts';
+import { DIGEST_LENGTH, SIGNATURE_LENGTH } from '../crypto/secp256k1.ts';
 import type { SignatureTriple } from '../crypto/verified-signatures.ts';
 
 /** What a worker is given at its start. */
@@ -20,7 +19,7 @@ export interface EcdsaVerifier {
 /** The triples of `batch`, packed into one buffer to transfer. */
 export function packBatch(batch: readonly { readonly triple: SignatureTriple }[]): ArrayBuffer {
   let size = 4;
-  for (const { triple } of batch) size += 1 + triple.pubkey.length + SIGNATURE_LENGTH + 4 + triple.signDoc.length;
+  for (const { triple } of batch) size += 1 + triple.pubkey.length + SIGNATURE_LENGTH + DIGEST_LENGTH;
   const ab = new ArrayBuffer(size);
   const b = Buffer.from(ab);
   b.writeUInt32LE(batch.length, 0);
@@ -31,14 +30,13 @@ export function packBatch(batch: readonly { readonly triple: SignatureTriple }[]
     o += 1 + triple.pubkey.length;
     b.set(triple.signature, o);
     o += SIGNATURE_LENGTH;
-    b.writeUInt32LE(triple.signDoc.length, o);
-    b.set(triple.signDoc, o + 4);
-    o += 4 + triple.signDoc.length;
+    b.set(triple.digest, o);
+    o += DIGEST_LENGTH;
   }
   return ab;
 }
 
-/** A worker's answer to a packed batch: each signature verified over sha256 of its sign bytes; one that throws is not verified. */
+/** A worker's answer to a packed batch: each signature verified over its digest; one that throws is not verified. */
 export function answerBatch(ab: ArrayBuffer, secp: EcdsaVerifier): Uint8Array<ArrayBuffer> {
   const b = Buffer.from(ab);
   const n = b.readUInt32LE(0);
@@ -50,11 +48,10 @@ export function answerBatch(ab: ArrayBuffer, secp: EcdsaVerifier): Uint8Array<Ar
     o += 1 + kl;
     const sig = b.subarray(o, o + SIGNATURE_LENGTH);
     o += SIGNATURE_LENGTH;
-    const dl = b.readUInt32LE(o);
-    const doc = b.subarray(o + 4, o + 4 + dl);
-    o += 4 + dl;
+    const digest = b.subarray(o, o + DIGEST_LENGTH);
+    o += DIGEST_LENGTH;
     try {
-      out[i] = secp.ecdsaVerify(sig, hash('sha256', doc, 'buffer'), key) ? 1 : 0;
+      out[i] = secp.ecdsaVerify(sig, digest, key) ? 1 : 0;
     } catch {
       out[i] = 0;
     }

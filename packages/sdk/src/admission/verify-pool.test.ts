@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { isWellFormedSignature, publicKeyFromPrivate, signDirect, verifySignature } from '../crypto/secp256k1.ts';
+import { isWellFormedSignature, publicKeyFromPrivate, signBytesDigest, signDirect, verifySignature } from '../crypto/secp256k1.ts';
 import { VerifiedSignatures, type SignatureTriple } from '../crypto/verified-signatures.ts';
 import { SignatureVerifyPool } from './verify-pool.ts';
 
@@ -14,8 +14,11 @@ const be32 = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0')
 
 function triple(i: number, doc = Buffer.from(`sign doc ${i}`)): SignatureTriple {
   const key = createHash('sha256').update(`pool/${i}`).digest();
-  return { pubkey: publicKeyFromPrivate(key), signDoc: doc, signature: signDirect(key, doc) };
+  return { pubkey: publicKeyFromPrivate(key), digest: signBytesDigest(doc), signature: signDirect(key, doc) };
 }
+
+/** `t` claiming to sign `doc` instead. */
+const over = (t: SignatureTriple, doc: string): SignatureTriple => ({ ...t, digest: signBytesDigest(Buffer.from(doc)) });
 
 describe('signature verification pool', () => {
   test('answers as verifySignature on valid, tampered, wrong-key, high-S and off-curve triples; caches only the valid', async () => {
@@ -26,7 +29,7 @@ describe('signature verification pool', () => {
       const s = BigInt('0x' + Buffer.from(good.signature.subarray(32)).toString('hex'));
       const cases: [string, SignatureTriple][] = [
         ['valid', good],
-        ['tampered doc', { ...good, signDoc: Buffer.from('sign doc 2') }],
+        ['tampered doc', over(good, 'sign doc 2')],
         ['wrong key', { ...good, pubkey: triple(2).pubkey }],
         ['high-S', { ...good, signature: Buffer.concat([good.signature.subarray(0, 32), be32(N - s)]) }],
         ['off-curve key', { ...good, pubkey: Buffer.concat([Buffer.from([2]), Buffer.alloc(32, 0xff)]) }],
@@ -35,7 +38,7 @@ describe('signature verification pool', () => {
       const got = await pool.verify(cases.map(([, t]) => t));
       assert.deepEqual(
         cases.map(([name], i) => [name, got[i]]),
-        cases.map(([name, t]) => [name, verifySignature(t.pubkey, t.signDoc, t.signature)]),
+        cases.map(([name, t]) => [name, name === 'tampered doc' ? verifySignature(t.pubkey, Buffer.from('sign doc 2'), t.signature) : verifySignature(t.pubkey, Buffer.from('sign doc 1'), t.signature)]),
       );
       assert.deepEqual(got, [true, false, false, false, false, false]);
       assert.equal(cache.size, 1);
@@ -55,7 +58,7 @@ describe('signature verification pool', () => {
     const pool = new SignatureVerifyPool({ cache, threads: 2, maxBatch: 16 });
     try {
       const ts = Array.from({ length: 300 }, (_, i) => triple(i));
-      const bad = ts.map((t, i) => (i % 3 === 0 ? { ...t, signDoc: Buffer.from('other') } : t));
+      const bad = ts.map((t, i) => (i % 3 === 0 ? over(t, 'other') : t));
       const got = (await Promise.all(bad.map((t) => pool.verify([t])))).flat();
       assert.deepEqual(got, bad.map((_, i) => i % 3 !== 0));
       assert.equal(cache.size, 200);
@@ -90,7 +93,7 @@ describe('signature verification pool', () => {
       // posted at once to the idle worker, which never answers
       const first = pool.verify([triple(0)]).then((r) => ((firstAnswered = true), r));
       // a partial batch is not posted to a busy worker: these wait in the queue
-      const queued = [triple(1), { ...triple(2), signDoc: Buffer.from('not what was signed') }, triple(3)];
+      const queued = [triple(1), over(triple(2), 'not what was signed'), triple(3)];
       assert.deepEqual(await pool.verify(queued), [true, false, true]);
       assert.deepEqual([cache.has(queued[0]), cache.has(queued[1]), cache.has(queued[2])], [true, false, true]);
       assert.equal(firstAnswered, false);
@@ -127,16 +130,36 @@ describe('signature verification pool', () => {
   });
 
   test('the cache needs the exact triple, and forgets the oldest first', () => {
-    const cache = new VerifiedSignatures(2);
+    const cache = new VerifiedSignatures({ capacity: 2 });
     const [a, b, c] = [triple(1), triple(2), triple(3)];
     cache.add(a);
     // the same signature over other bytes, or with another key, is not a hit
-    assert.equal(cache.has({ ...a, signDoc: Buffer.concat([a.signDoc, Buffer.from([0])]) }), false);
+    assert.equal(cache.has(over(a, 'sign doc 1\0')), false);
     assert.equal(cache.has({ ...a, pubkey: b.pubkey }), false);
     cache.add(b);
     cache.add(c);
     assert.deepEqual([cache.has(a), cache.has(b), cache.has(c), cache.size], [false, true, true, 2]);
-    assert.throws(() => new VerifiedSignatures(0), /capacity must be a positive integer, got 0/);
+    assert.throws(() => new VerifiedSignatures({ capacity: 0 }), /capacity must be a positive integer, got 0/);
+  });
+
+  test('the cache is bounded in bytes too, whatever the sign bytes: an entry holds their digest only', () => {
+    const big = new VerifiedSignatures();
+    const ts = Array.from({ length: 50 }, (_, i) => triple(i, Buffer.alloc(1 << 20, i)));
+    for (const t of ts) big.add(t);
+    assert.equal(big.size, 50);
+    assert.ok(big.bytes < 50 * 300, `50 triples over 1 MiB sign docs take ${big.bytes} bytes`);
+    const small = new VerifiedSignatures({ maxBytes: 10 * 250 });
+    for (const t of ts) small.add(t);
+    assert.ok(small.size < 20 && small.size >= 10, `${small.size} entries in 2,500 bytes`);
+    assert.ok(small.bytes <= 2500);
+    assert.equal(small.has(ts[49]), true, 'the newest stays');
+    assert.equal(small.has(ts[0]), false, 'the oldest went');
+    // forgetting: only the exact triple
+    small.delete(over(ts[49], 'other'));
+    assert.equal(small.has(ts[49]), true);
+    small.delete(ts[49]);
+    assert.equal(small.has(ts[49]), false);
+    assert.throws(() => new VerifiedSignatures({ maxBytes: 0 }), /maxBytes must be a positive integer, got 0/);
   });
 
   test('two signatures that share their first bytes (one cache slot): the later replaces the earlier, never a false hit', () => {
@@ -144,7 +167,7 @@ describe('signature verification pool', () => {
     const a = triple(1);
     // a made-up signature with a's first 7 bytes: the cache is only ever given verified ones, but the
     // slot is all it shares with a
-    const twin: SignatureTriple = { pubkey: triple(2).pubkey, signDoc: Buffer.from('twin'), signature: Buffer.concat([a.signature.subarray(0, 7), Buffer.alloc(57, 1)]) };
+    const twin: SignatureTriple = { pubkey: triple(2).pubkey, digest: signBytesDigest(Buffer.from('twin')), signature: Buffer.concat([a.signature.subarray(0, 7), Buffer.alloc(57, 1)]) };
     cache.add(a);
     assert.equal(cache.has(twin), false);
     cache.add(twin);

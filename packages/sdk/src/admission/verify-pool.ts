@@ -5,7 +5,7 @@
 // that died or a pool that was never started only means the ante handler verifies inline. Whether a tx
 // is accepted never depends on the pool, so the state machine stays deterministic.
 import { Worker } from 'node:worker_threads';
-import { isWellFormedSignature, secp256k1ModulePath, verifySignature, type SignatureTriple, type VerifiedSignatures } from '../crypto/index.ts';
+import { isWellFormedSignature, secp256k1ModulePath, verifyDigestSignature, type SignatureTriple, type VerifiedSignatures } from '../crypto/index.ts';
 import { packBatch, type VerifyWorkerData } from './verify-batch.ts';
 
 /**
@@ -172,13 +172,13 @@ export class SignatureVerifyPool {
     }
   }
 
-  /** The main thread's turn: the oldest queued triples, verified here as `verifySignature` does. */
+  /** The main thread's turn: the oldest queued triples, verified here as `verifyDigestSignature` does. */
   private help(): void {
     this.helpScheduled = false;
     if (this.closed) return;
     for (const job of this.queue.splice(0, HELP_PER_TURN)) {
-      const { pubkey, signDoc, signature } = job.triple;
-      const ok = verifySignature(pubkey, signDoc, signature);
+      const { pubkey, digest, signature } = job.triple;
+      const ok = verifyDigestSignature(pubkey, digest, signature);
       if (ok) this.cache.add(job.triple);
       settle(job, ok);
     }

@@ -3,13 +3,18 @@ import type { Coin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
-import { publicKeyFromPrivate, signDirect } from '../crypto/index.ts';
+import { publicKeyFromPrivate, signBytesDigest, signDirect } from '../crypto/index.ts';
 import { encodeSignDocMessage } from '../codec/index.ts';
 import { encodeSecp256k1PubKey } from './pubkey.ts';
 
 /** The bytes a SIGN_MODE_DIRECT signer signs (sha256 is applied by the signature scheme). */
 export function signDocBytes(tx: { readonly bodyBytes: Uint8Array; readonly authInfoBytes: Uint8Array }, chainId: string, accountNumber: bigint): Uint8Array {
   return encodeSignDocMessage(tx.bodyBytes, tx.authInfoBytes, chainId, accountNumber);
+}
+
+/** What a SIGN_MODE_DIRECT signature signs: the digest of `signDocBytes`, whose bytes are not kept. */
+export function signDocDigest(tx: { readonly bodyBytes: Uint8Array; readonly authInfoBytes: Uint8Array }, chainId: string, accountNumber: bigint): Uint8Array {
+  return signBytesDigest(signDocBytes(tx, chainId, accountNumber));
 }
 
 export interface UnsignedTx {

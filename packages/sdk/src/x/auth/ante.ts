@@ -9,16 +9,17 @@ import type { AnteHandler } from '../../app/application.ts';
 import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
-import { rawAddressFromPublicKey, verifySignature, type VerifiedSignatures } from '../../crypto/index.ts';
+import { rawAddressFromPublicKey, verifyDigestSignature, type VerifiedSignatures } from '../../crypto/index.ts';
 import { equalBytes } from '../../bytes/index.ts';
 import type { DecodedTx } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../../tx/pubkey.ts';
-import { signDocBytes } from '../../tx/sign.ts';
+import { signDocDigest } from '../../tx/sign.ts';
 import type { Account } from './account.ts';
 import { coinsString, isAnyGTE, isValidCoins, parseFeeCoins, parseGasPrices, requiredFees, type FeeCoin, type GasPrice } from './fee.ts';
 import type { AccountKeeper } from './keeper.ts';
 import type { Params } from './params.ts';
 import { preverifiedSigner } from './preverify.ts';
+import { requiredSigners, type Signer } from './signers.ts';
 
 /** The SDK's MaxGasWanted: gas limits must fit an int64. */
 const MAX_GAS_WANTED = (1n << 63n) - 1n;
@@ -41,44 +42,6 @@ export interface AnteHandlerOptions {
    * again. Only saves time: the answer is the same either way.
    */
   readonly verifiedSignatures?: VerifiedSignatures;
-}
-
-interface Signer {
-  readonly address: string;
-  readonly bytes: Uint8Array;
-}
-
-/** Adds a signer unless its address bytes are already there (a tx has a handful of signers at most). */
-function addSigner(out: Signer[], address: string, bytes: Uint8Array): void {
-  for (const s of out) if (equalBytes(s.bytes, bytes)) return;
-  out.push({ address, bytes });
-}
-
-/**
- * Signers of the messages in order of first appearance, then the fee payer if it is not one (as the
- * SDK's GetSigners); and the fee payer: the first signer when the fee names none (undefined: no signer).
- */
-function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): { signers: Signer[]; payer: Signer | undefined } {
-  const out: Signer[] = [];
-  for (const any of tx.msgs) {
-    const { route, msg } = router.decode(any);
-    // stateless message checks come before the ante chain in the SDK (baseapp's validateBasicTxMsgs)
-    route.validateBasic?.(msg);
-    if (route.signers === undefined) throw errors.invalidRequest.wrap(`message ${any.typeUrl} cannot be signed: its route declares no signers`);
-    for (const s of route.signers(msg)) addSigner(out, s, ak.addressBytes(s));
-  }
-  const payer = tx.fee.payer;
-  if (payer !== '') {
-    let bytes: Uint8Array;
-    try {
-      bytes = ak.addressBytes(payer);
-    } catch (e) {
-      throw errors.invalidAddress.wrap(`invalid fee payer address "${payer}": ${(e as Error).message}`);
-    }
-    addSigner(out, payer, bytes);
-    return { signers: out, payer: { address: payer, bytes } };
-  }
-  return { signers: out, payer: out[0] };
 }
 
 /** ExtensionOptionsDecorator: no extension options are understood, so any critical one is refused. */
@@ -208,10 +171,10 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
     const pre = preverifiedSigner(tx, i);
     const reuse = pre !== undefined && pre.accountNumber === acc.accountNumber && pre.chainId === ctx.chainId && sameAny(stored, pre.publicKey);
     const key = reuse ? pre.pubkey : decodeSecp256k1PubKey(stored);
-    const signDoc = reuse ? pre.signDoc : signDocBytes(tx, ctx.chainId, acc.accountNumber);
-    const signature = tx.signatures[i];
     if (ctx.mode === 'recheck' || ctx.mode === 'prepare') return;
-    if (!verified?.has({ pubkey: key, signDoc, signature }) && !verifySignature(key, signDoc, signature)) {
+    const digest = reuse ? pre.digest : signDocDigest(tx, ctx.chainId, acc.accountNumber);
+    const signature = tx.signatures[i];
+    if (!verified?.has({ pubkey: key, digest, signature }) && !verifyDigestSignature(key, digest, signature)) {
       throw errors.unauthorized.wrap(
         `signature verification failed; please verify account number (${acc.accountNumber}), sequence (${acc.sequence}) and chain-id (${ctx.chainId})`,
       );

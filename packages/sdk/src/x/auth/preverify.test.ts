@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import { BasicGasMeter, Context } from '../../app/index.ts';
 import { VerifiedSignatures } from '../../crypto/index.ts';
 import { ScratchMultiStore } from '../../store/index.ts';
-import { decodeSignedParts, decodeTx, decodeTxWithParts, encodeTx, type DecodedTx } from '../../tx/index.ts';
+import { decodeTx, encodeTx, type DecodedTx } from '../../tx/index.ts';
 import type { Account } from './account.ts';
 import { newAnteHandler } from './ante.ts';
 import { preverifiedSigner, signaturesToPreverify } from './preverify.ts';
@@ -25,10 +25,10 @@ function preverified(t: TestApp, cache: VerifiedSignatures, key = alice, account
     [{ privateKey: key.privateKey, accountNumber, sequence: 0n }],
     CHAIN_ID,
   );
-  const parts = decodeSignedParts(tx);
+  const decoded = decodeTx(tx);
   // as the worker pool does for a triple that verified
-  for (const triple of t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, parts))) cache.add(triple);
-  return { tx, decoded: decodeTxWithParts(tx, parts) };
+  for (const triple of t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, decoded))) cache.add(triple);
+  return { tx, decoded };
 }
 
 /** Runs the ante handler (with `cache`) on committed state, `edit` applied first; its error text, or its gas and events. */
@@ -99,18 +99,43 @@ describe('pre-verification derivations in the ante handler', () => {
   test("a signer info whose key object was replaced after pre-verification: the key it holds now is checked", () =>
     onApp((t, cache) => {
       const { decoded } = preverified(t, cache);
-      const bobs = decodeSignedParts(preverified(t, cache, bob).tx).authInfo.signerInfos[0].publicKey;
+      const bobs = decodeTx(preverified(t, cache, bob).tx).authInfo.signerInfos[0].publicKey;
       (decoded.authInfo.signerInfos[0] as { publicKey: unknown }).publicKey = bobs;
       assert.equal(runAnte(t, cache, decoded), `pubKey does not match signer address ${alice.address} with signer index: 0: invalid pubkey`);
     }));
 
-  test("a signer info key that is not the signer's (pre-verified for its own account) is refused as without", () =>
+  test("a signer info key that is not the signer's is not pre-verified, and refused as without", () =>
     onApp((t, cache) => {
-      // Bob's key signs Alice's send: pre-verification finds Bob's account and verifies his signature
+      // Bob's key signs Alice's send: the ante handler refuses it before any signature, so nothing is verified ahead
       const { tx, decoded } = preverified(t, cache, bob, t.account(bob.address)?.accountNumber ?? -1n);
-      assert.notEqual(preverifiedSigner(decoded, 0), undefined);
+      assert.equal(preverifiedSigner(decoded, 0), undefined);
+      assert.equal(cache.size, 0);
       const text = `pubKey does not match signer address ${alice.address} with signer index: 0: invalid pubkey`;
       assert.equal(runAnte(t, cache, decoded), text);
       assert.equal(runAnte(t, new VerifiedSignatures(), decodeTx(tx)), text);
+    }));
+
+  test('a tx with more signer infos than tx_sig_limit, or more than its messages have signers, costs nothing ahead', () =>
+    onApp((t, cache) => {
+      const { tx } = preverified(t, cache);
+      assert.equal(cache.size, 1, 'the honest tx is pre-verified');
+      // the attack: Alice's one signer info and signature repeated (a known key, existing account)
+      const honest = decodeTx(tx);
+      const repeat = (n: number): DecodedTx => {
+        const d = decodeTx(tx);
+        return {
+          ...d,
+          authInfo: { ...d.authInfo, signerInfos: Array.from({ length: n }, () => honest.authInfo.signerInfos[0]) },
+          signatures: Array.from({ length: n }, () => honest.signatures[0]),
+        };
+      };
+      const limit = Number(t.app.withQueryContext((ctx) => t.ak.getParams(ctx).txSigLimit));
+      for (const n of [2, limit, limit + 1, 7000]) {
+        const triples = t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, repeat(n)));
+        assert.deepEqual(triples, [], `${n} signer infos for one signer`);
+      }
+      // and the honest tx gives its one triple, over a 32-byte digest
+      const [one] = t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, decodeTx(tx)));
+      assert.equal(one.digest.length, 32);
     }));
 });

@@ -1,13 +1,18 @@
 // What the node can verify of a tx before CheckTx runs: the SIGN_MODE_DIRECT signatures whose signer
 // info carries its public key, over the sign bytes for the account number found in committed state.
+// Only for a tx the ante handler's cheap checks would let through to its signatures: a free tx must
+// not buy work or memory in proportion to its signer infos.
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
+import type { MsgRouter } from '../../app/router.ts';
+import { equalBytes } from '../../bytes/index.ts';
 import { rawAddressFromPublicKey, type SignatureTriple } from '../../crypto/index.ts';
-import type { SignedTxParts } from '../../tx/decode.ts';
+import type { DecodedTx, SignedTxParts } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey } from '../../tx/pubkey.ts';
-import { signDocBytes } from '../../tx/sign.ts';
+import { signDocDigest } from '../../tx/sign.ts';
 import type { AccountKeeper } from './keeper.ts';
+import { requiredSigners } from './signers.ts';
 
 /** What pre-verification derived for one signer: the ante handler takes it instead of deriving it again. */
 export interface PreverifiedSigner {
@@ -19,8 +24,8 @@ export interface PreverifiedSigner {
   readonly address: Uint8Array;
   readonly chainId: string;
   readonly accountNumber: bigint;
-  /** SignDoc{body, auth info, chainId, accountNumber} encoded. */
-  readonly signDoc: Uint8Array;
+  /** sha256 of SignDoc{body, auth info, chainId, accountNumber}; the sign bytes themselves are not kept. */
+  readonly digest: Uint8Array;
 }
 
 interface Preverified {
@@ -36,34 +41,46 @@ interface Preverified {
 const derived = new WeakMap<object, Preverified>();
 
 /**
- * The (public key, sign bytes, signature) triples the ante handler will verify for `tx`, as far as they
- * can be known now (read-only `ctx`). A signer whose key is only on chain, whose account does not exist
- * yet or whose mode is not direct is left out: the ante handler verifies it itself. A wrong guess costs a
- * wasted verification, never a wrong answer: the ante handler only skips a triple that is exactly its own.
+ * The (public key, sign-bytes digest, signature) triples the ante handler will verify for `tx`, as far as
+ * they can be known now (read-only `ctx`). Nothing for a tx the ante handler refuses before verifying
+ * (more signer infos than tx_sig_limit, signatures or keys that do not match its messages' signers, a
+ * message that fails its stateless checks). A signer whose key is only on chain, whose account does not
+ * exist yet or whose mode is not direct is left out: the ante handler verifies it itself. A wrong guess
+ * costs a wasted verification, never a wrong answer: the ante handler only skips a triple that is exactly its own.
  */
-export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, tx: SignedTxParts): SignatureTriple[] {
-  const out: SignatureTriple[] = [];
+export function signaturesToPreverify(ctx: Context, ak: AccountKeeper, router: MsgRouter, tx: DecodedTx): SignatureTriple[] {
   const infos = tx.authInfo.signerInfos;
-  const signers = new Array<PreverifiedSigner | undefined>(infos.length);
+  if (infos.length === 0 || infos.length !== tx.signatures.length || BigInt(infos.length) > ak.getParams(ctx).txSigLimit) return [];
+  let signers: readonly { readonly bytes: Uint8Array }[];
+  try {
+    signers = requiredSigners(tx, router, ak).signers;
+  } catch {
+    return []; // the ante handler gives the error
+  }
+  if (signers.length !== infos.length) return [];
+  const out: SignatureTriple[] = [];
+  const derivedSigners = new Array<PreverifiedSigner | undefined>(infos.length);
   for (let i = 0; i < infos.length; i++) {
     const si = infos[i];
     const signature = tx.signatures[i];
     const publicKey = si.publicKey;
-    if (signature === undefined || publicKey === undefined || si.modeInfo?.single?.mode !== SignMode.SIGN_MODE_DIRECT) continue;
+    if (publicKey === undefined || si.modeInfo?.single?.mode !== SignMode.SIGN_MODE_DIRECT) continue;
     let pubkey: Uint8Array;
     try {
       pubkey = decodeSecp256k1PubKey(publicKey);
     } catch {
-      continue; // the ante handler gives the error
+      return []; // the ante handler refuses the tx
     }
     const address = rawAddressFromPublicKey(pubkey);
+    // the ante handler refuses a key that is not its signer's; signers are distinct, so one sign doc per account
+    if (!equalBytes(address, signers[i].bytes)) return [];
     const acc = ak.getAccountByAddress(ctx, address);
     if (acc === undefined) continue;
-    const signDoc = signDocBytes(tx, ctx.chainId, acc.accountNumber);
-    signers[i] = { publicKey, pubkey, address, chainId: ctx.chainId, accountNumber: acc.accountNumber, signDoc };
-    out.push({ pubkey, signDoc, signature });
+    const digest = signDocDigest(tx, ctx.chainId, acc.accountNumber);
+    derivedSigners[i] = { publicKey, pubkey, address, chainId: ctx.chainId, accountNumber: acc.accountNumber, digest };
+    out.push({ pubkey, digest, signature });
   }
-  if (out.length > 0) derived.set(tx.authInfo, { bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes, signers });
+  if (out.length > 0) derived.set(tx.authInfo, { bodyBytes: tx.bodyBytes, authInfoBytes: tx.authInfoBytes, signers: derivedSigners });
   return out;
 }
 
