@@ -134,6 +134,57 @@ describe('releases downloaded by chainvisor', () => {
     assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
   });
 
+  test('an info URL pinned by its checksum: the document the plan pinned is used; the host swapping it gets exit 3, nothing fetched from it', async () => {
+    const binA = releaseScript(h);
+    const evil = join(h.root, 'evil-chaind');
+    writeDaemon(evil, 'evil', "if (args[0] === 'pre-upgrade') process.exit(0); process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);");
+    const binB = readFileSync(evil);
+    const served: Record<string, Buffer> = { '/a': binA, '/b': binB };
+    const files = await fileServer(served);
+    closers.push(() => files.server.close());
+    const docA = Buffer.from(JSON.stringify({ binaries: { any: `${files.url}/a?checksum=sha256:${sha(binA)}` } }));
+    const docB = Buffer.from(JSON.stringify({ binaries: { any: `${files.url}/b?checksum=sha256:${sha(binB)}` } }));
+    const env = baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false', UNSAFE_SKIP_BACKUP: 'true' });
+    // the governance proposal pinned document A
+    oldHalting(`${files.url}/info.json?checksum=sha256:${sha(docA)}`);
+
+    // the host swaps in B, which names another binary with its own, correct checksum
+    served['/info.json'] = docB;
+    const swapped = await chainvisor(['run', 'start'], env).exit;
+    assert.equal(swapped.code, EXIT.UPGRADE_FAILED, swapped.stderr);
+    assert.equal(
+      swapped.stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR download of upgrade v2 failed: checksum mismatch for ${files.url}/info.json: expected sha256 ${sha(docA)}, got ${sha(docB)}; current unchanged`,
+    );
+    assert.equal(files.hits.includes('/b'), false, "the swapped document's binary is never fetched");
+    assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), []);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+
+    // the document the chain pinned: its binary runs
+    served['/info.json'] = docA;
+    const pinned = await chainvisor(['run', 'start'], env).exit;
+    assert.equal(pinned.code, EXIT.OK, pinned.stderr);
+    assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binA);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
+  });
+
+  test('an info URL without a checksum is refused before anything is fetched, though its binaries carry checksums', async () => {
+    const bin = releaseScript(h);
+    const served: Record<string, Buffer> = { '/chaind': bin };
+    const files = await fileServer(served);
+    closers.push(() => files.server.close());
+    served['/info.json'] = Buffer.from(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(bin)}` } }));
+    oldHalting(`${files.url}/info.json`);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(code, EXIT.UPGRADE_FAILED, stderr);
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR download of upgrade v2 failed: refusing to download ${files.url}/info.json: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum); current unchanged`,
+    );
+    assert.deepEqual(files.hits, []);
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+  });
+
   test('CurrentPlan answers decode to the plan', () => {
     assert.equal(decodeCurrentPlan(planResponse()), undefined);
     assert.deepEqual(decodeCurrentPlan(planResponse({ name: 'v2', info: 'x', height: 20n })), { name: 'v2', info: 'x', height: 20n });
