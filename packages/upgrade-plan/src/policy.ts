@@ -1,6 +1,7 @@
 // URL, scheme and checksum rules, the same for chainvisor's downloads and the proposer's check of a plan.
 import { isIP } from 'node:net';
 import { FetchError } from './errors.ts';
+import type { ExtractLimits } from './extract.ts';
 
 /** The knobs of those rules: chainvisor's settings, or the proposer's flags. */
 export interface DownloadPolicy {
@@ -12,6 +13,8 @@ export interface DownloadPolicy {
   readonly maxBytes: number;
   /** fail with 'stalled' when nothing arrives for this long: no response, or no body data */
   readonly stallTimeoutMs: number;
+  /** caps on what an archive unpacks to (DEFAULT_EXTRACT_LIMITS when absent) */
+  readonly extract?: ExtractLimits;
 }
 
 /** The stall timeout when none is configured: 60 s. */

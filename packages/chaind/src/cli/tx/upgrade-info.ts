@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DEFAULT_EXTRACT_LIMITS,
   DEFAULT_STALL_TIMEOUT_MS,
   downloadRelease,
   FetchError,
@@ -47,7 +48,7 @@ async function tryRelease(src: ReleaseSource, work: string, policy: DownloadPoli
   const out = join(work, 'out');
   await mkdir(out, { recursive: true });
   await downloadRelease(p, file, policy);
-  await unpackRelease(file, p, out, daemonName, name);
+  await unpackRelease(file, p, out, daemonName, name, policy.extract);
   await locateDaemon(out, daemonName, name);
 }
 
@@ -59,6 +60,8 @@ export async function checkUpgradeInfo(info: string, o: InfoCheckOptions): Promi
     allowInsecureHttp: false,
     maxBytes: o.maxBinaryBytes ?? MAX_BINARY_BYTES,
     stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
+    // chainvisor's defaults: a plan that passes here unpacks under a node with default settings
+    extract: DEFAULT_EXTRACT_LIMITS,
   };
   let sources: ReleaseSource[];
   try {
