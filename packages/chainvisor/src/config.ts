@@ -12,6 +12,7 @@ export interface Config {
   readonly allowDownloadBinaries: boolean;
   readonly downloadMustHaveChecksum: boolean;
   readonly allowInsecureHttp: boolean;
+  readonly allowLoopbackHttp: boolean;
   readonly downloadMaxBytes: number;
   readonly downloadStallTimeoutMs: number;
   readonly maxExtractBytes: number;
@@ -54,6 +55,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing upgrade binary from the plan's info" },
   { env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM', kind: 'bool', def: 'true', doc: 'refuse downloads without a sha256/sha512 checksum', differs: 'cosmovisor: false' },
   { env: 'DAEMON_ALLOW_INSECURE_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http downloads from non-loopback hosts', differs: 'ours' },
+  { env: 'DAEMON_ALLOW_LOOPBACK_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http from a loopback host (a local mirror) and redirects to loopback or private addresses', differs: 'ours' },
   { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', differs: 'ours' },
   { env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT', kind: 'duration', def: '60s', doc: 'fail a download when the server sends nothing for this long', differs: 'ours' },
   { env: 'DAEMON_MAX_EXTRACT_BYTES', kind: 'uint', def: String(DEFAULT_EXTRACT_LIMITS.maxBytes), doc: 'cap on the bytes a release archive unpacks to', differs: 'ours' },
@@ -201,6 +203,7 @@ export function loadConfig(o: LoadOptions): Config {
     allowDownloadBinaries: b('DAEMON_ALLOW_DOWNLOAD_BINARIES'),
     downloadMustHaveChecksum: b('DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM'),
     allowInsecureHttp: b('DAEMON_ALLOW_INSECURE_HTTP'),
+    allowLoopbackHttp: b('DAEMON_ALLOW_LOOPBACK_HTTP'),
     downloadMaxBytes: n('DAEMON_DOWNLOAD_MAX_BYTES'),
     downloadStallTimeoutMs: n('DAEMON_DOWNLOAD_STALL_TIMEOUT'),
     maxExtractBytes: n('DAEMON_MAX_EXTRACT_BYTES'),
@@ -243,6 +246,7 @@ export function toToml(c: Config): string {
     ['daemon_allow_download_binaries', c.allowDownloadBinaries],
     ['daemon_download_must_have_checksum', c.downloadMustHaveChecksum],
     ['daemon_allow_insecure_http', c.allowInsecureHttp],
+    ['daemon_allow_loopback_http', c.allowLoopbackHttp],
     ['daemon_download_max_bytes', c.downloadMaxBytes],
     ['daemon_download_stall_timeout', dur(c.downloadStallTimeoutMs)],
     ['daemon_max_extract_bytes', c.maxExtractBytes],

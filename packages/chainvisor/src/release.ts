@@ -8,6 +8,7 @@ export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
   return {
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
     allowInsecureHttp: cfg.allowInsecureHttp,
+    allowLoopbackHttp: cfg.allowLoopbackHttp,
     maxBytes: cfg.downloadMaxBytes,
     stallTimeoutMs: cfg.downloadStallTimeoutMs,
     extract: { maxBytes: cfg.maxExtractBytes, maxEntries: cfg.maxExtractEntries, settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' } },

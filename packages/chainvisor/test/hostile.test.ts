@@ -177,6 +177,16 @@ const CASES: Case[] = [
     hits: 1,
   },
   {
+    name: 'plain http to a loopback mirror without DAEMON_ALLOW_LOOPBACK_HTTP',
+    serve: archiveAt('/chaind-v2.tar.gz', GOOD),
+    plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
+    env: { DAEMON_ALLOW_LOOPBACK_HTTP: 'false', DAEMON_ALLOW_INSECURE_HTTP: 'true' },
+    code: EXIT.UPGRADE_FAILED,
+    error: (s) => failed(`refusing to download ${withSum('/chaind-v2.tar.gz', GOOD)(s.base)}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is explicitly allowed)`),
+    backup: true,
+    hits: 0,
+  },
+  {
     name: "plan name '..'",
     serve: archiveAt('/chaind-v2.tar.gz', GOOD),
     plan: (srv) => ({ ...plan(withSum('/chaind-v2.tar.gz', GOOD))(srv), name: '..' }),

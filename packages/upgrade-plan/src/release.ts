@@ -38,9 +38,9 @@ export interface PreparedDownload {
  * come from elsewhere): the scheme policy, the checksum (md5/sha1 refused, a missing one when required),
  * an archive type that is handled.
  */
-export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp'>): PreparedDownload {
+export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp' | 'allowLoopbackHttp'>): PreparedDownload {
   const parsed = new URL(src.url);
-  assertFetchable(parsed, o.allowInsecureHttp);
+  assertFetchable(parsed, o);
   const { url, checksum: inUrl, archive } = splitMagicParams(parsed);
   const shown = displayUrl(url);
   const checksum = src.checksum ?? (inUrl === null ? undefined : parseChecksum(inUrl, shown));
@@ -72,6 +72,7 @@ const NO_PROGRESS: Progress = { update() {}, done() {} };
 export async function downloadRelease(p: PreparedDownload, file: string, o: ReleaseDownloadOptions): Promise<VerifiedDownload> {
   const dl = await downloadTo(p.url, file, {
     allowInsecureHttp: o.allowInsecureHttp,
+    allowLoopbackHttp: o.allowLoopbackHttp,
     maxBytes: o.maxBytes,
     stallTimeoutMs: o.stallTimeoutMs,
     algo: p.checksum?.algo ?? 'sha256',

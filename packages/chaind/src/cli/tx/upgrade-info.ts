@@ -29,6 +29,8 @@ export interface InfoCheckOptions {
   /** The executable the archives must hold (bin/<daemon> or <daemon>). */
   readonly daemonName: string;
   readonly checksumRequired: boolean;
+  /** --allow-loopback-http: the same opt-in as chainvisor's DAEMON_ALLOW_LOOPBACK_HTTP */
+  readonly allowLoopbackHttp?: boolean;
   readonly maxBinaryBytes?: number;
 }
 
@@ -58,6 +60,7 @@ export async function checkUpgradeInfo(info: string, o: InfoCheckOptions): Promi
   const policy: DownloadPolicy = {
     mustHaveChecksum: o.checksumRequired,
     allowInsecureHttp: false,
+    allowLoopbackHttp: o.allowLoopbackHttp === true,
     maxBytes: o.maxBinaryBytes ?? MAX_BINARY_BYTES,
     stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
     // chainvisor's defaults: a plan that passes here unpacks under a node with default settings
