@@ -131,6 +131,8 @@ async function main(): Promise<void> {
     DAEMON_HOME: home,
     DAEMON_NAME: 'chaind',
     DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
+    // the release mirror is a loopback http server
+    DAEMON_ALLOW_LOOPBACK_HTTP: 'true',
     DAEMON_RESTART_AFTER_UPGRADE: 'true',
     DAEMON_PREPARE_UPGRADE: 'true',
     DAEMON_POLL_INTERVAL: '100ms',
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
   const info = JSON.stringify({ binaries: { [target]: `${mirror}/${v2Archive}?checksum=sha256:${v2Sum}` } });
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpcUrl, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
   say(`proposing upgrade v2 at height ${H}; --upgrade-info ${info}`);
-  const submitted = JSON.parse(await cli(v1, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 'chaininfo, valset, validators v2', '--deposit', '10000000stake', '--upgrade-height', String(H), '--upgrade-info', info, '--from', 'alice', ...flags])) as { code: number; txhash: string };
+  const submitted = JSON.parse(await cli(v1, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 'chaininfo, valset, validators v2', '--deposit', '10000000stake', '--upgrade-height', String(H), '--upgrade-info', info, '--allow-loopback-http', '--from', 'alice', ...flags])) as { code: number; txhash: string };
   if (submitted.code !== 0) fail(`proposal rejected: ${JSON.stringify(submitted)}`);
   const voted = JSON.parse(await cli(v1, ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', ...flags])) as { code: number };
   if (voted.code !== 0) fail(`vote rejected: ${JSON.stringify(voted)}`);

@@ -35,4 +35,16 @@ describe('backup of data/', () => {
     assert.equal(r.existed, true);
     assert.equal(readFileSync(join(r.dir, 'x'), 'utf8'), '1');
   });
+
+  test('a copy that fails midway is removed: no partial backup is left', async () => {
+    writeFileSync(join(h.data, 'a'), 'x');
+    // a path that fits under data/ but not under the longer backup folder name: ENAMETOOLONG (root or not)
+    let deep = h.data;
+    while (deep.length < 4096 - 250) deep = join(deep, 'd'.repeat(200));
+    mkdirSync(deep, { recursive: true });
+    // the file's path is 4090 characters, within PATH_MAX (4096 with its NUL); its copy's path is 20 longer
+    writeFileSync(join(deep, 'f'.repeat(4090 - deep.length - 1)), 'y');
+    await assert.rejects(backupData(h.data, h.home, 'v2', 20n), { code: 'ENAMETOOLONG' });
+    assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')), []);
+  });
 });

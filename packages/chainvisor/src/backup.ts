@@ -17,7 +17,7 @@ export interface BackupResult {
  *
  * Never hard links: LMDB's data.mdb is modified in place by the new binary, so a hard-linked "backup" would change
  * with it and be worthless. The copy goes to a `.tmp-<pid>` folder renamed into place, so a backup under the final
- * name is always complete.
+ * name is always complete; a copy that fails is removed before the error goes up.
  */
 export async function backupData(dataDir: string, backupDir: string, name: string, height: bigint): Promise<BackupResult> {
   const t0 = performance.now();
@@ -27,7 +27,13 @@ export async function backupData(dataDir: string, backupDir: string, name: strin
   const tmp = `${dest}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   const counts = { files: 0, bytes: 0 };
-  await copyTree(dataDir, tmp, counts);
+  try {
+    await copyTree(dataDir, tmp, counts);
+  } catch (err) {
+    // a partial copy of the state is no backup: it would only take disk space (or be mistaken for one)
+    await rm(tmp, { recursive: true, force: true }).catch(() => {});
+    throw err;
+  }
   await rename(tmp, dest);
   return { dir: dest, ...counts, ms: performance.now() - t0, existed: false };
 }

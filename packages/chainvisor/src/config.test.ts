@@ -16,6 +16,9 @@ describe('settings', () => {
     assert.equal(c.allowDownloadBinaries, false);
     assert.equal(c.downloadMustHaveChecksum, true);
     assert.equal(c.allowInsecureHttp, false);
+    assert.equal(c.allowLoopbackHttp, false);
+    assert.equal(c.maxExtractBytes, 2 * 1024 ** 3);
+    assert.equal(c.maxExtractEntries, 100_000);
     assert.equal(c.restartAfterUpgrade, true);
     assert.equal(c.restartDelayMs, 0);
     assert.equal(c.shutdownGraceMs, 0);

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_FORMATS } from './log.ts';
-import { folderNameProblem } from '@chaind/upgrade-plan';
+import { DEFAULT_EXTRACT_LIMITS, folderNameProblem } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -12,8 +12,11 @@ export interface Config {
   readonly allowDownloadBinaries: boolean;
   readonly downloadMustHaveChecksum: boolean;
   readonly allowInsecureHttp: boolean;
+  readonly allowLoopbackHttp: boolean;
   readonly downloadMaxBytes: number;
   readonly downloadStallTimeoutMs: number;
+  readonly maxExtractBytes: number;
+  readonly maxExtractEntries: number;
   readonly restartAfterUpgrade: boolean;
   readonly restartDelayMs: number;
   readonly shutdownGraceMs: number;
@@ -52,8 +55,11 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing upgrade binary from the plan's info" },
   { env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM', kind: 'bool', def: 'true', doc: 'refuse downloads without a sha256/sha512 checksum', differs: 'cosmovisor: false' },
   { env: 'DAEMON_ALLOW_INSECURE_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http downloads from non-loopback hosts', differs: 'ours' },
+  { env: 'DAEMON_ALLOW_LOOPBACK_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http from a loopback host (a local mirror) and redirects to loopback or private addresses', differs: 'ours' },
   { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', differs: 'ours' },
   { env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT', kind: 'duration', def: '60s', doc: 'fail a download when the server sends nothing for this long', differs: 'ours' },
+  { env: 'DAEMON_MAX_EXTRACT_BYTES', kind: 'uint', def: String(DEFAULT_EXTRACT_LIMITS.maxBytes), doc: 'cap on the bytes a release archive unpacks to', differs: 'ours' },
+  { env: 'DAEMON_MAX_EXTRACT_ENTRIES', kind: 'uint', def: String(DEFAULT_EXTRACT_LIMITS.maxEntries), doc: 'cap on the entries (files, folders, links) of a release archive', differs: 'ours' },
   { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; false: exit 0' },
   { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
   { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
@@ -184,7 +190,7 @@ export function loadConfig(o: LoadOptions): Config {
     errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${JSON.stringify(str('DAEMON_GRPC_ADDRESS'))}`);
   if (values.has('DAEMON_RPC_ADDRESS') && !/^https?:\/\/[^\s/]+/.test(str('DAEMON_RPC_ADDRESS')))
     errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${JSON.stringify(str('DAEMON_RPC_ADDRESS'))}`);
-  if (values.get('DAEMON_DOWNLOAD_MAX_BYTES') === 0) errors.push('DAEMON_DOWNLOAD_MAX_BYTES: must be greater than 0');
+  for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
   // 0 would fail every download at once rather than mean "no timeout"
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
 
@@ -197,8 +203,11 @@ export function loadConfig(o: LoadOptions): Config {
     allowDownloadBinaries: b('DAEMON_ALLOW_DOWNLOAD_BINARIES'),
     downloadMustHaveChecksum: b('DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM'),
     allowInsecureHttp: b('DAEMON_ALLOW_INSECURE_HTTP'),
+    allowLoopbackHttp: b('DAEMON_ALLOW_LOOPBACK_HTTP'),
     downloadMaxBytes: n('DAEMON_DOWNLOAD_MAX_BYTES'),
     downloadStallTimeoutMs: n('DAEMON_DOWNLOAD_STALL_TIMEOUT'),
+    maxExtractBytes: n('DAEMON_MAX_EXTRACT_BYTES'),
+    maxExtractEntries: n('DAEMON_MAX_EXTRACT_ENTRIES'),
     restartAfterUpgrade: b('DAEMON_RESTART_AFTER_UPGRADE'),
     restartDelayMs: n('DAEMON_RESTART_DELAY'),
     shutdownGraceMs: n('DAEMON_SHUTDOWN_GRACE'),
@@ -237,8 +246,11 @@ export function toToml(c: Config): string {
     ['daemon_allow_download_binaries', c.allowDownloadBinaries],
     ['daemon_download_must_have_checksum', c.downloadMustHaveChecksum],
     ['daemon_allow_insecure_http', c.allowInsecureHttp],
+    ['daemon_allow_loopback_http', c.allowLoopbackHttp],
     ['daemon_download_max_bytes', c.downloadMaxBytes],
     ['daemon_download_stall_timeout', dur(c.downloadStallTimeoutMs)],
+    ['daemon_max_extract_bytes', c.maxExtractBytes],
+    ['daemon_max_extract_entries', c.maxExtractEntries],
     ['daemon_restart_after_upgrade', c.restartAfterUpgrade],
     ['daemon_restart_delay', dur(c.restartDelayMs)],
     ['daemon_shutdown_grace', dur(c.shutdownGraceMs)],

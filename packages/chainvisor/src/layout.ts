@@ -1,6 +1,6 @@
-import { lstatSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
+import { folderCollision, upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 
 /**
@@ -36,14 +36,29 @@ export function layout(home: string, daemonName: string): Layout {
   };
 }
 
-/** The folder of upgrade `name` (lower-cased unless recase is disabled); an unsafe name is exit code 6. */
-export function upgradeFolderName(name: string, disableRecase = false): string {
+/**
+ * The folder of upgrade `name` (lower-cased unless recase is disabled); an unsafe name is exit code 6. With
+ * `upgradesDir`, so is a folder that differs only by case from one already there (see folderCollision).
+ */
+export function upgradeFolderName(name: string, disableRecase = false, upgradesDir?: string): string {
+  let folder: string;
   try {
-    return folderOf(name, disableRecase);
+    folder = folderOf(name, disableRecase);
   } catch (e) {
     if (e instanceof UpgradeNameError) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, e.message);
     throw e;
   }
+  if (upgradesDir !== undefined) {
+    let existing: string[] = [];
+    try {
+      existing = readdirSync(upgradesDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    const why = folderCollision(folder, existing);
+    if (why !== undefined) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, why);
+  }
+  return folder;
 }
 
 export function upgradeDir(l: Layout, folder: string): string {

@@ -164,7 +164,7 @@ function program(result: { code: number }): Command {
     .option('--upgrade-height <height>', 'also write data/upgrade-info.json for a non-governance upgrade at this height')
     .action(async (name: string, path: string, o: { force?: boolean; upgradeHeight?: string }) => {
       const { cfg, l, log } = env();
-      const folder = upgradeFolderName(name, cfg.disableRecase);
+      const folder = upgradeFolderName(name, cfg.disableRecase, l.upgradesDir);
       if (o.upgradeHeight !== undefined && (!/^\d+$/.test(o.upgradeHeight) || BigInt(o.upgradeHeight) <= 0n))
         throw new ChainvisorError(EXIT.CONFIG, `--upgrade-height: expected a positive integer, got ${JSON.stringify(o.upgradeHeight)}`);
       const dir = upgradeDir(l, folder);

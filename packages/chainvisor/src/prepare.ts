@@ -85,7 +85,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
     log.info('No active upgrade plan found');
     return 'none';
   }
-  const folder = upgradeFolderName(plan.name, cfg.disableRecase);
+  const folder = upgradeFolderName(plan.name, cfg.disableRecase, l.upgradesDir);
   const dir = upgradeDir(l, folder);
   const bin = binaryIn(dir, l.daemonName);
   try {

@@ -8,8 +8,10 @@ export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
   return {
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
     allowInsecureHttp: cfg.allowInsecureHttp,
+    allowLoopbackHttp: cfg.allowLoopbackHttp,
     maxBytes: cfg.downloadMaxBytes,
     stallTimeoutMs: cfg.downloadStallTimeoutMs,
+    extract: { maxBytes: cfg.maxExtractBytes, maxEntries: cfg.maxExtractEntries, settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' } },
     // a bar on a terminal, progress lines in a log file, nothing when our logs are off
     progress: cfg.disableLogs ? 'none' : process.stderr.isTTY ? 'bar' : 'lines',
     log: (m) => log.info(m),

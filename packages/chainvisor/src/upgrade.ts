@@ -42,7 +42,7 @@ export interface UpgradeDone {
  * newer height. A plan older than the one `current` runs is not pending (never a downgrade).
  */
 export function isPending(ctx: UpgradeContext, info: UpgradeInfoFile): boolean {
-  const folder = upgradeFolderName(info.name, ctx.cfg.disableRecase);
+  const folder = upgradeFolderName(info.name, ctx.cfg.disableRecase, ctx.l.upgradesDir);
   const cur = readCurrent(ctx.l);
   if (cur.kind === 'genesis') return true;
   const recorded = readUpgradeInfoFile(join(cur.dir, UPGRADE_INFO_FILE));
@@ -72,7 +72,7 @@ function runTool(cmd: string, args: readonly string[]): Promise<{ code: number |
  */
 export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfoFile, stopMs: number): Promise<UpgradeDone> {
   const { cfg, l, log } = ctx;
-  const folder = upgradeFolderName(info.name, cfg.disableRecase);
+  const folder = upgradeFolderName(info.name, cfg.disableRecase, l.upgradesDir);
   const t: Timings = { stop: stopMs, delay: 0, backup: 0, script: 0, binary: 0, preUpgrade: 0, switch: 0 };
   log.info(`upgrade ${info.name} at height ${info.height}: starting`);
 

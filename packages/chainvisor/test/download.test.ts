@@ -10,6 +10,7 @@ import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
 import { Server as GrpcServer, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { EXIT } from '../src/exit-codes.ts';
 import { decodeCurrentPlan } from '../src/prepare.ts';
+import { tgz } from '@chaind/upgrade-plan/testing';
 import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** The release: a daemon script that answers pre-upgrade and runs until SIGTERM. */
@@ -245,5 +246,34 @@ describe('releases downloaded by chainvisor', () => {
     assert.match(stderr, /INF using the installed binary .*upgrades\/v2\/bin\/chaind\n/);
     assert.equal(files.hits.length, hits);
     assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
+  });
+
+  test('DAEMON_PREPARE_UPGRADE=true and an archive bomb: the refusal is logged, the node keeps committing blocks, nothing left in upgrades/', async () => {
+    // 1 MiB of 'a'/'b' (a fixed LCG): a small gzip, under tar's own decompression-ratio check, past a 64 KiB cap
+    const filler = Buffer.alloc(1 << 20);
+    let x = 12345;
+    for (let i = 0; i < filler.length; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      filler[i] = x & 0x10000 ? 0x61 : 0x62;
+    }
+    const bomb = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: releaseScript(h), mode: 0o755 }, { path: 'share/filler', body: filler }]);
+    assert.ok(bomb.length < filler.length / 4);
+    const files = await fileServer({ '/chaind-v2.tar.gz': bomb });
+    closers.push(() => files.server.close());
+    const info = JSON.stringify({ binaries: { any: `${files.url}/chaind-v2.tar.gz?checksum=sha256:${sha(bomb)}` } });
+    const grpc = await planServer(() => planResponse({ name: 'v2', height: 20n, info }));
+    closers.push(() => grpc.server.forceShutdown());
+    // the running node: a block every 20 ms, as a line in blocks.log
+    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', "setInterval(() => fs.appendFileSync(path.join(home, 'blocks.log'), 'b\\n'), 20); process.on('SIGTERM', () => process.exit(0));");
+    const blocks = (): number => (existsSync(join(h.home, 'blocks.log')) ? readFileSync(join(h.home, 'blocks.log'), 'utf8').length : 0);
+    const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_MAX_EXTRACT_BYTES: '65536' }));
+    await r.waitFor(/WRN prepare-upgrade failed, not retried before the halt: archive chaind-v2\.tar\.gz refused: it unpacks to more than 65536 bytes \(limit set by DAEMON_MAX_EXTRACT_BYTES\)$/);
+    assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), [], 'nothing left in upgrades/');
+    const before = blocks();
+    await new Promise((res) => setTimeout(res, 300));
+    assert.ok(blocks() > before, 'the node keeps committing blocks');
+    assert.equal(r.child.exitCode, null, 'chainvisor still runs');
+    assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+    assert.equal(files.hits.length, 1);
   });
 });

@@ -19,6 +19,17 @@ if (process.argv[2] === 'pre-upgrade') process.exit(0);
 process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);
 `;
 const GOOD: RawEntry[] = [{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: NEW_BINARY, mode: 0o755 }];
+/** 1 MiB of 'a'/'b' (from a fixed LCG): gzip makes it a small archive, under tar's own decompression-ratio check. */
+const FILLER = ((): Buffer => {
+  const b = Buffer.alloc(1 << 20);
+  let x = 12345;
+  for (let i = 0; i < b.length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    b[i] = x & 0x10000 ? 0x61 : 0x62;
+  }
+  return b;
+})();
+const BOMB: RawEntry[] = [...GOOD, { path: 'share/filler', body: FILLER }];
 
 /** Every file (with its content) and folder under `dir`. */
 function snapshot(dir: string): Record<string, string> {
@@ -139,6 +150,9 @@ const CASES: Case[] = [
     [
       ['archive with ../ entries', [...GOOD, { path: '../../../evil', body: 'x' }], 'entry "../../../evil" has a ".." path segment'],
       ['archive with an absolute path entry', [...GOOD, { path: '/tmp/chainvisor-evil-abs', body: 'x' }], 'entry "/tmp/chainvisor-evil-abs" has an absolute path'],
+      ['archive with a hard link to a symlink (whose relative target would be read from the root)', [...GOOD, { path: 'bin/l', type: 'SymbolicLink', linkpath: '../x' }, { path: 'h', type: 'Link', linkpath: 'bin/l' }], 'entry "h" is a hard link to the symbolic link bin/l'],
+      ['archive with a hard link through a symlinked folder', [...GOOD, { path: 'l', type: 'SymbolicLink', linkpath: 'bin' }, { path: 'h', type: 'Link', linkpath: 'l/chaind' }], 'entry "h" is a hard link to l/chaind, which goes through the symbolic link l'],
+      ['archive with a symlink chain that escapes once its second link exists', [...GOOD, { path: 'l2', type: 'SymbolicLink', linkpath: 'bin/l1/..' }, { path: 'bin/l1', type: 'SymbolicLink', linkpath: '..' }], 'entry "l2" is a symbolic link to bin/l1/.., which points outside the release folder'],
       ['archive whose bin/chaind is a symlink', [{ path: 'bin/real', body: NEW_BINARY, mode: 0o755 }, { path: 'bin/chaind', type: 'SymbolicLink', linkpath: 'real' }], ''],
     ] as const
   ).map(
@@ -152,6 +166,26 @@ const CASES: Case[] = [
       hits: 1,
     }),
   ),
+  {
+    name: 'archive bomb: a small tar.gz that unpacks past DAEMON_MAX_EXTRACT_BYTES',
+    serve: archiveAt('/chaind-v2.tar.gz', BOMB),
+    plan: plan(withSum('/chaind-v2.tar.gz', BOMB)),
+    env: { DAEMON_MAX_EXTRACT_BYTES: '65536' },
+    code: EXIT.UPGRADE_FAILED,
+    error: () => failed('archive chaind-v2.tar.gz refused: it unpacks to more than 65536 bytes (limit set by DAEMON_MAX_EXTRACT_BYTES)'),
+    backup: true,
+    hits: 1,
+  },
+  {
+    name: 'plain http to a loopback mirror without DAEMON_ALLOW_LOOPBACK_HTTP',
+    serve: archiveAt('/chaind-v2.tar.gz', GOOD),
+    plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
+    env: { DAEMON_ALLOW_LOOPBACK_HTTP: 'false', DAEMON_ALLOW_INSECURE_HTTP: 'true' },
+    code: EXIT.UPGRADE_FAILED,
+    error: (s) => failed(`refusing to download ${withSum('/chaind-v2.tar.gz', GOOD)(s.base)}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is explicitly allowed)`),
+    backup: true,
+    hits: 0,
+  },
   {
     name: "plan name '..'",
     serve: archiveAt('/chaind-v2.tar.gz', GOOD),

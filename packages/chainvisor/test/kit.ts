@@ -157,6 +157,8 @@ export function baseEnv(h: Home, extra: Record<string, string> = {}): Record<str
     COSMOVISOR_COLOR_LOGS: 'false',
     COSMOVISOR_TIMEFORMAT_LOGS: 'none',
     DAEMON_RPC_ADDRESS: 'http://127.0.0.1:9',
+    // the tests' mirrors are loopback http servers
+    DAEMON_ALLOW_LOOPBACK_HTTP: 'true',
     ...extra,
   };
 }

@@ -2,7 +2,7 @@
 // whole install with the entry named (node-tar alone would strip or skip such entries with a warning).
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
-import { dirname, join, posix, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Unpack, type ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
 
@@ -57,39 +57,82 @@ function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
     const from = entry.type === 'SymbolicLink' ? comps.slice(0, -1) : [];
     const why = escapes(from, target, symlinks);
     if (why) return `is a ${what} to ${target}, which ${why}`;
+    // link(2) does not follow a symlink: the hard link would be a copy of the symlink, its relative target
+    // now read from the hard link's folder
+    if (entry.type === 'Link' && symlinks.has(parts(target).join('/'))) return `is a hard link to the symbolic link ${target}`;
     if (entry.type === 'SymbolicLink') symlinks.add(comps.join('/'));
   }
   return null;
 }
 
+/** Caps on what one archive may unpack to: a small archive must not fill the disk or the inode table. */
+export interface ExtractLimits {
+  /** the sum of the regular files' sizes, in bytes */
+  readonly maxBytes: number;
+  /** entries of any type (files, folders, links) */
+  readonly maxEntries: number;
+  /** the settings that set the two caps, named in a refusal (chainvisor: DAEMON_MAX_EXTRACT_BYTES / _ENTRIES) */
+  readonly settings?: { readonly bytes: string; readonly entries: string };
+}
+
 /**
- * Extracts the tar or tar.gz `archive` into the existing, empty folder `dir`. Owners are not restored
- * and setuid/setgid/sticky bits are dropped. Throws 'unsafe-archive' naming the first bad entry, or
- * 'bad-archive' when the archive does not unpack.
+ * 2 GiB, the download cap: a node release unpacks to a few hundred MB at most. 100,000 entries: a packaged
+ * Node.js release with its node_modules has tens of thousands of files.
  */
-export async function extractTar(archive: string, dir: string, name: string): Promise<void> {
+export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { maxBytes: 2 * 1024 ** 3, maxEntries: 100_000 };
+
+/** Modes as extracted: no setuid/setgid/sticky, no group or world write (whatever the process umask). */
+const MODE_MASK = 0o755;
+
+/**
+ * Extracts the tar or tar.gz `archive` into the existing, empty folder `dir`. Owners are not restored,
+ * setuid/setgid/sticky and group/world write bits are dropped. Throws 'unsafe-archive' naming the first
+ * bad entry, 'too-large' past `limits` (counted from the headers as tar streams, before the entry that
+ * would cross them is written), or 'bad-archive' when the archive does not unpack.
+ */
+export async function extractTar(archive: string, dir: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
   const symlinks = new Set<string>();
   let bad: FetchError | null = null;
   const warnings: string[] = [];
+  let entries = 0;
+  let bytes = 0;
+  const over = (what: string, limit: number, setting: string | undefined): FetchError =>
+    new FetchError('too-large', `archive ${name} refused: it unpacks to more than ${limit} ${what}${setting ? ` (limit set by ${setting})` : ''}`);
+  const rs = createReadStream(archive);
   const u = new Unpack({
     cwd: dir,
     preserveOwner: false,
     strict: true,
+    // folders tar creates on its own (a file's missing parent), whatever the process umask
+    dmode: MODE_MASK,
+    fmode: 0o644,
     filter: (_p, e) => {
       const entry = e as ReadEntry;
       if (bad) return false; // the install fails anyway: skip the rest quickly
-      const why = refusal(entry, symlinks);
+      entries += 1;
+      if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') bytes += entry.size ?? 0;
+      let why: FetchError | null = null;
+      if (entries > limits.maxEntries) why = over('entries', limits.maxEntries, limits.settings?.entries);
+      else if (bytes > limits.maxBytes) why = over('bytes', limits.maxBytes, limits.settings?.bytes);
       if (why) {
-        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(entry.path)} ${why}`);
+        bad = why;
+        // stop reading: draining the rest would still decompress all of it
+        rs.unpipe(u);
+        rs.destroy();
+        queueMicrotask(() => u.abort(why));
         return false;
       }
-      if (typeof entry.mode === 'number') entry.mode &= 0o777;
+      const unsafe = refusal(entry, symlinks);
+      if (unsafe) {
+        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(entry.path)} ${unsafe}`);
+        return false;
+      }
+      if (typeof entry.mode === 'number') entry.mode &= MODE_MASK;
       return true;
     },
     onwarn: (_code, msg) => warnings.push(String(msg)),
   });
   await new Promise<void>((res, rej) => {
-    const rs = createReadStream(archive);
     rs.on('error', rej);
     u.on('error', (err: Error) => rej(err));
     u.on('close', () => res());
@@ -103,15 +146,22 @@ export async function extractTar(archive: string, dir: string, name: string): Pr
   await checkTree(dir, `archive ${name}`);
 }
 
-/** Where `p` really leads, resolving symlinks in the part that exists (a dangling link's target may not). */
+/**
+ * Where `p` really leads, resolving symlinks in the part that exists (a dangling link's target may not).
+ * `p` is not normalised first: `l/..` with `l` a symlink is the parent of l's target, not `.`, so only the
+ * kernel's walk (realpath) is right. A missing part followed by `..` cannot be resolved: an error.
+ */
 async function realTarget(p: string): Promise<string> {
   try {
     return await realpath(p);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const parent = dirname(p);
-    if (parent === p) return p;
-    return join(await realTarget(parent), p.slice(parent.length + 1));
+    const i = p.lastIndexOf('/');
+    const last = p.slice(i + 1);
+    if (i <= 0) return p;
+    if (last === '..') throw new Error(`${p.slice(0, i)} does not exist`);
+    const parent = await realTarget(p.slice(0, i));
+    return last === '' || last === '.' ? parent : join(parent, last);
   }
 }
 
@@ -131,7 +181,7 @@ export async function checkTree(dir: string, what: string): Promise<void> {
         const target = await readlink(p);
         let real: string;
         try {
-          real = await realTarget(resolve(d, target));
+          real = await realTarget(isAbsolute(target) ? target : `${d}/${target}`);
         } catch (err) {
           throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${JSON.stringify(rel)} to ${target} cannot be resolved (${(err as Error).message})`);
         }

@@ -3,7 +3,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { FetchError } from './errors.ts';
-import { displayUrl, schemeRefusal } from './policy.ts';
+import { displayUrl, redirectTargetRefusal, schemeRefusal, type HttpPolicy } from './policy.ts';
 
 /** Told about a download as it goes (chainvisor draws a bar or logs lines; the proposer's check shows nothing). */
 export interface Progress {
@@ -74,11 +74,12 @@ export interface Opened {
 
 /**
  * GETs `url`, following at most MAX_REDIRECTS redirects. Every hop must pass the same scheme policy as
- * the first URL, and an https → http downgrade is refused unless insecure http is allowed. Non-2xx
+ * the first URL, a redirect to a loopback or private address is refused unless a loopback mirror is allowed,
+ * and an https → http downgrade is refused unless insecure http is allowed. Non-2xx
  * final answers are 'http-status' errors. With `stall` (whose controller aborts `signal`), a hop that gets no
  * answer within its timeout is 'stalled'; each answer restarts the count.
  */
-export async function openUrl(url: URL, allowInsecureHttp: boolean, signal: AbortSignal, stall?: Stall): Promise<Opened> {
+export async function openUrl(url: URL, policy: HttpPolicy, signal: AbortSignal, stall?: Stall): Promise<Opened> {
   let current = url;
   for (let hop = 0; ; hop++) {
     let res: Response;
@@ -102,8 +103,8 @@ export async function openUrl(url: URL, allowInsecureHttp: boolean, signal: Abor
       } catch {
         throw new FetchError('redirect', `refusing redirect from ${displayUrl(current)} to ${JSON.stringify(loc)}: not a valid URL`);
       }
-      let why = schemeRefusal(next, allowInsecureHttp);
-      if (!why && current.protocol === 'https:' && next.protocol === 'http:' && !allowInsecureHttp) {
+      let why = schemeRefusal(next, policy) ?? redirectTargetRefusal(next, policy);
+      if (!why && current.protocol === 'https:' && next.protocol === 'http:' && !policy.allowInsecureHttp) {
         why = 'downgrade from https to plain http is not allowed';
       }
       if (why) throw new FetchError('redirect', `refusing redirect from ${displayUrl(current)} to ${displayUrl(next)}: ${why}`);
@@ -136,6 +137,7 @@ export interface Downloaded {
 
 export interface DownloadOptions {
   readonly allowInsecureHttp: boolean;
+  readonly allowLoopbackHttp: boolean;
   readonly maxBytes: number;
   readonly stallTimeoutMs: number;
   readonly algo: 'sha256' | 'sha512';
@@ -162,7 +164,7 @@ export async function downloadTo(url: URL, file: string, o: DownloadOptions): Pr
 }
 
 async function streamTo(url: URL, file: string, o: DownloadOptions, ac: AbortController, stall: Stall, t0: number): Promise<Downloaded> {
-  const { res, url: finalUrl } = await openUrl(url, o.allowInsecureHttp, ac.signal, stall);
+  const { res, url: finalUrl } = await openUrl(url, o, ac.signal, stall);
   const shown = displayUrl(finalUrl);
   const total = contentLength(res);
   if (total !== null && total > o.maxBytes) {

@@ -2,11 +2,11 @@
 // upgrade-info.json, the plan info's binaries and the rules for fetching them, upgrade folder names, Go's
 // platform names. It imports nothing of the node (only @chaind/errors).
 export { FetchError, UpgradeInfoError, UpgradeNameError, type FetchErrorKind } from './errors.ts';
-export { checkTree, extractTar } from './extract.ts';
+export { checkTree, DEFAULT_EXTRACT_LIMITS, extractTar, type ExtractLimits } from './extract.ts';
 export type { Downloaded, Progress } from './http.ts';
-export { folderNameProblem, MAX_NAME_BYTES, upgradeFolderName } from './names.ts';
+export { folderCollision, folderNameProblem, foldName, MAX_NAME_BYTES, upgradeFolderName } from './names.ts';
 export { goPlatform, platformKey, type GoPlatform } from './platform.ts';
-export { DEFAULT_STALL_TIMEOUT_MS, isLoopbackHost, type ArchiveFormat, type Checksum, type DownloadPolicy } from './policy.ts';
+export { DEFAULT_STALL_TIMEOUT_MS, isLocalAddress, isLoopbackHost, type ArchiveFormat, type Checksum, type DownloadPolicy, type HttpPolicy } from './policy.ts';
 export { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type PreparedDownload, type ReleaseDownloadOptions, type VerifiedDownload } from './release.ts';
 export { planBinaries, resolveRelease, type ReleaseSource } from './resolve.ts';
 export {

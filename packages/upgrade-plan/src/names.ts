@@ -24,6 +24,25 @@ export function unsafeUpgradeName(folder: string): string | undefined {
   return why === undefined ? undefined : `unsafe upgrade name: ${JSON.stringify(folder)} ${why}`;
 }
 
+/**
+ * A folder name as a case-insensitive file system (macOS's default APFS, Windows) compares it: Unicode NFC,
+ * then upper- and lower-cased (so ß and SS, K and the Kelvin sign, fold alike).
+ */
+export function foldName(name: string): string {
+  return name.normalize('NFC').toUpperCase().toLowerCase();
+}
+
+/**
+ * The refusal of `folder` when it differs from an existing upgrades/ folder only by case (or Unicode form):
+ * on a case-insensitive file system they are one folder, so one upgrade would run the other's binary.
+ * Undefined when there is no such folder (an exact match is the same upgrade).
+ */
+export function folderCollision(folder: string, existing: readonly string[]): string | undefined {
+  const f = foldName(folder);
+  const other = existing.find((e) => e !== folder && foldName(e) === f);
+  return other === undefined ? undefined : `unsafe upgrade name: folder ${JSON.stringify(folder)} collides with the existing upgrades/${other} (the same folder on a case-insensitive file system)`;
+}
+
 /** The folder of upgrade `name` under upgrades/: lower-cased (cosmovisor's convention) unless recase is disabled; refused when unsafe. */
 export function upgradeFolderName(name: string, disableRecase = false): string {
   const folder = disableRecase ? name : name.toLowerCase();

@@ -1,17 +1,25 @@
 // URL, scheme and checksum rules, the same for chainvisor's downloads and the proposer's check of a plan.
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { FetchError } from './errors.ts';
+import type { ExtractLimits } from './extract.ts';
 
 /** The knobs of those rules: chainvisor's settings, or the proposer's flags. */
 export interface DownloadPolicy {
   /** refuse a URL without checksum= (chainvisor: DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM). md5/sha1 are refused regardless. */
   readonly mustHaveChecksum: boolean;
-  /** plain http to non-loopback hosts (127.0.0.0/8, ::1 and localhost are always allowed) */
+  /** plain http to non-loopback hosts (chainvisor: DAEMON_ALLOW_INSECURE_HTTP) */
   readonly allowInsecureHttp: boolean;
+  /**
+   * plain http to a loopback host (127.0.0.0/8, ::1, localhost: a local mirror), and redirects to loopback or
+   * private addresses (chainvisor: DAEMON_ALLOW_LOOPBACK_HTTP; the proposer's --allow-loopback-http)
+   */
+  readonly allowLoopbackHttp: boolean;
   /** size cap of a release download, in bytes */
   readonly maxBytes: number;
   /** fail with 'stalled' when nothing arrives for this long: no response, or no body data */
   readonly stallTimeoutMs: number;
+  /** caps on what an archive unpacks to (DEFAULT_EXTRACT_LIMITS when absent) */
+  readonly extract?: ExtractLimits;
 }
 
 /** The stall timeout when none is configured: 60 s. */
@@ -24,13 +32,45 @@ export interface Checksum {
 
 const HEX_LEN = { sha256: 64, sha512: 128 } as const;
 
-/** 127.0.0.0/8, ::1 (and its IPv4-mapped forms) and `localhost`: the only hosts plain http may reach by default. */
+/** Which hosts plain http may reach: the two opt-ins of a DownloadPolicy. */
+export type HttpPolicy = Pick<DownloadPolicy, 'allowInsecureHttp' | 'allowLoopbackHttp'>;
+
+/** 127.0.0.0/8, ::1 (and its IPv4-mapped forms) and `localhost`. */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) === 6) return h === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(h);
   return false;
+}
+
+const LOCAL_V4 = new BlockList();
+// loopback, RFC 1918, link-local (cloud metadata at 169.254.169.254), "this network", CGNAT
+for (const [net, bits] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['0.0.0.0', 8], ['100.64.0.0', 10]] as const) {
+  LOCAL_V4.addSubnet(net, bits, 'ipv4');
+}
+const LOCAL_V6 = new BlockList();
+// ::1, ::, unique local fc00::/7, link-local fe80::/10
+LOCAL_V6.addAddress('::1', 'ipv6');
+LOCAL_V6.addAddress('::', 'ipv6');
+LOCAL_V6.addSubnet('fc00::', 7, 'ipv6');
+LOCAL_V6.addSubnet('fe80::', 10, 'ipv6');
+
+/**
+ * A loopback or private address, by the URL's literal host (`localhost` included); a DNS name that resolves
+ * to one is not seen here. IPv4-mapped IPv6 (::ffff:10.0.0.1, which URL writes ::ffff:a00:1) counts as its IPv4.
+ */
+export function isLocalAddress(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return LOCAL_V4.check(h, 'ipv4');
+  if (isIP(h) !== 6) return false;
+  const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(h);
+  if (mapped) {
+    const v4 = mapped[1] ?? [parseInt(mapped[2], 16) >> 8, parseInt(mapped[2], 16) & 255, parseInt(mapped[3], 16) >> 8, parseInt(mapped[3], 16) & 255].join('.');
+    return LOCAL_V4.check(v4, 'ipv4');
+  }
+  return LOCAL_V6.check(h, 'ipv6');
 }
 
 /** The URL without user:password, for messages and logs. */
@@ -49,17 +89,27 @@ export function displayUrl(u: URL | string): string {
 }
 
 /**
- * Why `url` may not be fetched under the policy, or null when it may. Only https, and http to a loopback
- * host (or anywhere with allowInsecureHttp), are allowed: no file:, ftp:, s3:, git: … (cosmovisor's
- * go-getter accepts them all).
+ * Why `url` may not be fetched under the policy, or null when it may. Only https, and plain http where
+ * explicitly allowed: to a loopback host with allowLoopbackHttp, to any other with allowInsecureHttp. No
+ * file:, ftp:, s3:, git: … (cosmovisor's go-getter accepts them all).
  */
-export function schemeRefusal(url: URL, allowInsecureHttp: boolean): string | null {
+export function schemeRefusal(url: URL, p: HttpPolicy): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:') {
-    if (allowInsecureHttp || isLoopbackHost(url.hostname)) return null;
-    return `plain http to ${url.hostname} is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)`;
+    if (isLoopbackHost(url.hostname)) {
+      if (p.allowLoopbackHttp) return null;
+      return `plain http to the loopback host ${url.hostname} is not allowed (only https, unless a loopback mirror is explicitly allowed)`;
+    }
+    if (p.allowInsecureHttp) return null;
+    return `plain http to ${url.hostname} is not allowed (only https, unless insecure http is explicitly allowed)`;
   }
-  return `scheme "${url.protocol}" is not allowed (only https, or http to a loopback address)`;
+  return `scheme "${url.protocol}" is not allowed (only https, or plain http where explicitly allowed)`;
+}
+
+/** Why a redirect to `next` is refused beyond the scheme rules, or null: no loopback or private target unless allowed. */
+export function redirectTargetRefusal(next: URL, p: HttpPolicy): string | null {
+  if (p.allowLoopbackHttp || !isLocalAddress(next.hostname)) return null;
+  return `a redirect to the loopback or private address ${next.hostname} is not allowed (unless a loopback mirror is explicitly allowed)`;
 }
 
 export function parseUrl(raw: string, what: string): URL {
@@ -70,8 +120,8 @@ export function parseUrl(raw: string, what: string): URL {
   }
 }
 
-export function assertFetchable(url: URL, allowInsecureHttp: boolean): void {
-  const why = schemeRefusal(url, allowInsecureHttp);
+export function assertFetchable(url: URL, p: HttpPolicy): void {
+  const why = schemeRefusal(url, p);
   if (why) throw new FetchError('scheme', `refusing to download ${displayUrl(url)}: ${why}`);
 }
 

@@ -7,7 +7,7 @@ import { hex, serve, tgz, type Served } from '../test/testkit.ts';
 import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy } from './index.ts';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
-const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 20, stallTimeoutMs: 60_000 };
+const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 20, stallTimeoutMs: 60_000 };
 
 describe('a release download: verified, unpacked, its daemon found', () => {
   let srv: Served;

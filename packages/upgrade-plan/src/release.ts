@@ -4,7 +4,7 @@
 import { lstat, mkdir, open, rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FetchError } from './errors.ts';
-import { extractTar } from './extract.ts';
+import { DEFAULT_EXTRACT_LIMITS, extractTar, type ExtractLimits } from './extract.ts';
 import { downloadTo, type Downloaded, type Progress } from './http.ts';
 import {
   archiveFormat,
@@ -38,9 +38,9 @@ export interface PreparedDownload {
  * come from elsewhere): the scheme policy, the checksum (md5/sha1 refused, a missing one when required),
  * an archive type that is handled.
  */
-export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp'>): PreparedDownload {
+export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp' | 'allowLoopbackHttp'>): PreparedDownload {
   const parsed = new URL(src.url);
-  assertFetchable(parsed, o.allowInsecureHttp);
+  assertFetchable(parsed, o);
   const { url, checksum: inUrl, archive } = splitMagicParams(parsed);
   const shown = displayUrl(url);
   const checksum = src.checksum ?? (inUrl === null ? undefined : parseChecksum(inUrl, shown));
@@ -72,6 +72,7 @@ const NO_PROGRESS: Progress = { update() {}, done() {} };
 export async function downloadRelease(p: PreparedDownload, file: string, o: ReleaseDownloadOptions): Promise<VerifiedDownload> {
   const dl = await downloadTo(p.url, file, {
     allowInsecureHttp: o.allowInsecureHttp,
+    allowLoopbackHttp: o.allowLoopbackHttp,
     maxBytes: o.maxBytes,
     stallTimeoutMs: o.stallTimeoutMs,
     algo: p.checksum?.algo ?? 'sha256',
@@ -104,9 +105,9 @@ async function sniff(file: string): Promise<ArchiveFormat | 'zip'> {
 /**
  * Makes the downloaded `file` the release folder `out` (existing, empty): a tar or tar.gz is extracted with the
  * safety checks, a plain binary becomes out/bin/<daemonName>. A URL whose path names no archive type is taken by
- * its content: a gzip or tar is extracted, a zip refused. `name` names the release in messages.
+ * its content: a gzip or tar is extracted (within `limits`), a zip refused. `name` names the release in messages.
  */
-export async function unpackRelease(file: string, p: PreparedDownload, out: string, daemonName: string, name: string): Promise<void> {
+export async function unpackRelease(file: string, p: PreparedDownload, out: string, daemonName: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
   let format = p.format;
   if (format === 'none' && !p.explicit) {
     const seen = await sniff(file);
@@ -117,7 +118,7 @@ export async function unpackRelease(file: string, p: PreparedDownload, out: stri
     await mkdir(join(out, 'bin'));
     await rename(file, join(out, 'bin', daemonName));
   } else {
-    await extractTar(file, out, name);
+    await extractTar(file, out, name, limits);
   }
 }
 

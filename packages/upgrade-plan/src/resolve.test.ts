@@ -6,7 +6,7 @@ import { FetchError, isLoopbackHost, planBinaries, platformKey, resolveRelease, 
 const SHA256 = 'ab'.repeat(32);
 const SHA512 = 'cd'.repeat(64);
 const own = platformKey();
-const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000 };
+const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000 };
 const info = (binaries: Record<string, unknown>): string => JSON.stringify({ binaries });
 
 async function refused(p: Promise<unknown>, kind: string, message: string): Promise<void> {
@@ -99,12 +99,12 @@ describe('resolveRelease with info as JSON', () => {
     await refused(
       resolveRelease(info({ any: `file:///tmp/chaind?checksum=sha256:${SHA256}` }), { ...policy, allowInsecureHttp: true }),
       'scheme',
-      `refusing to download file:///tmp/chaind?checksum=sha256:${SHA256}: scheme "file:" is not allowed (only https, or http to a loopback address)`,
+      `refusing to download file:///tmp/chaind?checksum=sha256:${SHA256}: scheme "file:" is not allowed (only https, or plain http where explicitly allowed)`,
     );
     await refused(
       resolveRelease(info({ any: 'ftp://r.example.com/c.tgz' }), policy),
       'scheme',
-      'refusing to download ftp://r.example.com/c.tgz: scheme "ftp:" is not allowed (only https, or http to a loopback address)',
+      'refusing to download ftp://r.example.com/c.tgz: scheme "ftp:" is not allowed (only https, or plain http where explicitly allowed)',
     );
   });
 
@@ -114,7 +114,7 @@ describe('resolveRelease with info as JSON', () => {
     await refused(
       resolveRelease(i, policy),
       'scheme',
-      `refusing to download http://mirror.invalid/c.tgz?checksum=sha256:${SHA256}: plain http to mirror.invalid is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)`,
+      `refusing to download http://mirror.invalid/c.tgz?checksum=sha256:${SHA256}: plain http to mirror.invalid is not allowed (only https, unless insecure http is explicitly allowed)`,
     );
     assert.equal((await resolveRelease(i, { ...policy, allowInsecureHttp: true })).url, 'http://mirror.invalid/c.tgz');
     assert.equal((await resolveRelease(info({ any: `http://127.0.0.1:9/c.tgz?checksum=sha256:${SHA256}` }), policy)).url, 'http://127.0.0.1:9/c.tgz');
@@ -149,7 +149,7 @@ describe("planBinaries: the proposer's check of every entry, the same rules as c
     await bad('{"binaries":[]}', 'bad-info', `upgrade info has no "binaries" object; ${expected}`);
     await bad('{"binaries":{}}', 'bad-info', 'no "binaries" entries found');
     await bad(info({ linux: `https://x/y?checksum=sha256:${SHA256}` }), 'bad-info', 'platform key "linux" must be "any" or "os/arch"');
-    await bad(info({ any: 'ftp://x/y' }), 'scheme', 'refusing to download ftp://x/y: scheme "ftp:" is not allowed (only https, or http to a loopback address)');
+    await bad(info({ any: 'ftp://x/y' }), 'scheme', 'refusing to download ftp://x/y: scheme "ftp:" is not allowed (only https, or plain http where explicitly allowed)');
     await bad(info({ any: 'https://x/y' }), 'checksum-missing', 'refusing to download https://x/y: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)');
     await bad(info({ any: 'https://x/y?checksum=sha256' }), 'bad-info', 'unsupported checksum "sha256" for https://x/y: expected sha256:<hex> or sha512:<hex>');
     await bad(info({ any: `https://x/y?checksum=md5:${'a'.repeat(32)}` }), 'checksum-weak', 'refusing md5 checksum for https://x/y: md5 is too weak, use sha256 or sha512');
@@ -213,7 +213,7 @@ describe('resolveRelease with info as a URL', () => {
     await refused(
       resolveRelease('http://mirror.invalid/info.json', policy),
       'scheme',
-      'refusing to download http://mirror.invalid/info.json: plain http to mirror.invalid is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)',
+      'refusing to download http://mirror.invalid/info.json: plain http to mirror.invalid is not allowed (only https, unless insecure http is explicitly allowed)',
     );
   });
 

@@ -32,7 +32,7 @@ const MAX_INFO_BYTES = 1 << 20;
 /** The document at `raw`, and its URL as messages show it (no checksum, no user:password). */
 async function fetchInfo(raw: string, o: DownloadPolicy): Promise<{ readonly text: string; readonly shown: string }> {
   const given = parseUrl(raw, 'upgrade info URL');
-  assertFetchable(given, o.allowInsecureHttp);
+  assertFetchable(given, o);
   const { url, checksum } = splitMagicParams(given);
   const shown = displayUrl(url);
   const sum = checksum === null ? null : parseChecksum(checksum, shown);
@@ -45,7 +45,7 @@ async function fetchInfo(raw: string, o: DownloadPolicy): Promise<{ readonly tex
   stall.kick();
   try {
     // the 60 s cap stays: a document this small that trickles in for longer is not worth waiting for
-    const { res } = await openUrl(url, o.allowInsecureHttp, AbortSignal.any([ac.signal, AbortSignal.timeout(60_000)]), stall);
+    const { res } = await openUrl(url, o, AbortSignal.any([ac.signal, AbortSignal.timeout(60_000)]), stall);
     try {
       for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
         n += c.byteLength;
@@ -117,7 +117,7 @@ function releaseSource(b: Binaries, key: string, o: DownloadPolicy): ReleaseSour
   const raw = b.table[key];
   if (typeof raw !== 'string' || raw.trim() === '') throw new FetchError('bad-info', `${b.from}: binaries["${key}"] is not a URL string`);
   const given = parseUrl(raw.trim(), `${b.from}: binaries["${key}"]`);
-  assertFetchable(given, o.allowInsecureHttp);
+  assertFetchable(given, o);
   const { url, checksum, archive } = splitMagicParams(given);
   const shown = displayUrl(url);
   const sum = checksum === null ? undefined : parseChecksum(checksum, shown);

@@ -11,7 +11,7 @@ import { hex, serve, tarGzOf, tgz, type Served } from '@chaind/upgrade-plan/test
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const logs: string[] = [];
-const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000, progress: 'none', log: (m) => logs.push(m) };
+const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000, progress: 'none', log: (m) => logs.push(m) };
 
 let srv: Served;
 let root: string;
@@ -211,7 +211,7 @@ describe('installRelease: download failures', () => {
       await refused(
         installRelease({ ...src, url: `${srv.base}/${n}/redir` }, opts()),
         'redirect',
-        `refusing redirect from ${srv.base}/${n}/redir to ${target}: scheme "${scheme}" is not allowed (only https, or http to a loopback address)`,
+        `refusing redirect from ${srv.base}/${n}/redir to ${target}: scheme "${scheme}" is not allowed (only https, or plain http where explicitly allowed)`,
       );
     }
   });
@@ -222,7 +222,7 @@ describe('installRelease: download failures', () => {
     await refused(
       installRelease({ ...src, url: `${srv.base}/${n}/redir` }, opts()),
       'redirect',
-      `refusing redirect from ${srv.base}/${n}/redir to http://mirror.invalid/chaind: plain http to mirror.invalid is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)`,
+      `refusing redirect from ${srv.base}/${n}/redir to http://mirror.invalid/chaind: plain http to mirror.invalid is not allowed (only https, unless insecure http is explicitly allowed)`,
     );
   });
 
@@ -237,7 +237,7 @@ describe('installRelease: download failures', () => {
     await refused(
       installRelease(src, opts()),
       'scheme',
-      'refusing to download http://mirror.invalid/chaind: plain http to mirror.invalid is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)',
+      'refusing to download http://mirror.invalid/chaind: plain http to mirror.invalid is not allowed (only https, unless insecure http is explicitly allowed)',
     );
     // with the opt-in it does try: the .invalid name then fails to resolve
     await refused(installRelease(src, opts({ allowInsecureHttp: true })), 'network', /^download of http:\/\/mirror\.invalid\/chaind failed: /);
@@ -360,7 +360,7 @@ describe('installRelease: interrupted attempts', () => {
     const src: ReleaseSource = { url: `${srv.base}${path}`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', body) } };
     const script = `
       import { installRelease } from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};
-      await installRelease(${JSON.stringify(src)}, { mustHaveChecksum: true, allowInsecureHttp: false, maxBytes: 1 << 30, stallTimeoutMs: 60_000,
+      await installRelease(${JSON.stringify(src)}, { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000,
         progress: 'lines', log: (m) => console.log(m), destDir: ${JSON.stringify(dest)}, daemonName: 'chaind' });`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));

@@ -175,7 +175,7 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     const e0 = performance.now();
     const out = join(tmp, 'out');
     await mkdir(out);
-    await unpackRelease(file, p, out, o.daemonName, fileName);
+    await unpackRelease(file, p, out, o.daemonName, fileName, o.extract);
     await rm(file, { force: true });
     await placeBinary(out, o.daemonName, fileName);
     const extractMs = performance.now() - e0;

@@ -78,8 +78,8 @@ describe('downloads from a loopback HTTP server', () => {
     return `${base}${path}?checksum=${algo}:${algo === 'sha256' ? sha256(body) : sha512(body)}`;
   };
   const infoOf = (binaries: Record<string, string>): string => JSON.stringify({ binaries });
-  const check = (info: string, o: { daemonName?: string; checksumRequired?: boolean; maxBinaryBytes?: number } = {}): Promise<void> =>
-    checkUpgradeInfo(info, { daemonName: o.daemonName ?? 'chaind', checksumRequired: o.checksumRequired ?? true, maxBinaryBytes: o.maxBinaryBytes });
+  const check = (info: string, o: { daemonName?: string; checksumRequired?: boolean; maxBinaryBytes?: number; allowLoopbackHttp?: boolean } = {}): Promise<void> =>
+    checkUpgradeInfo(info, { daemonName: o.daemonName ?? 'chaind', checksumRequired: o.checksumRequired ?? true, maxBinaryBytes: o.maxBinaryBytes, allowLoopbackHttp: o.allowLoopbackHttp ?? true });
   const rejects = (p: Promise<void>, message: string): Promise<void> => assert.rejects(p, (e: Error) => {
     assert.equal(e.message, message);
     return true;
@@ -123,7 +123,7 @@ describe('downloads from a loopback HTTP server', () => {
     // plain http is for loopback mirrors only, as for chainvisor
     await rejects(
       check(infoOf({ any: `http://mirror.invalid/v2.tar.gz?checksum=sha256:${HEX64}` })),
-      `invalid --upgrade-info: refusing to download http://mirror.invalid/v2.tar.gz?checksum=sha256:${HEX64}: plain http to mirror.invalid is not allowed (only https, or http to a loopback address, unless insecure http is explicitly allowed)`,
+      `invalid --upgrade-info: refusing to download http://mirror.invalid/v2.tar.gz?checksum=sha256:${HEX64}: plain http to mirror.invalid is not allowed (only https, unless insecure http is explicitly allowed)`,
     );
   });
 
@@ -141,8 +141,12 @@ describe('downloads from a loopback HTTP server', () => {
 
   test('the CLI runs the check before anything else touches the keyring or the node', async () => {
     const home = tmpDir();
-    const flags = ['--upgrade-height', '100', '--title', 't', '--from', 'nobody', '--keyring-backend', 'test', '--home', home, '--node', 'tcp://127.0.0.1:1', '-y'];
+    const flags = ['--upgrade-height', '100', '--title', 't', '--from', 'nobody', '--keyring-backend', 'test', '--home', home, '--node', 'tcp://127.0.0.1:1', '-y', '--allow-loopback-http'];
     const bad = infoOf({ 'linux/amd64': url('/otherd.tar.gz') });
+    // without --allow-loopback-http, the loopback mirror is refused before any request
+    await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags.slice(0, -1)], [
+      `Error: invalid --upgrade-info: refusing to download ${url('/otherd.tar.gz')}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is explicitly allowed)`,
+    ]);
     await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags], [
       'Error: invalid --upgrade-info: the binary for linux/amd64: release otherd.tar.gz has no daemon binary: expected bin/chaind or chaind at the archive root',
     ]);

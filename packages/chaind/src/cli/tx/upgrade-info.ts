@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DEFAULT_EXTRACT_LIMITS,
   DEFAULT_STALL_TIMEOUT_MS,
   downloadRelease,
   FetchError,
@@ -28,6 +29,8 @@ export interface InfoCheckOptions {
   /** The executable the archives must hold (bin/<daemon> or <daemon>). */
   readonly daemonName: string;
   readonly checksumRequired: boolean;
+  /** --allow-loopback-http: the same opt-in as chainvisor's DAEMON_ALLOW_LOOPBACK_HTTP */
+  readonly allowLoopbackHttp?: boolean;
   readonly maxBinaryBytes?: number;
 }
 
@@ -47,7 +50,7 @@ async function tryRelease(src: ReleaseSource, work: string, policy: DownloadPoli
   const out = join(work, 'out');
   await mkdir(out, { recursive: true });
   await downloadRelease(p, file, policy);
-  await unpackRelease(file, p, out, daemonName, name);
+  await unpackRelease(file, p, out, daemonName, name, policy.extract);
   await locateDaemon(out, daemonName, name);
 }
 
@@ -57,8 +60,11 @@ export async function checkUpgradeInfo(info: string, o: InfoCheckOptions): Promi
   const policy: DownloadPolicy = {
     mustHaveChecksum: o.checksumRequired,
     allowInsecureHttp: false,
+    allowLoopbackHttp: o.allowLoopbackHttp === true,
     maxBytes: o.maxBinaryBytes ?? MAX_BINARY_BYTES,
     stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
+    // chainvisor's defaults: a plan that passes here unpacks under a node with default settings
+    extract: DEFAULT_EXTRACT_LIMITS,
   };
   let sources: ReleaseSource[];
   try {
