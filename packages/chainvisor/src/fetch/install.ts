@@ -3,6 +3,7 @@
 import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type ReleaseSource } from '@chaind/upgrade-plan';
+import { syncTree } from '../fsync.ts';
 import { makeProgress } from './progress.ts';
 
 /** chainvisor's download settings: the rules' knobs, and how progress is shown. */
@@ -130,9 +131,11 @@ export async function dropTemp(tmp: string): Promise<void> {
 
 /**
  * Renames the complete release folder `out` (inside `tmp`) to destDir. An existing destDir is moved into
- * `tmp` first when `replace` (rename() cannot replace a non-empty folder), else 'exists'.
+ * `tmp` first when `replace` (rename() cannot replace a non-empty folder), else 'exists'. Flushed first.
  */
 export async function moveIntoPlace(out: string, destDir: string, tmp: string, replace: boolean): Promise<void> {
+  // every file of the release (bundle, node_modules, launcher), not only the binary, is on disk before it is published
+  await syncTree(out);
   let old: string | null = null;
   if (replace && (await exists(destDir))) {
     old = join(tmp, 'old');
