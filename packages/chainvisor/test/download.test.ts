@@ -239,6 +239,28 @@ describe('releases downloaded by chainvisor', () => {
       assert.equal((JSON.parse(readFileSync(join(h.cv, 'upgrades', 'v2', 'plan.json'), 'utf8')) as { info: string }).info, infoB);
     });
 
+    test('DAEMON_PREPARE_UPGRADE keeps polling: the re-proposed plan is prepared before the halt', { timeout: 30_000 }, async () => {
+      const { infoB, binB, plan, grpc } = await twoReleases();
+      writeDaemon(
+        join(h.cv, 'genesis', 'bin', 'chaind'),
+        'old',
+        `const go = path.join(home, 'halt'); setInterval(() => { if (fs.existsSync(go)) { writeInfo({ name: 'v2', height: 20, info: fs.readFileSync(go, 'utf8') }); process.exit(10); } }, 20);`,
+      );
+      const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc, DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+      await r.waitFor(/INF release v2 ready$/);
+      plan.info = infoB;
+      await r.waitFor(/WRN the release in .*upgrades\/v2 is not the one of plan v2: .*: replacing it$/);
+      await r.waitFor(/INF downloading upgrade v2 for any$/);
+      // the second `ready` comes after the replacement
+      while ((r.stderr().match(/INF release v2 ready$/gm) ?? []).length < 2) await new Promise((res) => setTimeout(res, 20));
+      writeFileSync(join(h.home, 'halt'), infoB);
+      const { code, stderr } = await r.exit;
+      assert.equal(code, EXIT.OK, stderr);
+      assert.match(stderr, /INF using the installed binary .*upgrades\/v2\/bin\/chaind\n/);
+      assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binB);
+      assert.deepEqual(h.launches(), ['old start', `release-B pre-upgrade --home ${h.home}`]);
+    });
+
     test('prepare-upgrade replaces the release prepared for the earlier plan', async () => {
       const { infoB, binA, binB, plan, grpc } = await twoReleases();
       const env = baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc });
