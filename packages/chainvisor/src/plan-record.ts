@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReleaseSource, UpgradeInfoFile } from '@chaind/upgrade-plan';
 
-/** upgrades/<folder>/plan.json, written into the release folder before it is renamed into place. */
-export const PLAN_RECORD = 'plan.json';
+/** upgrades/<folder>/chainvisor-plan.json, written into the release folder before it is renamed into place. */
+export const PLAN_RECORD = 'chainvisor-plan.json';
 
 export interface PlanRecord {
   readonly name: string;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -236,7 +236,7 @@ describe('releases downloaded by chainvisor', () => {
       assert.deepEqual(h.launches(), ['old start', `release-B pre-upgrade --home ${h.home}`]);
       assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
       assert.deepEqual(prepared, binA, 'the first plan had been prepared');
-      assert.equal((JSON.parse(readFileSync(join(h.cv, 'upgrades', 'v2', 'plan.json'), 'utf8')) as { info: string }).info, infoB);
+      assert.equal((JSON.parse(readFileSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json'), 'utf8')) as { info: string }).info, infoB);
     });
 
     test('DAEMON_PREPARE_UPGRADE keeps polling: the re-proposed plan is prepared before the halt', { timeout: 30_000 }, async () => {
@@ -279,6 +279,7 @@ describe('releases downloaded by chainvisor', () => {
       const { infoB, plan, grpc } = await twoReleases();
       const prepared = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc })).exit;
       assert.equal(prepared.code, EXIT.OK, prepared.stderr);
+      const stale = readFileSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json'));
       plan.info = infoB;
       oldHalting(infoB);
       const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { UNSAFE_SKIP_BACKUP: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
@@ -293,7 +294,15 @@ describe('releases downloaded by chainvisor', () => {
       // the remedy the line names: the operator installs the release by hand, which is then trusted as is
       const added = await chainvisor(['add-upgrade', 'v2', join(h.root, 'release-release-B'), '--force'], baseEnv(h)).exit;
       assert.equal(added.code, EXIT.OK, added.stderr);
-      assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'plan.json')), false);
+      assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json')), false);
+      // a release folder that carries a downloaded release's record (copied from another home) is installed without it
+      const copied = join(h.root, 'copied');
+      mkdirSync(join(copied, 'bin'), { recursive: true });
+      writeFileSync(join(copied, 'bin', 'chaind'), readFileSync(join(h.root, 'release-release-B')), { mode: 0o755 });
+      writeFileSync(join(copied, 'chainvisor-plan.json'), stale);
+      const folder = await chainvisor(['add-upgrade', 'v2', copied, '--force'], baseEnv(h)).exit;
+      assert.equal(folder.code, EXIT.OK, folder.stderr);
+      assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json')), false);
       const again = await chainvisor(['run', 'start'], baseEnv(h, { UNSAFE_SKIP_BACKUP: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
       assert.equal(again.code, EXIT.OK, again.stderr);
       // the plan is still pending at start: upgraded straight away, the old binary not started again
