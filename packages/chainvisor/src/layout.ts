@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, readlinkSync, renameSync, statSync, symlinkSync
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { folderCollision, upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
+import { syncDirSync } from './fsync.ts';
 
 /**
  * The cosmovisor folder layout, kept as is so operators can switch tools without moving files:
@@ -127,4 +128,6 @@ export function switchCurrent(l: Layout, dir: string): void {
   }
   symlinkSync(relative(l.root, dir), tmp);
   renameSync(tmp, l.current);
+  // the rename is durable only once the folder holding `current` is flushed
+  syncDirSync(l.root);
 }

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, toToml, type Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
+import { syncDirSync, syncFileSync } from './fsync.ts';
 import { createLogger, type Logger } from './log.ts';
+import { PLAN_RECORD } from './plan-record.ts';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
 import { FetchError, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
@@ -46,12 +48,14 @@ export function splitRunArgs(args: readonly string[]): { configFile?: string; da
   return { ...(configFile !== undefined ? { configFile } : {}), daemonArgs: out };
 }
 
-/** Copies a file into place atomically (temp + rename), executable. */
+/** Copies a file into place atomically (temp flushed, then renamed; the folder flushed), executable. */
 function installFile(src: string, dest: string): void {
   const tmp = `${dest}.tmp-${process.pid}`;
   copyFileSync(src, tmp);
   chmodSync(tmp, 0o755);
+  syncFileSync(tmp);
   renameSync(tmp, dest);
+  syncDirSync(dirname(dest));
 }
 
 /**
@@ -73,6 +77,9 @@ async function installGiven(path: string, dir: string, daemonName: string, log: 
     const dest = binaryIn(dir, daemonName);
     mkdirSync(binaryIn(dir, ''), { recursive: true });
     installFile(src, dest);
+    // the binary is now the operator's, no longer the release downloaded for a plan (removed after the copy: a crash
+    // in between leaves the record, so the folder is replaced rather than trusted)
+    rmSync(join(dir, PLAN_RECORD), { force: true });
     log.info(`copied ${path} to ${dest}`);
     return;
   }
@@ -84,7 +91,9 @@ async function installGiven(path: string, dir: string, daemonName: string, log: 
 function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
+  syncFileSync(tmp);
   renameSync(tmp, path);
+  syncDirSync(dirname(path));
 }
 
 async function runCommand(args: readonly string[]): Promise<number> {

@@ -4,6 +4,7 @@ import { credentials, Client, status as GrpcStatus, type ServiceError } from '@g
 import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
+import { staleRelease } from './plan-record.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
 
 /** chain.upgrade.v1beta1.Plan, the fields chainvisor needs. */
@@ -78,9 +79,9 @@ export type PrepareResult = 'none' | 'present' | 'installed';
  * `prepare-upgrade`: the scheduled plan's release fetched, verified and installed into upgrades/<name> ahead of the
  * halt, so only the restart remains at the height. Skipped when that binary is already there.
  */
-export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: Installer }): Promise<PrepareResult> {
+export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: Installer }, queried?: Plan | null): Promise<PrepareResult> {
   const { cfg, l, log } = ctx;
-  const plan = await queryCurrentPlan(cfg.grpcAddress);
+  const plan = queried === undefined ? await queryCurrentPlan(cfg.grpcAddress) : (queried ?? undefined);
   if (!plan) {
     log.info('No active upgrade plan found');
     return 'none';
@@ -88,13 +89,19 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   const folder = upgradeFolderName(plan.name, cfg.disableRecase, l.upgradesDir);
   const dir = upgradeDir(l, folder);
   const bin = binaryIn(dir, l.daemonName);
+  let installed = false;
   try {
-    if (lstatSync(bin).isFile()) {
+    installed = lstatSync(bin).isFile();
+  } catch {
+    // not installed yet
+  }
+  if (installed) {
+    const stale = staleRelease(dir, plan.info);
+    if (stale === null) {
       log.info(`release ${plan.name} ready (already installed at ${bin})`);
       return 'present';
     }
-  } catch {
-    // not installed yet
+    log.warn(`the release in ${dir} is not the one of plan ${plan.name}: ${stale}: replacing it`);
   }
   if (plan.info === '') throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name} at height ${plan.height} has no info naming a release to download`);
   const info = parseUpgradeInfo(JSON.stringify({ name: plan.name, height: plan.height.toString(), info: plan.info }));
@@ -105,24 +112,34 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   return 'installed';
 }
 
-/** DAEMON_PREPARE_UPGRADE: polls CurrentPlan while the node runs and prepares each newly scheduled release once. */
+/**
+ * DAEMON_PREPARE_UPGRADE: polls CurrentPlan while the node runs and prepares each scheduled plan once; a plan
+ * re-proposed under the same name with other info is prepared again (its release replaces the stale one).
+ */
 export async function autoPrepare(ctx: UpgradeContext & { readonly install: Installer }, signal: AbortSignal, everyMs = 3000): Promise<void> {
   let lastError = '';
+  let done = '';
   while (!signal.aborted) {
+    let key = '';
     try {
-      const r = await prepareUpgrade({ ...ctx, log: { ...ctx.log, info: (m) => (m === 'No active upgrade plan found' ? undefined : ctx.log.info(m)) } });
+      const plan = (await queryCurrentPlan(ctx.cfg.grpcAddress)) ?? null;
       lastError = '';
-      if (r !== 'none') return;
+      key = plan ? JSON.stringify([plan.name, plan.height.toString(), plan.info]) : '';
+      if (plan && key !== done) {
+        await prepareUpgrade(ctx, plan);
+        done = key;
+      }
     } catch (e) {
       const m = (e as Error).message;
       if (!(e instanceof ChainvisorError && e.code === EXIT.NODE_UNREACHABLE)) {
-        // a bad release would fail the same way on every poll: say it once; the halt retries and fails clearly
+        // a bad release would fail the same way on every poll: say it once per plan; the halt retries and fails clearly
         ctx.log.warn(`prepare-upgrade failed, not retried before the halt: ${m}`);
-        return;
+        done = key;
+      } else {
+        // the node is starting (gRPC not up yet) or briefly away: say it once, keep polling
+        if (m !== lastError) ctx.log.warn(`prepare-upgrade: ${m}`);
+        lastError = m;
       }
-      // the node is starting (gRPC not up yet) or briefly away: say it once, keep polling
-      if (m !== lastError) ctx.log.warn(`prepare-upgrade: ${m}`);
-      lastError = m;
     }
     await new Promise<void>((r) => {
       const t = setTimeout(r, everyMs);

@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import { resolveRelease } from '@chaind/upgrade-plan';
 import { installRelease, type FetchPolicy } from './fetch/index.ts';
 import type { Logger } from './log.ts';
+import { PLAN_RECORD, planRecordText } from './plan-record.ts';
 import type { Installer } from './upgrade.ts';
 
 export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
@@ -24,8 +25,8 @@ export function releaseInstaller(cfg: Config, log: Logger): Installer {
   return async (info, destDir) => {
     const src = await resolveRelease(info.info, policy);
     log.info(`downloading upgrade ${info.name} for ${src.platform}`);
-    // destDir holds no binary (else it would have been used): whatever is left there is a failed attempt
-    const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true });
+    // destDir holds no binary, or another plan's release: either way it is replaced, along with the plan it was for
+    const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true, files: { [PLAN_RECORD]: planRecordText(info, src) } });
     log.info(`release ${info.name}: download ${Math.round(r.downloadMs)}ms, verify ${Math.round(r.verifyMs)}ms, extract ${Math.round(r.extractMs)}ms`);
     return r;
   };

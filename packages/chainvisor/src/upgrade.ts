@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { ms, type Logger } from './log.ts';
+import { staleRelease } from './plan-record.ts';
 
 /** Fetches, verifies and installs the release of `info` into `destDir` (binary at destDir/bin/<daemon>). */
 export type Installer = (info: UpgradeInfoFile, destDir: string) => Promise<{ readonly binaryPath: string; readonly bytes: number; readonly sha256: string }>;
@@ -138,10 +139,20 @@ async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfoFile, dir: str
   }
   if (st) {
     if (!st.isFile()) throw new ChainvisorError(EXIT.UPGRADE_FAILED, `${bin} is not a regular file (a symlink or folder is refused)`);
-    log.info(`using the installed binary ${bin}`);
-    return bin;
-  }
-  if (!cfg.allowDownloadBinaries)
+    const stale = staleRelease(dir, info.info);
+    if (stale === null) {
+      log.info(`using the installed binary ${bin}`);
+      return bin;
+    }
+    // governance re-scheduled this name with another release: the one prepared for the old plan is never run
+    const why = `the release in ${dir} is not the one of plan ${info.name}: ${stale}`;
+    if (!cfg.allowDownloadBinaries || !ctx.install || info.info === '')
+      throw new ChainvisorError(
+        EXIT.UPGRADE_FAILED,
+        `${why}; not run, and it cannot be replaced (${info.info === '' ? "the plan's info names no release" : 'DAEMON_ALLOW_DOWNLOAD_BINARIES is false'}): install the plan's release with \`chainvisor add-upgrade ${info.name} <path> --force\``,
+      );
+    log.warn(`${why}: replacing it`);
+  } else if (!cfg.allowDownloadBinaries)
     throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and DAEMON_ALLOW_DOWNLOAD_BINARIES is false: install it with \`chainvisor add-upgrade ${info.name} <path>\``);
   if (!ctx.install) throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and downloads are not available`);
   if (info.info === '') throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and the plan's info names no release to download`);

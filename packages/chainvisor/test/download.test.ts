@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -275,5 +275,120 @@ describe('releases downloaded by chainvisor', () => {
     assert.equal(r.child.exitCode, null, 'chainvisor still runs');
     assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
     assert.equal(files.hits.length, 1);
+  });
+
+  describe('a plan re-proposed under the same name with another release', () => {
+    /** Two releases of v2 that say which one runs; the plan server answers whatever `plan.info` holds now. */
+    async function twoReleases(): Promise<{ infoA: string; infoB: string; binA: Buffer; binB: Buffer; plan: { info: string }; grpc: string }> {
+      const make = (who: string): Buffer => {
+        const p = join(h.root, `release-${who}`);
+        writeDaemon(p, who, "if (args[0] === 'pre-upgrade') process.exit(0); process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);");
+        return readFileSync(p);
+      };
+      const binA = make('release-A');
+      const binB = make('release-B');
+      const files = await fileServer({ '/a/chaind': binA, '/b/chaind': binB });
+      closers.push(() => files.server.close());
+      const infoA = JSON.stringify({ binaries: { any: `${files.url}/a/chaind?checksum=sha256:${sha(binA)}` } });
+      const infoB = JSON.stringify({ binaries: { any: `${files.url}/b/chaind?checksum=sha256:${sha(binB)}` } });
+      const plan = { info: infoA };
+      const grpc = await planServer(() => planResponse({ name: 'v2', height: 20n, info: plan.info }));
+      closers.push(() => grpc.server.forceShutdown());
+      return { infoA, infoB, binA, binB, plan, grpc: grpc.address };
+    }
+
+    test('prepared for the first plan, then re-proposed: the new release is what runs at the halt', async () => {
+      const { infoB, binA, binB, plan, grpc } = await twoReleases();
+      // the old binary halts once told to, with the plan it then has (the re-proposed one)
+      writeDaemon(
+        join(h.cv, 'genesis', 'bin', 'chaind'),
+        'old',
+        `const go = path.join(home, 'halt'); setInterval(() => { if (fs.existsSync(go)) { writeInfo({ name: 'v2', height: 20, info: fs.readFileSync(go, 'utf8') }); process.exit(10); } }, 20);`,
+      );
+      const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc, DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+      await r.waitFor(/INF release v2 ready$/);
+      const prepared = readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind'));
+      // governance cancels v2 and schedules it again with another binary; the node halts right away
+      plan.info = infoB;
+      writeFileSync(join(h.home, 'halt'), infoB);
+      const { code, stderr } = await r.exit;
+      assert.equal(code, EXIT.OK, stderr);
+      assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binB);
+      assert.deepEqual(h.launches(), ['old start', `release-B pre-upgrade --home ${h.home}`]);
+      assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
+      assert.deepEqual(prepared, binA, 'the first plan had been prepared');
+      assert.equal((JSON.parse(readFileSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json'), 'utf8')) as { info: string }).info, infoB);
+    });
+
+    test('DAEMON_PREPARE_UPGRADE keeps polling: the re-proposed plan is prepared before the halt', { timeout: 30_000 }, async () => {
+      const { infoB, binB, plan, grpc } = await twoReleases();
+      writeDaemon(
+        join(h.cv, 'genesis', 'bin', 'chaind'),
+        'old',
+        `const go = path.join(home, 'halt'); setInterval(() => { if (fs.existsSync(go)) { writeInfo({ name: 'v2', height: 20, info: fs.readFileSync(go, 'utf8') }); process.exit(10); } }, 20);`,
+      );
+      const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc, DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+      await r.waitFor(/INF release v2 ready$/);
+      plan.info = infoB;
+      await r.waitFor(/WRN the release in .*upgrades\/v2 is not the one of plan v2: .*: replacing it$/);
+      await r.waitFor(/INF downloading upgrade v2 for any$/);
+      // the second `ready` comes after the replacement
+      while ((r.stderr().match(/INF release v2 ready$/gm) ?? []).length < 2) await new Promise((res) => setTimeout(res, 20));
+      writeFileSync(join(h.home, 'halt'), infoB);
+      const { code, stderr } = await r.exit;
+      assert.equal(code, EXIT.OK, stderr);
+      assert.match(stderr, /INF using the installed binary .*upgrades\/v2\/bin\/chaind\n/);
+      assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binB);
+      assert.deepEqual(h.launches(), ['old start', `release-B pre-upgrade --home ${h.home}`]);
+    });
+
+    test('prepare-upgrade replaces the release prepared for the earlier plan', async () => {
+      const { infoB, binA, binB, plan, grpc } = await twoReleases();
+      const env = baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc });
+      const first = await chainvisor(['prepare-upgrade'], env).exit;
+      assert.equal(first.code, EXIT.OK, first.stderr);
+      assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binA);
+      plan.info = infoB;
+      const again = await chainvisor(['prepare-upgrade'], env).exit;
+      assert.equal(again.code, EXIT.OK, again.stderr);
+      assert.match(again.stderr, /WRN the release in .*upgrades\/v2 is not the one of plan v2: it was installed for the plan v2 at height 20 with another info \(sha256:[0-9a-f]{64} from http:\/\/127\.0\.0\.1:\d+\/a\/chaind\): replacing it\n/);
+      assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binB);
+      assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), ['v2'], 'no temp folder left');
+    });
+
+    test('with downloads off, the stale release is refused at the halt: exit 3, never run, current unchanged', async () => {
+      const { infoB, plan, grpc } = await twoReleases();
+      const prepared = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc })).exit;
+      assert.equal(prepared.code, EXIT.OK, prepared.stderr);
+      const stale = readFileSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json'));
+      plan.info = infoB;
+      oldHalting(infoB);
+      const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { UNSAFE_SKIP_BACKUP: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+      assert.equal(code, EXIT.UPGRADE_FAILED, stderr);
+      assert.match(
+        stderr.trim().split('\n').at(-1) ?? '',
+        /^\[chainvisor\] ERR the release in .*upgrades\/v2 is not the one of plan v2: it was installed for the plan v2 at height 20 with another info \(.*\); not run, and it cannot be replaced \(DAEMON_ALLOW_DOWNLOAD_BINARIES is false\): install the plan's release with `chainvisor add-upgrade v2 <path> --force`$/,
+      );
+      assert.deepEqual(h.launches(), ['old start']);
+      assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
+
+      // the remedy the line names: the operator installs the release by hand, which is then trusted as is
+      const added = await chainvisor(['add-upgrade', 'v2', join(h.root, 'release-release-B'), '--force'], baseEnv(h)).exit;
+      assert.equal(added.code, EXIT.OK, added.stderr);
+      assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json')), false);
+      // a release folder that carries a downloaded release's record (copied from another home) is installed without it
+      const copied = join(h.root, 'copied');
+      mkdirSync(join(copied, 'bin'), { recursive: true });
+      writeFileSync(join(copied, 'bin', 'chaind'), readFileSync(join(h.root, 'release-release-B')), { mode: 0o755 });
+      writeFileSync(join(copied, 'chainvisor-plan.json'), stale);
+      const folder = await chainvisor(['add-upgrade', 'v2', copied, '--force'], baseEnv(h)).exit;
+      assert.equal(folder.code, EXIT.OK, folder.stderr);
+      assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'chainvisor-plan.json')), false);
+      const again = await chainvisor(['run', 'start'], baseEnv(h, { UNSAFE_SKIP_BACKUP: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+      assert.equal(again.code, EXIT.OK, again.stderr);
+      // the plan is still pending at start: upgraded straight away, the old binary not started again
+      assert.deepEqual(h.launches(), ['old start', `release-B pre-upgrade --home ${h.home}`]);
+      assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
+    });
   });
 });

@@ -1,8 +1,9 @@
 // installRelease: download to a temp folder beside destDir, verify, extract, check the binary, rename
 // into place. destDir only ever appears complete.
-import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type ReleaseSource } from '@chaind/upgrade-plan';
+import { syncTree } from '../fsync.ts';
 import { makeProgress } from './progress.ts';
 
 /** chainvisor's download settings: the rules' knobs, and how progress is shown. */
@@ -18,6 +19,8 @@ export interface InstallOptions extends FetchPolicy {
   readonly daemonName: string;
   /** replace an existing destDir (else 'exists') */
   readonly replace?: boolean;
+  /** small files written into the release folder before it is renamed into place (the plan record) */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 export interface InstallResult {
@@ -130,9 +133,11 @@ export async function dropTemp(tmp: string): Promise<void> {
 
 /**
  * Renames the complete release folder `out` (inside `tmp`) to destDir. An existing destDir is moved into
- * `tmp` first when `replace` (rename() cannot replace a non-empty folder), else 'exists'.
+ * `tmp` first when `replace` (rename() cannot replace a non-empty folder), else 'exists'. Flushed first.
  */
 export async function moveIntoPlace(out: string, destDir: string, tmp: string, replace: boolean): Promise<void> {
+  // every file of the release (bundle, node_modules, launcher), not only the binary, is on disk before it is published
+  await syncTree(out);
   let old: string | null = null;
   if (replace && (await exists(destDir))) {
     old = join(tmp, 'old');
@@ -178,6 +183,7 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     await unpackRelease(file, p, out, o.daemonName, fileName, o.extract);
     await rm(file, { force: true });
     await placeBinary(out, o.daemonName, fileName);
+    for (const [f, text] of Object.entries(o.files ?? {})) await writeFile(join(out, f), text, { mode: 0o644 });
     const extractMs = performance.now() - e0;
 
     await moveIntoPlace(out, destDir, tmp, o.replace === true);

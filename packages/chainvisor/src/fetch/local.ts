@@ -2,9 +2,10 @@
 // extracted with the same safety checks as a download. A packaged chaind (bin/chaind launcher + bundle +
 // node_modules) cannot run from its binary alone, so cosmovisor's "copy the binary" is not enough for it.
 import { constants } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, stat, symlink } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, rm, stat, symlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { checkTree, extractTar, FetchError } from '@chaind/upgrade-plan';
+import { PLAN_RECORD } from '../plan-record.ts';
 import { dropTemp, moveIntoPlace, placeBinary, tempBeside } from './install.ts';
 
 /** What a path given to init/add-upgrade is: a plain binary (cosmovisor's form), a release folder, or a release archive. */
@@ -94,6 +95,8 @@ export async function installLocalRelease(src: string, form: 'folder' | 'archive
       await extractTar(src, out, src);
     }
     await placeBinary(out, o.daemonName, src);
+    // a release given by the operator is theirs, even when copied from a downloaded one: no plan binds it
+    await rm(join(out, PLAN_RECORD), { force: true, recursive: true });
     for (const k of o.keep ?? []) {
       const from = join(o.destDir, k);
       const st = await lstat(from).catch(() => undefined);

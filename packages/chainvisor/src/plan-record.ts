@@ -1,0 +1,52 @@
+// The plan a downloaded release was installed for, kept beside it: a plan re-proposed under the same name with
+// another release must never run the release prepared for the first one.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReleaseSource, UpgradeInfoFile } from '@chaind/upgrade-plan';
+
+/** upgrades/<folder>/chainvisor-plan.json, written into the release folder before it is renamed into place. */
+export const PLAN_RECORD = 'chainvisor-plan.json';
+
+export interface PlanRecord {
+  readonly name: string;
+  readonly height: string;
+  /** the plan's info, byte for byte: what a later plan is compared with */
+  readonly info: string;
+  readonly url: string;
+  readonly checksum: string | null;
+}
+
+export function planRecordText(u: UpgradeInfoFile, src: ReleaseSource): string {
+  const r: PlanRecord = {
+    name: u.name,
+    height: u.height.toString(),
+    info: u.info,
+    url: src.url,
+    checksum: src.checksum ? `${src.checksum.algo}:${src.checksum.hex.toLowerCase()}` : null,
+  };
+  return `${JSON.stringify(r, null, 2)}\n`;
+}
+
+/**
+ * Why the release installed in `dir` is not the one of the plan with `info`, or null when it is, or when it has
+ * no record (installed by hand by the operator: trusted as is). An unreadable record counts as another plan's.
+ */
+export function staleRelease(dir: string, info: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, PLAN_RECORD), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return `its ${PLAN_RECORD} cannot be read (${(e as Error).message})`;
+  }
+  let rec: unknown;
+  try {
+    rec = JSON.parse(text);
+  } catch {
+    return `its ${PLAN_RECORD} is not valid JSON`;
+  }
+  if (typeof rec !== 'object' || rec === null || typeof (rec as PlanRecord).info !== 'string') return `its ${PLAN_RECORD} names no plan info`;
+  const r = rec as PlanRecord;
+  if (r.info === info) return null;
+  return `it was installed for the plan ${r.name} at height ${r.height} with another info (${r.checksum ?? 'no checksum'} from ${r.url})`;
+}
