@@ -86,9 +86,16 @@ describe('app.toml [abci] limits in a running node', { timeout: 90_000 }, () => 
   test('comet-rpc-max-response-bytes = 1000: a bigger answer from CometBFT is refused with a clear error; comet-rpc-timeout = "300ms": a silent one times out', async () => {
     const big = await fakeComet((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(5000) } })));
     const silent = await fakeComet(() => {});
-    servers.push(big.server, silent.server);
+    // an answer without a Content-Length that never ends: refused once 1000 bytes are in, not read on
+    const endless = await fakeComet((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const t = setInterval(() => res.write('x'.repeat(400)), 5);
+      res.on('close', () => clearInterval(t));
+    });
+    servers.push(big.server, silent.server, endless.server);
     for (const [comet, want] of [
       [big.url, /^CometBFT RPC answered broadcast_tx_sync with more than 1000 bytes$/],
+      [endless.url, /^CometBFT RPC answered broadcast_tx_sync with more than 1000 bytes$/],
       [silent.url, /^CometBFT RPC at http:\/\/127\.0\.0\.1:\d+\/ is not reachable \(broadcast_tx_sync\): .*time/i],
     ] as const) {
       const port = await freePort();
