@@ -121,7 +121,14 @@ describe('defaults', () => {
         keepaliveTimeoutMs: 500,
         maxConnectionIdleMs: 90_000,
       },
-      abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' },
+      abci: {
+        address: { kind: 'unix', path: '/run/chaind/abci.sock' },
+        transport: 'socket',
+        maxMessageBytes: 4096,
+        maxConnections: 4,
+        cometRpcTimeoutMs: 2500,
+        cometRpcMaxResponseBytes: 65_536,
+      },
     };
     const n = renderNodeConfig(node);
     assert.match(n, /^laddr = "tcp:\/\/\[::1\]:36657"$/m);
@@ -129,6 +136,21 @@ describe('defaults', () => {
     assert.deepEqual(parseNodeConfig(n, 'config.toml'), { config: node, warnings: [] });
     assert.match(renderAppConfig(app), /^minimum-gas-prices = "1atom,0\.025stake"$/m);
     assert.deepEqual(parseAppConfig(renderAppConfig(app), 'app.toml'), { config: app, warnings: [] });
+  });
+
+  test('[abci] limits: written with their defaults, today\'s constants; out of range refused', async () => {
+    const home = newHome();
+    await writeDefaultConfig(home, { moniker: 'n' });
+    const lines = readFileSync(configPaths(home).app, 'utf8').split('\n');
+    for (const line of ['max-message-bytes = 2147483647', 'max-connections = 16', 'comet-rpc-timeout = "10s"', 'comet-rpc-max-response-bytes = 16777216']) assert.ok(lines.includes(line), line);
+    const c = await loadConfig(home);
+    assert.deepEqual(c.app.abci, defaultAppConfig().abci);
+    assert.deepEqual(c.warnings, []);
+    const bad = (body: string, want: string): void => assert.throws(() => parseAppConfig(`[abci]\n${body}`, 'app.toml'), (e: Error) => e instanceof ConfigError && e.message.includes(want));
+    bad('max-connections = 0', 'abci.max-connections = 0: out of range; expected an integer from 1 to 1000000');
+    bad('max-message-bytes = 2147483648', 'abci.max-message-bytes = 2147483648: out of range; expected an integer from 1 to 2147483647');
+    bad('comet-rpc-timeout = "0s"', 'abci.comet-rpc-timeout = "0s": must be more than zero');
+    bad('comet-rpc-max-response-bytes = 0', 'abci.comet-rpc-max-response-bytes = 0: out of range');
   });
 
   test('missing keys take their defaults; gas prices are normalised', () => {
@@ -239,7 +261,7 @@ describe('problems', () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'n', abciAddress: { kind: 'tcp', host: '0.0.0.0', port: 36658 } });
     const c = await loadConfig(home);
-    assert.deepEqual(c.app.abci, { address: { kind: 'tcp', host: '0.0.0.0', port: 36658 }, transport: 'socket' });
+    assert.deepEqual(c.app.abci, { ...defaultAppConfig().abci, address: { kind: 'tcp', host: '0.0.0.0', port: 36658 } });
     assert.equal(c.node.proxyApp, 'tcp://127.0.0.1:36658');
     assert.deepEqual(c.warnings, []);
   });
@@ -320,7 +342,7 @@ describe('server addresses', () => {
   });
 
   test("app.toml's [abci] settings, unless --with-comet, --address or --transport overrides them", () => {
-    const unix = { ...cfg, app: { ...cfg.app, abci: { address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' } } } as const;
+    const unix = { ...cfg, app: { ...cfg.app, abci: { ...cfg.app.abci, address: { kind: 'unix', path: '/run/chaind/abci.sock' } } } } as const;
     assert.deepEqual(resolveServerAddresses(unix).abci, { withComet: true, address: { kind: 'unix', path: '/run/chaind/abci.sock' }, transport: 'socket' });
     assert.deepEqual(resolveServerAddresses(unix, { withComet: false, address: 'tcp://0.0.0.0:36658', transport: 'socket' }).abci, {
       withComet: false,

@@ -15,6 +15,10 @@ import {
   ABCI_TRANSPORTS,
   DEFAULT_ABCI_ADDRESS,
   DEFAULT_ABCI_TRANSPORT,
+  DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
+  DEFAULT_COMET_RPC_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_MESSAGE_BYTES,
   formatAbciAddress,
   parseAbciAddress,
   type AbciAddress,
@@ -114,7 +118,18 @@ export interface AppConfig {
     readonly maxConnectionIdleMs: number;
   };
   /** chaind as an ABCI application behind CometBFT (`start --with-comet=false`): where it listens, and how. */
-  readonly abci: { readonly address: AbciAddress; readonly transport: AbciTransport };
+  readonly abci: {
+    readonly address: AbciAddress;
+    readonly transport: AbciTransport;
+    /** The largest ABCI message read or written (CometBFT's own limit is math.MaxInt32). */
+    readonly maxMessageBytes: number;
+    /** ABCI connections served at once; CometBFT opens four. */
+    readonly maxConnections: number;
+    /** How long one call to CometBFT's JSON-RPC (a forwarded broadcast, a tx lookup) may take. */
+    readonly cometRpcTimeoutMs: number;
+    /** The largest answer read from CometBFT's JSON-RPC. */
+    readonly cometRpcMaxResponseBytes: number;
+  };
 }
 
 export interface LoadedConfig {
@@ -186,7 +201,14 @@ export function defaultAppConfig(): AppConfig {
       keepaliveTimeoutMs: 20_000,
       maxConnectionIdleMs: 5 * 60_000,
     },
-    abci: { address: DEFAULT_ABCI_ADDRESS, transport: DEFAULT_ABCI_TRANSPORT },
+    abci: {
+      address: DEFAULT_ABCI_ADDRESS,
+      transport: DEFAULT_ABCI_TRANSPORT,
+      maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+      maxConnections: DEFAULT_MAX_CONNECTIONS,
+      cometRpcTimeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
+      cometRpcMaxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
+    },
   };
 }
 
@@ -426,6 +448,10 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       transport: r.string('abci.transport', d.abci.transport, '"socket"', (t) =>
         ABCI_TRANSPORTS.includes(t as AbciTransport) ? undefined : 'chaind serves ABCI over a socket only (no gRPC transport)',
       ) as AbciTransport,
+      maxMessageBytes: Number(r.int('abci.max-message-bytes', BigInt(d.abci.maxMessageBytes), 1n, BigInt(DEFAULT_MAX_MESSAGE_BYTES))),
+      maxConnections: Number(r.int('abci.max-connections', BigInt(d.abci.maxConnections), 1n, 1_000_000n)),
+      cometRpcTimeoutMs: r.duration('abci.comet-rpc-timeout', d.abci.cometRpcTimeoutMs, true),
+      cometRpcMaxResponseBytes: Number(r.int('abci.comet-rpc-max-response-bytes', BigInt(d.abci.cometRpcMaxResponseBytes), 1n, 2_147_483_647n)),
     },
   };
   return { config, warnings: r.unknownKeys() };

@@ -139,6 +139,15 @@ max-connection-idle = ${str(formatDuration(c.grpc.maxConnectionIdleMs))}
 address = ${str(formatAbciAddress(c.abci.address))}
 # "socket" (CometBFT's abci = "socket"), the only transport chaind serves. Flag: --transport
 transport = ${str(c.abci.transport)}
+# chaind's keys. The largest ABCI message read or written, in bytes: a longer length prefix is refused
+# with an exception and the connection closed.
+max-message-bytes = ${c.abci.maxMessageBytes}
+# Most ABCI connections open at once (CometBFT opens four); more are closed at once and logged.
+max-connections = ${c.abci.maxConnections}
+# CometBFT's JSON-RPC, where REST and gRPC broadcasts are forwarded and txs looked up: how long one
+# call may take, and the largest answer read, in bytes.
+comet-rpc-timeout = ${str(formatDuration(c.abci.cometRpcTimeoutMs))}
+comet-rpc-max-response-bytes = ${c.abci.cometRpcMaxResponseBytes}
 `;
 }
 

@@ -27,7 +27,7 @@ import { BlockStore } from './blockstore.ts';
 import { stopResultFromError, type ConsensusDriver, type DriverStopResult } from './driver.ts';
 import { SoloDriver } from './solo.ts';
 import { AbciDriver } from './abci/driver.ts';
-import { CometRpc, DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES, DEFAULT_COMET_RPC_TIMEOUT_MS } from './abci/comet-rpc.ts';
+import { CometRpc } from './abci/comet-rpc.ts';
 
 
 export interface NodeOptions {
@@ -130,11 +130,22 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       for (const p of pairingProblems(configPaths(o.home).node, config.node, addresses.abci.address)) logger.warn(p);
       const comet = new CometRpc({
         url: rpcDialUrl(addresses.rpc),
-        timeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
+        timeoutMs: config.app.abci.cometRpcTimeoutMs,
         maxTxBytes: config.node.mempool.maxTxBytes,
-        maxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
+        maxResponseBytes: config.app.abci.cometRpcMaxResponseBytes,
       });
-      const abci = await AbciDriver.listen({ app: chain.app, address: formatAbciAddress(addresses.abci.address), comet, logger, haltHeight }, genesis.chainId);
+      const abci = await AbciDriver.listen(
+        {
+          app: chain.app,
+          address: formatAbciAddress(addresses.abci.address),
+          maxMessageBytes: config.app.abci.maxMessageBytes,
+          maxConnections: config.app.abci.maxConnections,
+          comet,
+          logger,
+          haltHeight,
+        },
+        genesis.chainId,
+      );
       driver = abci;
       stopDriver = () => abci.stop();
     } else {

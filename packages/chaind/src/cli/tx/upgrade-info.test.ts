@@ -134,6 +134,11 @@ describe('downloads from a loopback HTTP server', () => {
       `invalid --upgrade-info: refusing to download ${base}/info.json: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`,
     );
     await check(`${base}/info.json`, { checksumRequired: false });
+    // a document that is not the one pinned (the mirror changed it) is refused like a binary that is not
+    await rejects(
+      check(`${base}/info.json?checksum=sha256:${HEX64}`),
+      `invalid --upgrade-info: checksum mismatch for ${base}/info.json: expected sha256 ${HEX64}, got ${sha256(files.get('/info.json') ?? Buffer.alloc(0))}`,
+    );
     await rejects(check(`${base}/gone.json`, { checksumRequired: false }), `invalid --upgrade-info: download of ${base}/gone.json failed: HTTP 404 Not Found`);
     await assert.rejects(check(url('/v2.tar.gz')), /^UserError: invalid --upgrade-info: upgrade info at http:\/\/127\.0\.0\.1:\d+\/v2\.tar\.gz is not valid JSON \(/);
     await rejects(check('   '), 'invalid --upgrade-info: upgrade info is empty; expected JSON {"binaries": {"<os>/<arch>": "<url>", …}} or a URL to such JSON');

@@ -21,16 +21,13 @@ export class CometRpcError extends ChaindError<'comet-rpc'> {
 export interface CometRpcOptions {
   /** CometBFT's RPC, e.g. http://127.0.0.1:26657 (config.toml rpc.laddr). */
   readonly url: string;
-  /** How long one call may take. */
+  /** How long one call may take (app.toml [abci] comet-rpc-timeout). */
   readonly timeoutMs: number;
   /** The largest tx forwarded (CometBFT's mempool.max_tx_bytes, from the same config.toml). */
   readonly maxTxBytes: number;
-  /** The largest answer read from CometBFT. */
+  /** The largest answer read from CometBFT (app.toml [abci] comet-rpc-max-response-bytes). */
   readonly maxResponseBytes: number;
 }
-
-export const DEFAULT_COMET_RPC_TIMEOUT_MS = 10_000;
-export const DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 interface RpcReply {
   readonly result?: unknown;
@@ -82,8 +79,23 @@ export class CometRpc implements TxAdmission, TxLookup {
       await res.body?.cancel();
       throw new CometRpcError(`CometBFT RPC answered ${method} with ${declared} bytes, more than the ${this.maxResponseBytes} allowed`);
     }
-    const text = await res.text();
-    if (Buffer.byteLength(text) > this.maxResponseBytes) throw new CometRpcError(`CometBFT RPC answered ${method} with more than ${this.maxResponseBytes} bytes`);
+    // counted as it arrives: an answer without a Content-Length is not buffered whole before the check
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const c of (res.body ?? []) as AsyncIterable<Uint8Array>) {
+        size += c.byteLength;
+        if (size > this.maxResponseBytes) {
+          await res.body?.cancel().catch(() => {});
+          throw new CometRpcError(`CometBFT RPC answered ${method} with more than ${this.maxResponseBytes} bytes`);
+        }
+        chunks.push(c);
+      }
+    } catch (e) {
+      if (e instanceof CometRpcError) throw e;
+      throw new CometRpcError(`CometBFT RPC at ${this.url} answered ${method} and broke off: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
     let reply: unknown;
     try {
       reply = JSON.parse(text);

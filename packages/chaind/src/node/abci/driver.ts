@@ -27,6 +27,8 @@ export interface AbciDriverOptions {
   readonly address: string;
   /** The largest ABCI message accepted (CometBFT's own limit is math.MaxInt32). */
   readonly maxMessageBytes?: number;
+  /** ABCI connections served at once (app.toml [abci] max-connections); CometBFT opens four. */
+  readonly maxConnections?: number;
   /** CometBFT's side of the node: its mempool (broadcasts) and its tx index. */
   readonly comet: TxAdmission & TxLookup;
   readonly logger?: Logger;
@@ -76,6 +78,7 @@ export class AbciDriver implements ConsensusDriver {
     d.server = await listenAbci({
       address: o.address,
       maxMessageBytes: o.maxMessageBytes,
+      maxConnections: o.maxConnections,
       connect: (info) => {
         const conn = new AbciConnection({ claimConsensus: () => d.claimConsensus(), handle: (kind, req) => d.handle(kind, req) });
         d.logger.debug('CometBFT connected', { connection: info.id, remote: info.remote });
