@@ -65,7 +65,8 @@ describe('app.toml [abci] limits in a running node', { timeout: 90_000 }, () => 
     assert.equal((await a.request('echo', { message: 'a' })).message, 'a');
     assert.equal((await b.request('echo', { message: 'b' })).message, 'b');
     const c = await AbciClient.connect(address);
-    await assert.rejects(c.request('echo', { message: 'c' }), /closed/);
+    // closed at once: the request meets a closed socket, or a reset when it arrived before the close
+    await assert.rejects(c.request('echo', { message: 'c' }), /closed|ECONNRESET/);
     await node.waitForLog(/ABCI connection refused: 2 connections are open \(maxConnections\)/);
     const big = await b.send({ echo: { message: 'x'.repeat(2000) } }).then(
       (r) => r.exception?.error ?? JSON.stringify(r),

@@ -164,4 +164,37 @@ describe('gRPC tx service', { timeout: 120_000 }, () => {
     assert.equal((await broadcast(tx, BroadcastMode.BROADCAST_MODE_ASYNC)).txResponse?.txhash, HEX(sha256(tx)));
     assert.ok((await included).block.header.height > h);
   });
+
+  test('Simulate is metered up to the gas cap (query-gas-limit) and refuses a tx over the size cap (max_tx_bytes)', async () => {
+    const capped = await TestNode.start({ manual: true, chain: { simulationGasLimit: 5000n, simulationMaxTxBytes: 2000 } });
+    const g = await startGrpcServer({ port: 0, app: capped.chain.app, txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger } });
+    const c = new Client(g.address, credentials.createInsecure());
+    const sim = (txBytes: Uint8Array): Promise<SimulateResponse> =>
+      new Promise((resolve, reject) =>
+        c.makeUnaryRequest(
+          `${SVC}/Simulate`,
+          (m: SimulateRequest) => Buffer.from(SimulateRequest.encode(m).finish()),
+          (b: Buffer) => SimulateResponse.decode(b),
+          SimulateRequest.fromPartial({ txBytes }),
+          (err: ServiceError | null, v?: SimulateResponse) => (err !== null ? reject(err) : resolve(v as SimulateResponse)),
+        ),
+      );
+    try {
+      await assert.rejects(sim(capped.send(ALICE, BOB.address, '1')), (e: ServiceError) => {
+        assert.match(e.details, /out of gas/);
+        return true;
+      });
+      await assert.rejects(sim(new Uint8Array(3000)), (e: ServiceError) => {
+        assert.match(e.details, /exceeds the simulation limit of 2000 bytes/);
+        return true;
+      });
+      // the default cap leaves room for an ordinary tx (the suite's node)
+      const ok = await unary(`${SVC}/Simulate`, SimulateRequest, SimulateResponse, SimulateRequest.fromPartial({ txBytes: node.send(ALICE, BOB.address, '1') }));
+      assert.ok((ok.gasInfo?.gasUsed ?? 0n) > 5000n);
+    } finally {
+      c.close();
+      await g.close();
+      await capped.stop();
+    }
+  });
 });
