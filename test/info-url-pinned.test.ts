@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer as netServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@chaind/sdk/testing';
 import { hex, serve, tgz, type RawEntry, type Served } from '@chaind/upgrade-plan/testing';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -26,14 +26,6 @@ const release = (who: string): Buffer => {
 const sha256 = (b: Buffer | string): string => hex('sha256', Buffer.from(b));
 const infoDoc = (url: string): string => JSON.stringify({ binaries: { any: url } });
 const NO_CHECKSUM = 'no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)';
-
-async function freePort(): Promise<number> {
-  const s = netServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Runs the chaind CLI as a child process; its exit code and output. */
 function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

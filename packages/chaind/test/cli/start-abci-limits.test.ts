@@ -4,19 +4,11 @@
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { createServer as netServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { AbciClient } from '@chaind/abci';
 import { configPaths } from '../../src/config/index.ts';
-import { AbciNode, makeNetworkHomes, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
-
-async function freePort(): Promise<number> {
-  const s = netServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+import { AbciNode, freePort, makeNetworkHomes, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
 
 /** A CometBFT RPC stand-in: `answer` decides what each call gets. */
 async function fakeComet(answer: (res: ServerResponse) => void): Promise<{ url: string; server: Server }> {

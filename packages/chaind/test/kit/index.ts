@@ -4,7 +4,7 @@
 // process (cli.ts), a validator network's homes made with the CLI (homes.ts), CometBFT v0.38's checks
 // of a genesis.json (comet.ts), CometBFT's side of the ABCI connections and a network's blocks
 // (network.ts). Keys, temp dirs and block requests are the framework kit's.
-export { DENOM, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
+export { DENOM, freePort, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 export * from './chain.ts';
 export * from './cli.ts';
 export * from './comet.ts';

@@ -7,3 +7,4 @@ export * from './common.ts';
 export * from './dirs.ts';
 export * from './gov.ts';
 export * from './keys.ts';
+export * from './net.ts';
