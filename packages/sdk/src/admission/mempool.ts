@@ -30,7 +30,7 @@ export interface MempoolOptions {
    * them verified; undefined when there is nothing to wait for. Its outcome never decides admission, CheckTx does.
    */
   readonly preverify?: Preverify;
-  /** CheckTx refused a tx `preverify` was given (the same bytes object): what it cached for the tx goes. */
+  /** A tx `preverify` was given (the same bytes object) was refused, by CheckTx or by the pool: what it kept for the tx goes. */
   readonly refused?: (tx: Uint8Array) => void;
   /**
    * Bounds of the txs waiting for CheckTx, and of those pre-verified ahead (default 1024 txs, about 60 ms
@@ -185,7 +185,10 @@ export class Mempool {
     const hashBytes = txHashBytes ?? txHash(txBytes);
     const hash = hashKey(hashBytes);
     const known = this.rejected.get(hash);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.onRefused?.(txBytes);
+      return known;
+    }
     const refused = this.refusal(txBytes.length, hash, false);
     if (refused !== undefined) {
       this.onRefused?.(txBytes);

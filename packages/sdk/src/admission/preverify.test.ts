@@ -34,3 +34,21 @@ test('a tx CheckTx refuses leaves nothing in the verified-signature cache; an ac
     await t.close();
   }
 });
+
+test('a pre-verified tx the mempool itself refuses (full) leaves nothing behind either', async () => {
+  const t = testApp({ funded: [alice.address, bob.address] });
+  const pre = new SignaturePreverifier({ threads: 1, logger: nopLogger, signaturesOf: (tx) => t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, tx)) });
+  const pool = new Mempool({ app: t.app, maxTxs: 1, preverify: (b) => pre.preverify(b), refused: (b) => pre.refused(b) });
+  try {
+    const send = (from: typeof alice, to: string, accountNumber: bigint): Uint8Array =>
+      encodeTx({ msgs: [sendMsg(from.address, to, '1')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n } }, [{ privateKey: from.privateKey, accountNumber, sequence: 0n }], CHAIN_ID);
+    // both arrive while the pool is empty: both are pre-verified, the second is refused in its turn
+    const [first, second] = [pool.submit(send(alice, bob.address, 0n)), pool.submit(send(bob, alice.address, 1n))];
+    assert.equal((await first).code, 0);
+    await assert.rejects(second, /mempool is full/);
+    assert.equal(pre.verified.size, 1, "the refused tx's signature went");
+  } finally {
+    await pre.close();
+    await t.close();
+  }
+});

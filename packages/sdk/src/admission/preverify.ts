@@ -25,24 +25,38 @@ export interface SignaturePreverifierOptions {
 /**
  * Txs decoded by pre-verification, handed to CheckTx's decode of the same bytes object, once. An entry
  * holds a copy of the bytes it was decoded from: bytes changed in between (a caller reusing its buffer)
- * are decoded afresh. Bounded, the oldest dropped first: a tx refused before its CheckTx leaves its
- * entry behind (the mempool's pre-verification window bounds how many are in flight, and their bytes).
+ * are decoded afresh. A tx the mempool refuses without CheckTx has its entry dropped (`refused`); in
+ * case one is missed, the entries are bounded in count and bytes, the oldest dropped first.
  */
 class PreDecoded {
   private readonly entries = new Map<Uint8Array, { readonly copy: Uint8Array; readonly tx: DecodedTx }>();
+  private bytes = 0;
 
-  constructor(private readonly capacity = 4096) {}
+  /** At most `capacity` entries and about `maxBytes` of tx bytes (an entry counts its bytes twice: the copy and the decoded tx). */
+  constructor(
+    private readonly capacity = 4096,
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
 
   put(bytes: Uint8Array, tx: DecodedTx): void {
+    this.drop(bytes);
     this.entries.set(bytes, { copy: copyBytes(bytes), tx });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as Uint8Array);
+    this.bytes += 2 * bytes.length;
+    while (this.entries.size > this.capacity || (this.bytes > this.maxBytes && this.entries.size > 1)) this.drop(this.entries.keys().next().value as Uint8Array);
   }
 
   take(bytes: Uint8Array): DecodedTx | undefined {
     const e = this.entries.get(bytes);
     if (e === undefined) return undefined;
-    this.entries.delete(bytes);
+    this.drop(bytes);
     return Buffer.compare(e.copy, bytes) === 0 ? e.tx : undefined;
+  }
+
+  drop(bytes: Uint8Array): void {
+    const e = this.entries.get(bytes);
+    if (e === undefined) return;
+    this.entries.delete(bytes);
+    this.bytes -= 2 * e.copy.length;
   }
 }
 
@@ -96,10 +110,11 @@ export class SignaturePreverifier {
   }
 
   /**
-   * CheckTx refused `tx` (the same bytes object pre-verified): its verified signatures are forgotten, so
-   * a refused tx leaves nothing in the cache.
+   * `tx` (the same bytes object pre-verified) was refused, by CheckTx or by the mempool before it: its
+   * decode and its verified signatures are forgotten, so a refused tx leaves nothing behind.
    */
   refused(tx: Uint8Array): void {
+    this.preDecoded.drop(tx);
     const triples = this.submitted.get(tx);
     if (triples === undefined) return;
     this.submitted.delete(tx);
