@@ -57,12 +57,10 @@ describe('chainvisor commands', () => {
     assert.equal(bad.stderr, '[chainvisor] ERR --upgrade-height: expected a positive integer, got "0"\n');
   });
 
-  test('add-upgrade refuses names that are not safe folder names', async () => {
+  test('add-upgrade refuses names that are not usable folder names, and path-escapes the rest as cosmovisor does', async () => {
     for (const [name, why] of [
       ['..', '".." is not a valid folder name'],
       ['.', '"." is not a valid folder name'],
-      ['a/b', '"a/b" must not contain path separators'],
-      ['v2\u0007', '"v2\\u0007" must not contain control characters'],
     ]) {
       const r = await cv(['add-upgrade', name, bin]);
       assert.equal(r.code, EXIT.UPGRADE_INFO_INVALID, name);
@@ -70,6 +68,16 @@ describe('chainvisor commands', () => {
     }
     assert.equal(existsSync(join(h.cv, 'chaind')), false);
     assert.equal(existsSync(join(h.cv, 'bin')), false);
+    // lower-cased, then url.PathEscape'd: the folder cosmovisor would use for the same name
+    for (const [name, folder] of [
+      ['My Upgrade', 'my%20upgrade'],
+      ['a/b', 'a%2Fb'],
+      ['V2\u0007', 'v2%07'],
+    ]) {
+      const r = await cv(['add-upgrade', name, bin]);
+      assert.equal(r.code, EXIT.OK, r.stderr);
+      assert.ok(existsSync(join(h.cv, 'upgrades', folder, 'bin', 'chaind')), folder);
+    }
   });
 
   test('show-upgrade-info: none yet, and an invalid file', async () => {

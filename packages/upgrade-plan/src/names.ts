@@ -18,12 +18,6 @@ export function folderNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** The refusal of an upgrade folder name, or undefined when it is safe. */
-export function unsafeUpgradeName(folder: string): string | undefined {
-  const why = folderNameProblem(folder);
-  return why === undefined ? undefined : `unsafe upgrade name: ${JSON.stringify(folder)} ${why}`;
-}
-
 /**
  * A folder name as a case-insensitive file system (macOS's default APFS, Windows) compares it: Unicode NFC,
  * then upper- and lower-cased (so ß and SS, K and the Kelvin sign, fold alike).
@@ -43,10 +37,40 @@ export function folderCollision(folder: string, existing: readonly string[]): st
   return other === undefined ? undefined : `unsafe upgrade name: folder ${JSON.stringify(folder)} collides with the existing upgrades/${other} (the same folder on a case-insensitive file system)`;
 }
 
-/** The folder of upgrade `name` under upgrades/: lower-cased (cosmovisor's convention) unless recase is disabled; refused when unsafe. */
+/**
+ * Go's strings.ToLower: each code point's simple lower case (JavaScript's toLowerCase of a whole string
+ * differs for the dotted capital I and a word-final sigma).
+ */
+function goToLower(name: string): string {
+  let out = '';
+  for (const ch of name) out += ch === '\u0130' ? 'i' : ch.toLowerCase();
+  return out;
+}
+
+/** Bytes Go's url.PathEscape leaves as they are: unreserved characters, and the reserved ones a path segment may hold. */
+const PATH_SEGMENT_SAFE = /^[A-Za-z0-9\-_.~$&+:=@]$/;
+
+/** Go's url.PathEscape: every other UTF-8 byte as %XX (upper-case hex), so a name is one folder name. */
+export function goPathEscape(name: string): string {
+  let out = '';
+  for (const b of Buffer.from(name, 'utf8')) {
+    const c = String.fromCharCode(b);
+    out += b < 0x80 && PATH_SEGMENT_SAFE.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** The longest folder name most file systems take (NAME_MAX). */
+const MAX_FOLDER_BYTES = 255;
+
+/**
+ * The folder of upgrade `name` under upgrades/, as cosmovisor names it: lower-cased (unless recase is
+ * disabled), then path-escaped, so a name with a space, `%`, `/` or non-ASCII maps to the same folder in
+ * both tools. Refused when that is still not a usable folder name ("", ".", "..", too long).
+ */
 export function upgradeFolderName(name: string, disableRecase = false): string {
-  const folder = disableRecase ? name : name.toLowerCase();
-  const unsafe = unsafeUpgradeName(folder);
-  if (unsafe !== undefined) throw new UpgradeNameError(unsafe);
+  const folder = goPathEscape(disableRecase ? name : goToLower(name));
+  const why = folder === '' ? 'is empty' : folder === '.' || folder === '..' ? 'is not a valid folder name' : folder.length > MAX_FOLDER_BYTES ? `is longer than ${MAX_FOLDER_BYTES} bytes once path-escaped` : undefined;
+  if (why !== undefined) throw new UpgradeNameError(`unsafe upgrade name: ${JSON.stringify(name)} ${why}`);
   return folder;
 }

@@ -1,7 +1,8 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UpgradeInfoError } from './errors.ts';
-import { unsafeUpgradeName } from './names.ts';
+import { UpgradeNameError } from './errors.ts';
+import { upgradeFolderName } from './names.ts';
 
 /**
  * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
@@ -88,12 +89,16 @@ function parseFields(text: string): ParseResult {
   return { state: 'ok', info: { name: r.name, height, info: r.info ?? '', raw: text } };
 }
 
-/** The file's text as chainvisor takes it: the fields' rules, and a name that is a safe folder name. */
+/** The file's text as chainvisor takes it: the fields' rules, and a name that maps to a usable folder. */
 export function parseUpgradeInfo(text: string): ParseResult {
   const r = parseFields(text);
   if (r.state !== 'ok') return r;
-  const unsafe = unsafeUpgradeName(r.info.name.toLowerCase());
-  if (unsafe !== undefined) return { state: 'invalid', why: unsafe };
+  try {
+    upgradeFolderName(r.info.name);
+  } catch (e) {
+    if (e instanceof UpgradeNameError) return { state: 'invalid', why: e.message };
+    throw e;
+  }
   return r;
 }
 
