@@ -4,6 +4,7 @@ import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
 import { currentBinary } from './layout.ts';
 import { ms } from './log.ts';
 import { describeExit, launch, type Daemon } from './process.ts';
+import { skipUpgradeHeights } from './skip.ts';
 import { latestHeight, waitForHeight } from './rpc.ts';
 import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
 import { watchFile } from './watch.ts';
@@ -18,17 +19,23 @@ export interface RunOptions {
 const sleep = (n: number): Promise<void> => new Promise((r) => setTimeout(r, n));
 
 /**
- * data/upgrade-info.json when it names an upgrade `current` has not been switched to. A file that is not complete
- * JSON is waited for (someone is writing it) for a bounded time; a complete but invalid file is an error.
+ * data/upgrade-info.json when it names an upgrade `current` has not been switched to, at a height the daemon
+ * is not told to skip. A file that is not complete JSON is waited for (someone is writing it) for a bounded
+ * time; a complete but invalid file is an error.
  */
-async function pendingUpgrade(ctx: UpgradeContext): Promise<UpgradeInfoFile | undefined> {
+async function pendingUpgrade(ctx: UpgradeContext, skip: ReadonlySet<bigint>): Promise<UpgradeInfoFile | undefined> {
   const waitMs = Math.max(2000, 10 * ctx.cfg.pollIntervalMs);
   const deadline = performance.now() + waitMs;
   for (let warned = false; ; ) {
     const r = readUpgradeInfoFile(ctx.l.upgradeInfoFile);
     if (r.state === 'absent') return undefined;
     if (r.state === 'invalid') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: ${r.why}`);
-    if (r.state === 'ok') return isPending(ctx, r.info) ? r.info : undefined;
+    if (r.state === 'ok') {
+      if (!isPending(ctx, r.info)) return undefined;
+      if (!skip.has(r.info.height)) return r.info;
+      ctx.log.info(`upgrade ${r.info.name} at height ${r.info.height} is skipped (--unsafe-skip-upgrades): starting the current release, which clears the plan`);
+      return undefined;
+    }
     if (performance.now() > deadline) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: still ${r.why} after ${ms(waitMs)}`);
     if (!warned) ctx.log.warn(`${ctx.l.upgradeInfoFile} is incomplete (${r.why}): waiting for it to be completed`);
     warned = true;
@@ -55,6 +62,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
   };
   const signals = o.signals ?? ['SIGINT', 'SIGTERM'];
   for (const s of signals) process.on(s, onSignal);
+  const skip = skipUpgradeHeights(args);
   try {
     mkdirSync(l.dataDir, { recursive: true }); // watched from the first launch, before the node creates it
     let next: UpgradeInfoFile | undefined;
@@ -63,7 +71,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
     for (;;) {
       if (stopping) return EXIT.OK;
       // before EVERY launch: never start the old binary past an upgrade height (cosmovisor #25861)
-      next ??= await pendingUpgrade(ctx);
+      next ??= await pendingUpgrade(ctx, skip);
       let done: UpgradeDone | undefined;
       let t0 = 0;
       if (next) {
@@ -101,7 +109,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
             invalidLogged = r.why;
             log.warn(`${l.upgradeInfoFile} is invalid: ${r.why}`);
           }
-          if (r.state !== 'ok' || !isPending(ctx, r.info)) return false;
+          if (r.state !== 'ok' || !isPending(ctx, r.info) || skip.has(r.info.height)) return false;
           // a plan written ahead of its height (add-upgrade --upgrade-height) waits for the chain; an unreachable node → act
           const h = await latestHeight(cfg.rpcAddress, 1000);
           if (h !== undefined && h < r.info.height - 1n) {
@@ -138,7 +146,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
         return EXIT.DAEMON_FAILED;
       }
       // the node halts by itself at the height (exit code 10) after writing the file: check it in every case
-      next = await pendingUpgrade(ctx);
+      next = await pendingUpgrade(ctx, skip);
       if (next) continue;
       if (exit.code === 0) return EXIT.OK;
       log.error(`${l.daemonName} ${describeExit(exit)} and no upgrade is pending: not restarted; current and data/ left untouched`);
