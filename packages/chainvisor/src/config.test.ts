@@ -65,7 +65,7 @@ describe('settings', () => {
         assert.equal(e.code, EXIT.CONFIG);
         assert.deepEqual(e.problems, [
           'DAEMON_NAME is required',
-          'DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false or empty, got "yes"',
+          'DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false (any case) or empty, got "yes"',
           'DAEMON_RESTART_DELAY: expected a duration such as 300ms or 1m30s, got "5"',
           'DAEMON_PREUPGRADE_MAX_RETRIES: expected a non-negative integer, got "-1"',
           'DAEMON_HOME: must be an absolute path, got "relative/home"',
@@ -108,7 +108,7 @@ describe('settings', () => {
       assert.equal(c.unsafeSkipBackup, true);
       writeFileSync(f, 'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_pol_interval = "1s"\nunsafe_skip_backup = "maybe"\n');
       assert.throws(() => loadConfig({ env: {}, configFile: f }), {
-        message: `invalid configuration (2 problems):\n  daemon_pol_interval in ${f}: unknown setting\n  unsafe_skip_backup in ${f}: expected true, false or empty, got "maybe"`,
+        message: `invalid configuration (2 problems):\n  daemon_pol_interval in ${f}: unknown setting\n  unsafe_skip_backup in ${f}: expected true, false (any case) or empty, got "maybe"`,
       });
       assert.throws(() => loadConfig({ env: {}, configFile: join(dir, 'missing.toml') }), /^ChainvisorError: cannot read config file .*missing\.toml: ENOENT/);
     } finally {

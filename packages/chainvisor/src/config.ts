@@ -143,11 +143,14 @@ export function loadConfig(o: LoadOptions): Config {
       continue;
     }
     switch (s.kind) {
-      case 'bool':
-        if (v === true || v === 'true') values.set(s.env, true);
-        else if (v === false || v === 'false') values.set(s.env, false);
-        else errors.push(`${where}: expected true, false or empty, got ${JSON.stringify(v)}`);
+      case 'bool': {
+        // cosmovisor lower-cases the value and accepts only true/false: units with `True` keep working
+        const lower = typeof v === 'string' ? v.toLowerCase() : v;
+        if (lower === true || lower === 'true') values.set(s.env, true);
+        else if (lower === false || lower === 'false') values.set(s.env, false);
+        else errors.push(`${where}: expected true, false (any case) or empty, got ${JSON.stringify(v)}`);
         break;
+      }
       case 'duration': {
         const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
         if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${JSON.stringify(v)}`);

@@ -82,13 +82,33 @@ describe('chainvisor commands', () => {
 
   test('invalid settings: all reported together, exit 2, the daemon never started', async () => {
     writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'genesis', '');
-    const r = await chainvisor(['run', 'start'], { DAEMON_HOME: h.home, DAEMON_POLL_INTERVAL: '1x', UNSAFE_SKIP_BACKUP: 'TRUE' }).exit;
+    const r = await chainvisor(['run', 'start'], { DAEMON_HOME: h.home, DAEMON_POLL_INTERVAL: '1x', UNSAFE_SKIP_BACKUP: '1' }).exit;
     assert.equal(r.code, EXIT.CONFIG);
     assert.equal(
       r.stderr,
-      '[chainvisor] ERR invalid configuration (3 problems):\n  DAEMON_NAME is required\n  DAEMON_POLL_INTERVAL: expected a duration such as 300ms or 1m30s, got "1x"\n  UNSAFE_SKIP_BACKUP: expected true, false or empty, got "TRUE"\n',
+      '[chainvisor] ERR invalid configuration (3 problems):\n  DAEMON_NAME is required\n  DAEMON_POLL_INTERVAL: expected a duration such as 300ms or 1m30s, got "1x"\n  UNSAFE_SKIP_BACKUP: expected true, false (any case) or empty, got "1"\n',
     );
     assert.deepEqual(h.launches(), []);
+  });
+
+  // cosmovisor's BooleanOption lower-cases the value, then accepts "", "true", "false" only
+  test('booleans: true/false in any case, as cosmovisor; anything else refused naming the variable', async () => {
+    const f = join(h.root, 'cv.toml');
+    writeFileSync(f, 'cosmovisor_disable_recase = "TRUE"\n');
+    const r = await cv(['--cosmovisor-config', f, 'config'], { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'True', DAEMON_RESTART_AFTER_UPGRADE: 'FALSE', UNSAFE_SKIP_BACKUP: 'tRuE' });
+    assert.equal(r.code, EXIT.OK, r.stderr);
+    assert.match(r.stdout, /\ndaemon_allow_download_binaries = true\n/);
+    assert.match(r.stdout, /\ndaemon_restart_after_upgrade = false\n/);
+    assert.match(r.stdout, /\nunsafe_skip_backup = true\n/);
+    assert.match(r.stdout, /\ncosmovisor_disable_recase = true\n/);
+    for (const bad of ['yes', '1', 'T', ' true']) {
+      const refused = await cv(['config'], { DAEMON_ALLOW_DOWNLOAD_BINARIES: bad });
+      assert.equal(refused.code, EXIT.CONFIG, bad);
+      assert.equal(
+        refused.stderr,
+        `[chainvisor] ERR invalid configuration (1 problem):\n  DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false (any case) or empty, got ${JSON.stringify(bad)}\n`,
+      );
+    }
   });
 
   test('config prints the resolved settings; --cosmovisor-config is read, the environment wins', async () => {
