@@ -38,6 +38,13 @@ describe('settings', () => {
     assert.equal(loadConfig({ env: { ...base, DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: '' } }).downloadMustHaveChecksum, true);
   });
 
+  test("the time format: cosmovisor's layout names, case-sensitive; empty means no timestamp (as cosmovisor), unset the default", () => {
+    for (const name of ['layout', 'ansic', 'unixdate', 'rubydate', 'rfc822', 'rfc822z', 'rfc850', 'rfc1123', 'rfc1123z', 'rfc3339', 'rfc3339nano', 'kitchen', 'none', ''])
+      assert.equal(loadConfig({ env: { ...base, COSMOVISOR_TIMEFORMAT_LOGS: name } }).timeFormatLogs, name);
+    assert.equal(loadConfig({ env: base }).timeFormatLogs, 'kitchen');
+    assert.throws(() => loadConfig({ env: { ...base, COSMOVISOR_TIMEFORMAT_LOGS: 'RFC3339' } }), /COSMOVISOR_TIMEFORMAT_LOGS: expected one of .*, got "RFC3339"$/);
+  });
+
   test('durations use Go syntax', () => {
     assert.equal(parseDuration('300ms'), 300);
     assert.equal(parseDuration('1m30s'), 90_000);
@@ -65,12 +72,12 @@ describe('settings', () => {
         assert.equal(e.code, EXIT.CONFIG);
         assert.deepEqual(e.problems, [
           'DAEMON_NAME is required',
-          'DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false or empty, got "yes"',
+          'DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false (any case) or empty, got "yes"',
           'DAEMON_RESTART_DELAY: expected a duration such as 300ms or 1m30s, got "5"',
           'DAEMON_PREUPGRADE_MAX_RETRIES: expected a non-negative integer, got "-1"',
           'DAEMON_HOME: must be an absolute path, got "relative/home"',
           'DAEMON_POLL_INTERVAL: must be greater than 0',
-          'COSMOVISOR_TIMEFORMAT_LOGS: expected one of kitchen, rfc3339, rfc3339nano, datetime, timeonly, none, got "iso"',
+          'COSMOVISOR_TIMEFORMAT_LOGS: expected one of layout, ansic, unixdate, rubydate, rfc822, rfc822z, rfc850, rfc1123, rfc1123z, rfc3339, rfc3339nano, kitchen, datetime, timeonly, none or empty, got "iso"',
           'DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got "127.0.0.1:26657"',
         ]);
         assert.match(e.message, /^invalid configuration \(8 problems\):\n {2}DAEMON_NAME is required\n/);
@@ -108,8 +115,13 @@ describe('settings', () => {
       assert.equal(c.unsafeSkipBackup, true);
       writeFileSync(f, 'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_pol_interval = "1s"\nunsafe_skip_backup = "maybe"\n');
       assert.throws(() => loadConfig({ env: {}, configFile: f }), {
-        message: `invalid configuration (2 problems):\n  daemon_pol_interval in ${f}: unknown setting\n  unsafe_skip_backup in ${f}: expected true, false or empty, got "maybe"`,
+        message: `invalid configuration (1 problem):\n  unsafe_skip_backup in ${f}: expected true, false (any case) or empty, got "maybe"`,
       });
+      // unknown keys are a warning, as cosmovisor ignores them
+      writeFileSync(f, 'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_pol_interval = "1s"\n');
+      const w = loadConfig({ env: {}, configFile: f });
+      assert.equal(w.pollIntervalMs, 300);
+      assert.deepEqual(w.warnings, [`daemon_pol_interval in ${f}: unknown setting, ignored`]);
       assert.throws(() => loadConfig({ env: {}, configFile: join(dir, 'missing.toml') }), /^ChainvisorError: cannot read config file .*missing\.toml: ENOENT/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

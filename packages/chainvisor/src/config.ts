@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
-import { TIME_FORMATS } from './log.ts';
+import { TIME_LAYOUTS } from './log-time.ts';
 import { DEFAULT_EXTRACT_LIMITS, folderNameProblem } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
@@ -34,6 +34,8 @@ export interface Config {
   readonly disableRecase: boolean;
   /** the config file read, if any */
   readonly configFile?: string;
+  /** problems that do not stop chainvisor (unknown config.toml keys), for the caller to log */
+  readonly warnings: readonly string[];
 }
 
 type Kind = 'string' | 'bool' | 'duration' | 'uint' | 'path';
@@ -72,7 +74,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_PREPARE_UPGRADE', kind: 'bool', def: 'false', doc: '`run` polls CurrentPlan and prepares the release ahead of the halt', differs: 'ours' },
   { env: 'COSMOVISOR_DISABLE_LOGS', kind: 'bool', def: 'false', doc: "silence chainvisor's own info/warning lines (errors still print)" },
   { env: 'COSMOVISOR_COLOR_LOGS', kind: 'bool', def: 'true', doc: 'colour the level (only on a terminal)' },
-  { env: 'COSMOVISOR_TIMEFORMAT_LOGS', kind: 'string', def: 'kitchen', doc: `timestamp layout: ${Object.keys(TIME_FORMATS).join(', ')}, or none` },
+  { env: 'COSMOVISOR_TIMEFORMAT_LOGS', kind: 'string', def: 'kitchen', doc: `timestamp layout: ${Object.keys(TIME_LAYOUTS).join(', ')}; empty or none: no timestamp` },
   { env: 'COSMOVISOR_CUSTOM_PREUPGRADE', kind: 'string', def: '', doc: 'script run as `<script> <name> <height>` before the switch (relative to $DAEMON_HOME/cosmovisor)' },
   { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: 'keep the upgrade name\'s case for its folder' },
 ];
@@ -117,6 +119,7 @@ export interface LoadOptions {
  */
 export function loadConfig(o: LoadOptions): Config {
   const errors: string[] = [];
+  const warnings: string[] = [];
   let file: Record<string, unknown> = {};
   if (o.configFile !== undefined) {
     try {
@@ -125,7 +128,8 @@ export function loadConfig(o: LoadOptions): Config {
       throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${(e as Error).message}`);
     }
     const known = new Set(SETTINGS.map((s) => s.env.toLowerCase()));
-    for (const k of Object.keys(file)) if (!known.has(k)) errors.push(`${k} in ${o.configFile}: unknown setting`);
+    // a warning, as cosmovisor ignores unknown keys: a file written for it (or a newer chainvisor) still loads
+    for (const k of Object.keys(file)) if (!known.has(k)) warnings.push(`${k} in ${o.configFile}: unknown setting, ignored`);
   }
   const raw = (s: Setting): Raw | undefined => {
     const e = o.env[s.env];
@@ -136,18 +140,21 @@ export function loadConfig(o: LoadOptions): Config {
   for (const s of SETTINGS) {
     const r = raw(s);
     const where = r?.from ?? s.env;
-    // an empty value means "the default" (cosmovisor treats empty booleans as false, which is our default anyway)
-    const v = r === undefined || r.value === '' ? s.def : r.value;
+    // an empty value means "the default", as cosmovisor's booleans; but an empty time format means no timestamp, as in cosmovisor
+    const v = r === undefined || (r.value === '' && s.env !== 'COSMOVISOR_TIMEFORMAT_LOGS') ? s.def : r.value;
     if (v === undefined) {
       errors.push(`${s.env} is required`);
       continue;
     }
     switch (s.kind) {
-      case 'bool':
-        if (v === true || v === 'true') values.set(s.env, true);
-        else if (v === false || v === 'false') values.set(s.env, false);
-        else errors.push(`${where}: expected true, false or empty, got ${JSON.stringify(v)}`);
+      case 'bool': {
+        // cosmovisor lower-cases the value and accepts only true/false: units with `True` keep working
+        const lower = typeof v === 'string' ? v.toLowerCase() : v;
+        if (lower === true || lower === 'true') values.set(s.env, true);
+        else if (lower === false || lower === 'false') values.set(s.env, false);
+        else errors.push(`${where}: expected true, false (any case) or empty, got ${JSON.stringify(v)}`);
         break;
+      }
       case 'duration': {
         const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
         if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${JSON.stringify(v)}`);
@@ -184,7 +191,8 @@ export function loadConfig(o: LoadOptions): Config {
   if (values.get('DAEMON_POLL_INTERVAL') === 0) errors.push('DAEMON_POLL_INTERVAL: must be greater than 0');
   if (values.has('COSMOVISOR_TIMEFORMAT_LOGS')) {
     const tf = str('COSMOVISOR_TIMEFORMAT_LOGS');
-    if (tf !== 'none' && TIME_FORMATS[tf] === undefined) errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_FORMATS).join(', ')}, none, got ${JSON.stringify(tf)}`);
+    if (tf !== '' && tf !== 'none' && TIME_LAYOUTS[tf] === undefined)
+      errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_LAYOUTS).join(', ')}, none or empty, got ${JSON.stringify(tf)}`);
   }
   if (values.has('DAEMON_GRPC_ADDRESS') && !/^[^\s/]+:\d+$/.test(str('DAEMON_GRPC_ADDRESS').replace(/^(https?|dns|ipv4|ipv6):\/*/, '')))
     errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${JSON.stringify(str('DAEMON_GRPC_ADDRESS'))}`);
@@ -224,6 +232,7 @@ export function loadConfig(o: LoadOptions): Config {
     customPreupgrade: str('COSMOVISOR_CUSTOM_PREUPGRADE'),
     disableRecase: b('COSMOVISOR_DISABLE_RECASE'),
     ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
+    warnings,
   };
 }
 

@@ -1,3 +1,5 @@
+import { formatGoLayout, localWallTime, TIME_LAYOUTS } from './log-time.ts';
+
 /**
  * chainvisor's own log lines. They go to stderr with a `[chainvisor]` prefix, so the node's stdout
  * (JSON logs, query output) is never interleaved with ours (cosmovisor #11555).
@@ -14,29 +16,11 @@ export interface Logger {
 export interface LogOptions {
   readonly disabled: boolean;
   readonly color: boolean;
-  /** one of TIME_FORMATS' keys; 'none' (or '') = no timestamp */
+  /** one of TIME_LAYOUTS' keys; '' (cosmovisor's) or 'none' = no timestamp */
   readonly timeFormat: string;
   readonly write?: (line: string) => void;
   readonly isTTY?: boolean;
   readonly now?: () => Date;
-}
-
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-
-/** The Go layout names cosmovisor accepts for COSMOVISOR_TIMEFORMAT_LOGS that we support, in local time. */
-export const TIME_FORMATS: Readonly<Record<string, (d: Date) => string>> = {
-  kitchen: (d) => `${((d.getHours() + 11) % 12) + 1}:${pad(d.getMinutes())}${d.getHours() < 12 ? 'AM' : 'PM'}`,
-  rfc3339: (d) => isoLocal(d, false),
-  rfc3339nano: (d) => isoLocal(d, true),
-  datetime: (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`,
-  timeonly: (d) => `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`,
-};
-
-function isoLocal(d: Date, ms: boolean): string {
-  const off = -d.getTimezoneOffset();
-  const tz = off === 0 ? 'Z' : `${off > 0 ? '+' : '-'}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
-  const frac = ms ? `.${pad(d.getMilliseconds(), 3)}` : '';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${frac}${tz}`;
 }
 
 const COLORS: Record<Level, string> = { INF: '\x1b[32m', WRN: '\x1b[33m', ERR: '\x1b[31m' };
@@ -45,11 +29,11 @@ export function createLogger(o: LogOptions): Logger {
   const write = o.write ?? ((line: string): void => void process.stderr.write(line + '\n'));
   // colour only on a terminal: escape codes in a log file are noise
   const color = o.color && (o.isTTY ?? process.stderr.isTTY === true);
-  const fmt = o.timeFormat === '' || o.timeFormat === 'none' ? undefined : TIME_FORMATS[o.timeFormat];
+  const layout = o.timeFormat === '' || o.timeFormat === 'none' ? undefined : TIME_LAYOUTS[o.timeFormat];
   const now = o.now ?? ((): Date => new Date());
   const emit = (level: Level, msg: string): void => {
     const lvl = color ? `${COLORS[level]}${level}\x1b[0m` : level;
-    const ts = fmt ? `${fmt(now())} ` : '';
+    const ts = layout !== undefined ? `${formatGoLayout(layout, localWallTime(now()))} ` : '';
     write(`[chainvisor] ${ts}${lvl} ${msg}`);
   };
   return {

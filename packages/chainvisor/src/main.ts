@@ -27,6 +27,7 @@ function setup(configFile: string | undefined): Env {
   const cfg = loadConfig({ env: process.env, ...(configFile !== undefined ? { configFile } : {}) });
   const log = createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
   failLog = log;
+  for (const w of cfg.warnings) log.warn(w);
   return { cfg, l: layout(cfg.home, cfg.daemonName), log };
 }
 

@@ -90,13 +90,66 @@ describe('chainvisor commands', () => {
 
   test('invalid settings: all reported together, exit 2, the daemon never started', async () => {
     writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'genesis', '');
-    const r = await chainvisor(['run', 'start'], { DAEMON_HOME: h.home, DAEMON_POLL_INTERVAL: '1x', UNSAFE_SKIP_BACKUP: 'TRUE' }).exit;
+    const r = await chainvisor(['run', 'start'], { DAEMON_HOME: h.home, DAEMON_POLL_INTERVAL: '1x', UNSAFE_SKIP_BACKUP: '1' }).exit;
     assert.equal(r.code, EXIT.CONFIG);
     assert.equal(
       r.stderr,
-      '[chainvisor] ERR invalid configuration (3 problems):\n  DAEMON_NAME is required\n  DAEMON_POLL_INTERVAL: expected a duration such as 300ms or 1m30s, got "1x"\n  UNSAFE_SKIP_BACKUP: expected true, false or empty, got "TRUE"\n',
+      '[chainvisor] ERR invalid configuration (3 problems):\n  DAEMON_NAME is required\n  DAEMON_POLL_INTERVAL: expected a duration such as 300ms or 1m30s, got "1x"\n  UNSAFE_SKIP_BACKUP: expected true, false (any case) or empty, got "1"\n',
     );
     assert.deepEqual(h.launches(), []);
+  });
+
+  // cosmovisor's BooleanOption lower-cases the value, then accepts "", "true", "false" only
+  test('booleans: true/false in any case, as cosmovisor; anything else refused naming the variable', async () => {
+    const f = join(h.root, 'cv.toml');
+    writeFileSync(f, 'cosmovisor_disable_recase = "TRUE"\n');
+    const r = await cv(['--cosmovisor-config', f, 'config'], { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'True', DAEMON_RESTART_AFTER_UPGRADE: 'FALSE', UNSAFE_SKIP_BACKUP: 'tRuE' });
+    assert.equal(r.code, EXIT.OK, r.stderr);
+    assert.match(r.stdout, /\ndaemon_allow_download_binaries = true\n/);
+    assert.match(r.stdout, /\ndaemon_restart_after_upgrade = false\n/);
+    assert.match(r.stdout, /\nunsafe_skip_backup = true\n/);
+    assert.match(r.stdout, /\ncosmovisor_disable_recase = true\n/);
+    for (const bad of ['yes', '1', 'T', ' true']) {
+      const refused = await cv(['config'], { DAEMON_ALLOW_DOWNLOAD_BINARIES: bad });
+      assert.equal(refused.code, EXIT.CONFIG, bad);
+      assert.equal(
+        refused.stderr,
+        `[chainvisor] ERR invalid configuration (1 problem):\n  DAEMON_ALLOW_DOWNLOAD_BINARIES: expected true, false (any case) or empty, got ${JSON.stringify(bad)}\n`,
+      );
+    }
+  });
+
+  test('every cosmovisor time format name, in the TZ of the process; empty: no timestamp; an unknown config.toml key only warns', async () => {
+    const f = join(h.root, 'cv.toml');
+    writeFileSync(f, 'daemon_pol_interval = "1s"\n');
+    const D = '[A-Z][a-z]{2}';
+    const T = '\\d\\d:\\d\\d:\\d\\d';
+    // at TZ=UTC; the shapes of Go's layouts (exact strings are checked in src/log-time.test.ts)
+    const shapes: Record<string, string> = {
+      layout: `\\d\\d/\\d\\d \\d\\d:\\d\\d:\\d\\d[AP]M '\\d\\d \\+0000`,
+      ansic: `${D} ${D} [ \\d]\\d ${T} \\d{4}`,
+      unixdate: `${D} ${D} [ \\d]\\d ${T} UTC \\d{4}`,
+      rubydate: `${D} ${D} \\d\\d ${T} \\+0000 \\d{4}`,
+      rfc822: `\\d\\d ${D} \\d\\d \\d\\d:\\d\\d UTC`,
+      rfc822z: `\\d\\d ${D} \\d\\d \\d\\d:\\d\\d \\+0000`,
+      rfc850: `[A-Z][a-z]+day, \\d\\d-${D}-\\d\\d ${T} UTC`,
+      rfc1123: `${D}, \\d\\d ${D} \\d{4} ${T} UTC`,
+      rfc1123z: `${D}, \\d\\d ${D} \\d{4} ${T} \\+0000`,
+      rfc3339: `\\d{4}-\\d\\d-\\d\\dT${T}Z`,
+      rfc3339nano: `\\d{4}-\\d\\d-\\d\\dT${T}(\\.\\d{0,2}[1-9])?Z`,
+      kitchen: '\\d{1,2}:\\d\\d[AP]M',
+    };
+    const warning = (ts: string): RegExp => new RegExp(`^\\[chainvisor\\] ${ts}WRN daemon_pol_interval in ${f.replace(/[.]/g, '\\.')}: unknown setting, ignored\n$`);
+    for (const [name, shape] of Object.entries(shapes)) {
+      const r = await cv(['--cosmovisor-config', f, 'config'], { TZ: 'UTC', COSMOVISOR_TIMEFORMAT_LOGS: name });
+      assert.equal(r.code, EXIT.OK, r.stderr);
+      assert.match(r.stderr, warning(`${shape} `), name);
+    }
+    const none = await cv(['--cosmovisor-config', f, 'config'], { COSMOVISOR_TIMEFORMAT_LOGS: '' });
+    assert.equal(none.code, EXIT.OK, none.stderr);
+    assert.match(none.stderr, warning(''));
+    const india = await cv(['--cosmovisor-config', f, 'config'], { TZ: 'Asia/Kolkata', COSMOVISOR_TIMEFORMAT_LOGS: 'rfc3339' });
+    assert.match(india.stderr, warning(`\\d{4}-\\d\\d-\\d\\dT${T}\\+05:30 `));
   });
 
   test('config prints the resolved settings; --cosmovisor-config is read, the environment wins', async () => {
