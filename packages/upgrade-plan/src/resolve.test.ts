@@ -130,11 +130,18 @@ describe('resolveRelease with info as JSON', () => {
     await assert.rejects(resolveRelease('{"binaries":', policy), (e: unknown) => e instanceof FetchError && e.kind === 'bad-info' && e.message.startsWith('upgrade info is not valid JSON ('));
   });
 
-  it('refuses zip archives before downloading anything', async () => {
+  it('refuses zip, tar.xz and the other unsupported archives before downloading anything, naming the supported formats', async () => {
+    for (const ext of ['zip', 'tar.xz', 'txz', 'tar.bz2', 'tar.zst', '7z']) {
+      await refused(
+        resolveRelease(info({ any: `https://r.example.com/c.${ext}?checksum=sha256:${SHA256}` }), policy),
+        'unsupported-archive',
+        `unsupported archive type "${ext}" for https://r.example.com/c.${ext}: only tar.gz (tgz), tar and plain binaries are supported`,
+      );
+    }
     await refused(
-      resolveRelease(info({ any: `https://r.example.com/c.zip?checksum=sha256:${SHA256}` }), policy),
+      resolveRelease(info({ any: `https://r.example.com/c?archive=zip&checksum=sha256:${SHA256}` }), policy),
       'unsupported-archive',
-      'unsupported archive type "zip" for https://r.example.com/c.zip: only tar.gz (tgz), tar and plain binaries are supported',
+      'unsupported archive type "zip" for https://r.example.com/c: only tar.gz (tgz), tar and plain binaries are supported',
     );
   });
 });
