@@ -139,25 +139,37 @@ function program(result: { code: number }): Command {
     .argument('[args...]', "the daemon's arguments");
 
   p.command('version')
-    .description("print chainvisor's version, then the daemon's")
+    .description("print chainvisor's version, then the daemon's (`<daemon> version [args…]`; with -o json, its `version --long --output json` inside ours)")
     .option('--cosmovisor-only', "only chainvisor's version")
     .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
-    .action((o: { cosmovisorOnly?: boolean; output: 'text' | 'json' }) => {
+    .argument('[args...]', "passed to the daemon's version command (text output)")
+    .allowUnknownOption()
+    .action((args: string[], o: { cosmovisorOnly?: boolean; output: 'text' | 'json' }) => {
       if (o.cosmovisorOnly) {
         console.log(o.output === 'json' ? JSON.stringify({ cosmovisor_version: VERSION }) : `chainvisor version: ${VERSION}`);
         return;
       }
       const { l } = env();
       const bin = currentBinary(l);
+      const failed = (r: ReturnType<typeof spawnSync>, cmd: string): ChainvisorError =>
+        new ChainvisorError(EXIT.DAEMON_FAILED, `${bin} ${cmd} ${r.error ? `could not be run: ${r.error.message}` : `exited with code ${r.status}`}`);
       if (o.output === 'json') {
-        const r = spawnSync(bin, ['version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-        if (r.status !== 0) throw new ChainvisorError(EXIT.DAEMON_FAILED, `${bin} version ${r.error ? `could not be run: ${r.error.message}` : `exited with code ${r.status}`}`);
-        console.log(JSON.stringify({ cosmovisor_version: VERSION, app_version: r.stdout.trim() }));
+        // as cosmovisor: the daemon's own long JSON version, embedded as JSON
+        const cmd = ['version', '--long', '--output', 'json'];
+        const r = spawnSync(bin, cmd, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+        if (r.status !== 0) throw failed(r, cmd.join(' '));
+        let app: unknown;
+        try {
+          app = JSON.parse(r.stdout) as unknown;
+        } catch {
+          throw new ChainvisorError(EXIT.DAEMON_FAILED, `${bin} ${cmd.join(' ')} did not print JSON: ${JSON.stringify(r.stdout.trim().slice(0, 200))}`);
+        }
+        console.log(JSON.stringify({ cosmovisor_version: VERSION, app_version: app }));
         return;
       }
       console.log(`chainvisor version: ${VERSION}`);
-      const r = spawnSync(bin, ['version'], { stdio: 'inherit' });
-      if (r.status !== 0) throw new ChainvisorError(EXIT.DAEMON_FAILED, `${bin} version ${r.error ? `could not be run: ${r.error.message}` : `exited with code ${r.status}`}`);
+      const r = spawnSync(bin, ['version', ...args], { stdio: 'inherit' });
+      if (r.status !== 0) throw failed(r, ['version', ...args].join(' '));
     });
 
   p.command('config')

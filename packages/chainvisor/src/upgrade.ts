@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { lstatSync } from 'node:fs';
+import { chmodSync, lstatSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo, type UpgradeInfoFile } from '@chaind/upgrade-plan';
 import { backupData } from './backup.ts';
@@ -54,6 +54,19 @@ export function isPending(ctx: UpgradeContext, info: UpgradeInfoFile): boolean {
 
 const sleep = (n: number): Promise<void> => new Promise((r) => setTimeout(r, n));
 
+/** As cosmovisor: a custom pre-upgrade script without any execute bit gets them added (a missing one is runTool's error). */
+function makeExecutable(script: string, log: Logger): void {
+  let mode: number;
+  try {
+    mode = statSync(script).mode;
+  } catch {
+    return;
+  }
+  if ((mode & 0o111) !== 0) return;
+  log.info(`setting the execute permission of COSMOVISOR_CUSTOM_PREUPGRADE ${script}`);
+  chmodSync(script, mode | 0o111);
+}
+
 /** Runs a command with stdout/stderr sent to our stderr (never the node's stdout); resolves with its exit code. */
 function runTool(cmd: string, args: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
   return new Promise((resolve) => {
@@ -97,6 +110,7 @@ export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfoFile,
 
   if (cfg.customPreupgrade !== '') {
     const script = isAbsolute(cfg.customPreupgrade) ? cfg.customPreupgrade : join(l.root, cfg.customPreupgrade);
+    makeExecutable(script, log);
     const s = performance.now();
     log.info(`running COSMOVISOR_CUSTOM_PREUPGRADE ${script} ${info.name} ${info.height}`);
     const r = await runTool(script, [info.name, info.height.toString()]);

@@ -33,9 +33,15 @@ describe('chainvisor commands', () => {
   });
 
   test('version: own then the daemon\'s; -o json; --cosmovisor-only', async () => {
-    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'genesis', "if (args[0] === 'version') console.log('v1.0.0');");
+    // the daemon's version: its arguments passed through; with --long --output json, its JSON
+    writeDaemon(
+      join(h.cv, 'genesis', 'bin', 'chaind'),
+      'genesis',
+      "if (args[0] === 'version') console.log(args.includes('--output') && args.includes('json') && args.includes('--long') ? JSON.stringify({ name: 'chaind', version: 'v1.0.0', commit: 'abc' }) : 'v1.0.0' + (args.length > 1 ? ' ' + args.slice(1).join(' ') : ''));",
+    );
     assert.equal((await cv(['version'])).stdout, 'chainvisor version: 0.1.0\nv1.0.0\n');
-    assert.equal((await cv(['version', '-o', 'json'])).stdout, '{"cosmovisor_version":"0.1.0","app_version":"v1.0.0"}\n');
+    assert.equal((await cv(['version', '--long'])).stdout, 'chainvisor version: 0.1.0\nv1.0.0 --long\n');
+    assert.equal((await cv(['version', '-o', 'json'])).stdout, '{"cosmovisor_version":"0.1.0","app_version":{"name":"chaind","version":"v1.0.0","commit":"abc"}}\n');
     assert.equal((await cv(['version', '--cosmovisor-only'], { DAEMON_NAME: '' })).stdout, 'chainvisor version: 0.1.0\n');
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -169,6 +169,19 @@ describe('chainvisor run', () => {
     assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR COSMOVISOR_CUSTOM_PREUPGRADE ${join(h.cv, 'check.js')} exited with code 3: upgrade v2 aborted, current unchanged`);
     assert.deepEqual(h.launches(), ['old start', 'script v2 20']);
     assert.equal(current(), 'genesis');
+  });
+
+  test('a COSMOVISOR_CUSTOM_PREUPGRADE script without execute bits gets them, as cosmovisor does, and runs', async () => {
+    writeDaemon(oldBin(), 'old', OLD_HALTS);
+    writeDaemon(newBin(), 'new', NEW);
+    const script = writeDaemon(join(h.cv, 'check.js'), 'script', 'process.exit(0);');
+    chmodSync(script, 0o644);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { COSMOVISOR_CUSTOM_PREUPGRADE: 'check.js', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stderr, /setting the execute permission of COSMOVISOR_CUSTOM_PREUPGRADE .*check\.js/);
+    assert.equal(statSync(script).mode & 0o777, 0o755);
+    assert.deepEqual(h.launches().slice(0, 2), ['old start', 'script v2 20']);
+    assert.equal(current(), 'upgrades/v2');
   });
 
   test('a half-written upgrade-info.json is not acted on until it is complete', async () => {
