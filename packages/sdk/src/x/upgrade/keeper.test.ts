@@ -7,6 +7,7 @@ import { Context } from '../../app/index.ts';
 import { moduleAddress } from '../../crypto/index.ts';
 import { Plan as PlanCodec, type Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { CommitMultiStore, toHex, u64be, utf8 } from '../../store/index.ts';
+import { UpgradeHaltError } from './errors.ts';
 import { UpgradeKeeper } from './keeper.ts';
 import { validatePlanBasic } from './plan.ts';
 
@@ -38,7 +39,7 @@ test('scheduleUpgrade checks in the SDK order and wording, first failure wins', 
     assert.throws(() => k.scheduleUpgrade(ctx, plan({ upgradedClientState: { typeUrl: '/x', value: new Uint8Array(0) } })), /upgrade logic for IBC has been moved to the IBC module: invalid request/);
     assert.throws(() => k.scheduleUpgrade(ctx, plan({ name: '', height: 0n })), /name cannot be empty: invalid request/);
     assert.throws(() => k.scheduleUpgrade(ctx, plan({ height: 0n })), /height must be greater than 0: invalid request/);
-    assert.throws(() => k.scheduleUpgrade(ctx, plan({ height: 10n })), /upgrade cannot be scheduled in the past: invalid request/);
+    assert.throws(() => k.scheduleUpgrade(ctx, plan({ height: 9n })), /upgrade cannot be scheduled in the past: invalid request/);
     // Go's zero time counts as unset
     k.scheduleUpgrade(ctx, plan({ time: { seconds: -62_135_596_800n, nanos: 0 } }));
     assert.equal(k.getUpgradePlan(ctx)?.height, 100n);
@@ -123,4 +124,19 @@ test('Plan.time: Go zero time or absent is unset, any other time (the epoch incl
     // a field 2 present but empty decodes as the epoch (Go: time.Unix(0, 0)), so it is refused as well
     assert.throws(() => k.scheduleUpgrade(ctx, PlanCodec.decode(Uint8Array.from([0x0a, 0x02, 0x76, 0x33, 0x12, 0x00, 0x18, 0x64]))), /time-based upgrades have been deprecated/);
     assert.equal(stored(), toHex(goBytes), 'nothing refused was stored');
+  }));
+
+test('a plan at the current height is accepted (the SDK emergency path) and is due in the pre-block of the next block; below it is the past', () =>
+  withKeeper((k, at) => {
+    assert.throws(() => k.scheduleUpgrade(at(10n), plan({ height: 9n })), /^.*upgrade cannot be scheduled in the past: invalid request$/);
+    assert.equal(k.getUpgradePlan(at(10n)), undefined);
+    k.scheduleUpgrade(at(10n), plan({ name: 'v2', height: 10n }));
+    assert.equal(k.getUpgradePlan(at(10n))?.height, 10n);
+    // the old binary (no handler) halts at the next block
+    assert.throws(() => k.preBlock(at(11n)), (e: unknown) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed' && e.message === 'UPGRADE "v2" NEEDED at height: 11: ');
+    // a binary with the handler applies it there, at 11
+    k.setUpgradeHandler('v2', (_c, _p, vm) => vm);
+    assert.deepEqual(k.preBlock(at(11n)), { consensusParamsChanged: true });
+    assert.equal(k.getDoneHeight(at(11n), 'v2'), 11n);
+    assert.equal(k.getUpgradePlan(at(11n)), undefined);
   }));

@@ -66,7 +66,8 @@ export class UpgradeKeeper {
   /** Schedules `plan`, replacing any scheduled plan (how a later proposal re-heights an upgrade). */
   scheduleUpgrade(ctx: Context, plan: Plan): void {
     validatePlanBasic(plan);
-    if (plan.height <= ctx.height) throw errors.invalidRequest.wrap('upgrade cannot be scheduled in the past');
+    // the current height is allowed, as in the SDK: an emergency plan then runs in the next block's pre-block
+    if (plan.height < ctx.height) throw errors.invalidRequest.wrap('upgrade cannot be scheduled in the past');
     if (this.getDoneHeight(ctx, plan.name) !== 0n) {
       throw errors.invalidRequest.wrap(`upgrade with name ${plan.name} has already been completed`);
     }
