@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import { QueryAppliedPlanRequest, QueryAppliedPlanResponse, QueryModuleVersionsRequest, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { toHex, u64be, utf8 } from '@chaind/sdk/store';
-import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
+import { GO_ZERO_TIME, UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { GOV_AUTHORITY } from '../src/app.ts';
 import { newHome, NEWMOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2 } from '@chaind/chaind/testing';
@@ -41,8 +41,8 @@ describe('the new binary', () => {
     const { home, h } = await haltedAtV2('{"binaries":{}}');
     const runs = { count: 0 };
     const c = TestChain.open(home, { upgrades: [upgradeV2({ runs })] });
-    // before: the plan under 0x00 is exactly the protobuf Plan
-    const plan = Plan.encode({ name: 'v2', height: h, info: '{"binaries":{}}', time: undefined, upgradedClientState: undefined }).finish();
+    // before: the plan under 0x00 is exactly the protobuf Plan, with Go's zero time as the SDK stores it
+    const plan = Plan.encode({ name: 'v2', height: h, info: '{"binaries":{}}', time: GO_ZERO_TIME, upgradedClientState: undefined }).finish();
     assert.equal(c.raw('upgrade', key(0x00)), hex(plan));
     // the genesis version map is stored (InitChain), so v2 migrates rather than re-initialising modules
     assert.equal(c.raw('upgrade', key(0x02, 'bank')), hex(u64be(1n)));

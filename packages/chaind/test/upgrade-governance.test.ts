@@ -115,6 +115,24 @@ describe('scheduling through governance', () => {
     await c.close();
   });
 
+  test('a plan at the height the proposal passes is scheduled and halts the old binary at the next block; one height lower is the past', async () => {
+    const c = TestChain.open(newHome());
+    // pass(): propose, vote, then the block that ends the voting period executes the proposal
+    const late = c.pass([softwareUpgrade('v2', c.height + 2n)]);
+    assert.equal(late.status, FAILED);
+    assert.match(late.failedReason, /^.*upgrade cannot be scheduled in the past: invalid request$/);
+    const h = c.height + 3n;
+    const now = c.pass([softwareUpgrade('v2', h)]);
+    assert.equal(c.height, h, 'executed in block h');
+    assert.equal(now.status, PASSED, now.failedReason);
+    assert.deepEqual(currentPlan(c), { name: 'v2', height: h });
+    const { err, last } = runUntilHalt(c, h + 1n);
+    assert.equal(last, h, 'nothing of block h + 1 is committed');
+    assert.equal(err.message, `UPGRADE "v2" NEEDED at height: ${h + 1n}: `);
+    assert.deepEqual(JSON.parse(readFileSync(upgradeInfoPath(c.home), 'utf8')), { name: 'v2', time: '0001-01-01T00:00:00Z', height: Number(h + 1n), info: '' });
+    await c.close();
+  });
+
   test('a plan in the past, or an unsafe name, is refused', async () => {
     const c = TestChain.open(newHome());
     const past = c.pass([softwareUpgrade('v2', 2n)]);

@@ -66,7 +66,8 @@ test('package-export import and relative import are the same module', () => {
 
 const plan: Plan = {
   name: 'v2',
-  time: { seconds: 0n, nanos: 0 },
+  // Go's zero time: what Go tooling writes for the unset, non-nullable Plan.time
+  time: { seconds: -62_135_596_800n, nanos: 0 },
   height: 123n,
   info: '{"binaries":{"linux/amd64":"https://example.com/chaind"}}',
   upgradedClientState: undefined,
@@ -79,8 +80,7 @@ test('Plan bytes are interchangeable with cosmos.upgrade.v1beta1.Plan', () => {
   assert.equal(decoded.name, 'v2');
   assert.equal(decoded.height, 123n);
   assert.equal(decoded.info, plan.info);
-  // The zero Timestamp is still present (an empty sub-message), not dropped.
-  assert.deepEqual(decoded.time, { seconds: 0n, nanos: 0 });
+  assert.deepEqual(decoded.time, { seconds: -62_135_596_800n, nanos: 0 });
   assert.equal(decoded.upgradedClientState, undefined);
 
   const back = Plan.decode(sdkUpgrade.Plan.encode(sdkUpgrade.Plan.fromPartial({ name: 'x', height: -5n, info: 'i', time: { seconds: 1700000000n, nanos: 7 } })).finish());
@@ -105,7 +105,7 @@ test('MsgSoftwareUpgrade and MsgCancelUpgrade bytes are interchangeable', () => 
   assert.equal(theirs.plan.name, 'v2');
   assert.equal(theirs.plan.height, 123n);
   assert.equal(theirs.plan.info, plan.info);
-  assert.deepEqual(theirs.plan.time, { seconds: 0n, nanos: 0 });
+  assert.deepEqual(theirs.plan.time, { seconds: -62_135_596_800n, nanos: 0 });
   assert.deepEqual(MsgSoftwareUpgrade.decode(sdkTx.MsgSoftwareUpgrade.encode(theirs).finish()), msg);
 
   const cancel = MsgCancelUpgrade.encode({ authority }).finish();

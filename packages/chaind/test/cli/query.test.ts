@@ -52,6 +52,7 @@ test('text output is YAML-like key: value lines, numbers-as-strings quoted', () 
     'module_versions:\n- name: auth\n  version: "1"\naddress: chain1x\nplan: null\ninfo: ""',
   );
   assert.equal(timestampJSON(undefined), '0001-01-01T00:00:00Z');
+  assert.equal(timestampJSON({ seconds: -62_135_596_800n, nanos: 0 }), '0001-01-01T00:00:00Z', 'Go zero time, as plans are stored');
   assert.equal(timestampJSON({ seconds: 1700000000n, nanos: 5 }), '2023-11-14T22:13:20.000000005Z');
   assert.equal(timestampJSON({ seconds: 1700000000n, nanos: 120_000_000 }), '2023-11-14T22:13:20.120Z');
 });

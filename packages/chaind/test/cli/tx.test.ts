@@ -115,6 +115,7 @@ describe('the upgrade story against a chaind dev node', () => {
     const declined = await chaind(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', '3', '--upgrade-info', INFO, '--no-validate', ...proposalFlags.filter((f) => f !== '-y')], 'N\n');
     assert.equal(declined.status, 0, declined.stderr);
     assert.match(declined.stderr, /^WARNING: upgrade height 3 is below \d+, the lowest height at which the upgrade could still be cancelled/m);
+    assert.match(declined.stderr, /; the proposal must pass by block 3: passing in block 3, the upgrade runs in block 4; passing later, it fails \(upgrade cannot be scheduled in the past\)$/m);
     assert.match(declined.stderr, /"@type": "\/chain\.upgrade\.v1beta1\.MsgSoftwareUpgrade"/);
     assert.match(declined.stderr, /canceled transaction/);
     assert.equal(declined.stdout, '');

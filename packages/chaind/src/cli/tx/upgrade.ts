@@ -21,7 +21,10 @@ export const ASSUMED_BLOCK_INTERVAL_MS = 1000n;
 
 const durationMs = (d: Duration | undefined): bigint => (d === undefined ? 0n : d.seconds * 1000n + BigInt(Math.floor(d.nanos / 1e6)));
 
-/** Warns on stderr when the upgrade height leaves no time to cancel it (spec §3 rule 2). */
+/**
+ * Warns on stderr when the upgrade height leaves no time to cancel it (spec §3 rule 2), and says what
+ * the chain does with a near height: the SDK's rule, a plan below the block executing the proposal is refused.
+ */
 async function warnIfNotCancellable(rpc: RpcClient, height: bigint): Promise<void> {
   const params = async (paramsType: string): Promise<QueryParamsResponse> =>
     QueryParamsResponse.decode(await rpc.abciQuery('/cosmos.gov.v1.Query/Params', QueryParamsRequest.encode({ paramsType }).finish()));
@@ -36,7 +39,8 @@ async function warnIfNotCancellable(rpc: RpcClient, height: bigint): Promise<voi
   });
   if (height < min) {
     printErrLine(
-      `WARNING: upgrade height ${height} is below ${min}, the lowest height at which the upgrade could still be cancelled by governance (2 × (voting period + deposit period) after now, assuming ${ASSUMED_BLOCK_INTERVAL_MS} ms blocks)`,
+      `WARNING: upgrade height ${height} is below ${min}, the lowest height at which the upgrade could still be cancelled by governance (2 × (voting period + deposit period) after now, assuming ${ASSUMED_BLOCK_INTERVAL_MS} ms blocks); ` +
+        `the proposal must pass by block ${height}: passing in block ${height}, the upgrade runs in block ${height + 1n}; passing later, it fails (upgrade cannot be scheduled in the past)`,
     );
   }
 }

@@ -114,7 +114,7 @@ describe('gRPC server', () => {
     c.pass([softwareUpgrade('v2', h, 'info')]);
     const plan = await bufCurl(['-d', '{}', `http://${s.address}/chain.upgrade.v1beta1.Query/CurrentPlan`]);
     assert.ok(plan.ok, plan.out);
-    assert.deepEqual(JSON.parse(plan.out), { plan: { name: 'v2', height: h.toString(), info: 'info' } });
+    assert.deepEqual(JSON.parse(plan.out), { plan: { name: 'v2', time: '0001-01-01T00:00:00Z', height: h.toString(), info: 'info' } });
     const bal = await bufCurl(['-d', JSON.stringify({ address: ALICE.address, denom: DENOM }), `http://${s.address}/cosmos.bank.v1beta1.Query/Balance`]);
     assert.ok(bal.ok, bal.out);
     assert.equal(JSON.parse(bal.out).balance.denom, DENOM);

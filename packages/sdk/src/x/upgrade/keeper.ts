@@ -4,7 +4,7 @@ import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { prefixEnd, readU64be, u64be, type KVStore } from '../../store/index.ts';
 import { binaryTooEarlyMessage, upgradeErrors, UpgradeHaltError } from './errors.ts';
 import { DONE_PREFIX, doneKey, PLAN_KEY, PROTOCOL_VERSION_KEY, STORE_KEY, VERSION_MAP_PREFIX, versionKey } from './keys.ts';
-import { validatePlanBasic } from './plan.ts';
+import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
 export type UpgradeHandler = (ctx: Context, plan: Plan, fromVM: VersionMap) => VersionMap;
@@ -66,12 +66,14 @@ export class UpgradeKeeper {
   /** Schedules `plan`, replacing any scheduled plan (how a later proposal re-heights an upgrade). */
   scheduleUpgrade(ctx: Context, plan: Plan): void {
     validatePlanBasic(plan);
-    if (plan.height <= ctx.height) throw errors.invalidRequest.wrap('upgrade cannot be scheduled in the past');
+    // the current height is allowed, as in the SDK: an emergency plan then runs in the next block's pre-block
+    if (plan.height < ctx.height) throw errors.invalidRequest.wrap('upgrade cannot be scheduled in the past');
     if (this.getDoneHeight(ctx, plan.name) !== 0n) {
       throw errors.invalidRequest.wrap(`upgrade with name ${plan.name} has already been completed`);
     }
     this.cached = null;
-    this.store(ctx).set(PLAN_KEY, Plan.encode(plan).finish());
+    // the SDK's bytes: gogoproto always writes the non-nullable time, as Go's zero time when unset
+    this.store(ctx).set(PLAN_KEY, Plan.encode({ ...plan, time: GO_ZERO_TIME }).finish());
   }
 
   /** Removes the scheduled plan; a no-op when there is none. */

@@ -1,12 +1,19 @@
 import { folderNameProblem } from '@chaind/upgrade-plan';
 import { errors } from '../../app/index.ts';
 import type { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
+import type { Timestamp } from '../../gen/google/protobuf/timestamp.ts';
 
 export type { Plan };
 
-/** The zero timestamp counts as unset, as in the SDK's non-nullable encoding. */
+/**
+ * Go's zero time.Time (0001-01-01T00:00:00Z) as a Timestamp: the SDK's `time` is a non-nullable
+ * stdtime, so Go tooling always writes this for an unset time, and the keeper stores it.
+ */
+export const GO_ZERO_TIME: Timestamp = { seconds: -62_135_596_800n, nanos: 0 };
+
+/** The SDK's `!p.Time.IsZero()`: absent (decoded by Go as the zero time) and Go's zero time are unset; the epoch is a time. */
 function timeIsSet(p: Plan): boolean {
-  return p.time !== undefined && (p.time.seconds !== 0n || p.time.nanos !== 0);
+  return p.time !== undefined && (p.time.seconds !== GO_ZERO_TIME.seconds || p.time.nanos !== GO_ZERO_TIME.nanos);
 }
 
 /** Plan.ValidateBasic, in the Cosmos SDK's order and wording: the first failure wins. */
