@@ -119,6 +119,12 @@ describe('against a running chaind dev node', () => {
     assertFails(await q('query', 'upgrade', 'applied', 'v2'), /^Error: no upgrade found$/);
   });
 
+  test('module-versions: the hyphenated spelling is the same command as module_versions', async () => {
+    const r = await q('query', 'upgrade', 'module-versions', 'bank', '-o', 'json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { module_versions: [{ name: 'bank', version: '1' }] });
+  });
+
   test('status: the node /status result (network chain-dev-1), also with a tcp:// --node', async () => {
     const r = await chaind(['status', '--node', url.replace(/^http:/, 'tcp:')]);
     assert.equal(r.status, 0, r.stderr);

@@ -87,6 +87,8 @@ export function registerUpgradeQueries(queryCmd: Command): void {
   addNodeOptions(
     upgrade
       .command('module_versions')
+      // the SDK's autocli spelling
+      .alias('module-versions')
       .description('get the list of module versions; with a module name, only that module')
       .argument('[module_name]', 'the module to show'),
   ).action(async (moduleName: string | undefined, o: NodeOptions) => {
