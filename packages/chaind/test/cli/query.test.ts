@@ -1,7 +1,7 @@
 // `chaind query upgrade …` and `chaind status` as child processes against a running `chaind dev` node.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -123,6 +123,43 @@ describe('against a running chaind dev node', () => {
     const r = await q('query', 'upgrade', 'module-versions', 'bank', '-o', 'json');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { module_versions: [{ name: 'bank', version: '1' }] });
+  });
+
+  test("--home: without --node, every query reads the node address from the home's config.toml [rpc] laddr (0.0.0.0 dialled on loopback)", async () => {
+    // a client home as `chaind init` writes it, its node listening on every interface at the dev node's port
+    const home = join(dir, 'client-home');
+    const init = await chaind(['init', 'client', '--chain-id', 'chain-dev-1', '--home', home]);
+    assert.equal(init.status, 0, init.stderr);
+    const file = join(home, 'config', 'config.toml');
+    const port = new URL(url).port;
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^laddr = "tcp:\/\/127\.0\.0\.1:26657"$/m, `laddr = "tcp://0.0.0.0:${port}"`));
+    const cmds = [
+      ['query', 'upgrade', 'authority'],
+      ['query', 'upgrade', 'module_versions', 'bank'],
+      ['query', 'upgrade', 'plan'],
+      ['query', 'upgrade', 'applied', 'v2'],
+      ['query', 'auth', 'account', moduleAddress('gov')],
+      ['query', 'bank', 'balances', moduleAddress('gov')],
+      ['query', 'gov', 'params'],
+      ['query', 'gov', 'proposals'],
+      ['query', 'block', '1'],
+      ['status'],
+    ];
+    for (const args of cmds) {
+      const r = await chaind([...args, '--home', home]);
+      assert.doesNotMatch(r.stderr, /unknown option|cannot reach node/, `${args.join(' ')}: ${r.stderr}`);
+      // plan and applied have nothing to show on a fresh chain: still answered by the node
+      if (args[2] === 'plan' || args[2] === 'applied') assert.match(r.stderr, /^Error: no upgrade (scheduled|found)\n$/, args.join(' '));
+      else assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    }
+    // --node wins over the home's config
+    assertFails(await chaind(['query', 'upgrade', 'authority', '--home', home, '--node', 'tcp://127.0.0.1:1']), /^Error: cannot reach node at http:\/\/127\.0\.0\.1:1: /);
+    // a home without a config.toml: the default tcp://localhost:26657
+    const empty = join(dir, 'empty-home');
+    mkdirSync(empty);
+    const r = await chaind(['query', 'upgrade', 'authority', '--home', empty]);
+    // (another node on this machine may listen there)
+    assert.match(r.stderr + r.stdout, /^Error: cannot reach node at http:\/\/localhost:26657: |^address: /);
   });
 
   test('status: the node /status result (network chain-dev-1), also with a tcp:// --node', async () => {
