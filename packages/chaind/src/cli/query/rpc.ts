@@ -113,6 +113,10 @@ export class RpcClient {
     };
     const r = result.response;
     if (r === undefined) throw new UserError(`unexpected answer from node at ${this.url}: abci_query without a response`);
+    // the SDK's ErrInvalidHeight: chaind answers the latest height only, and says which one that is
+    if (r.code === 26 && r.codespace === 'sdk' && height !== 0n && /^\d+$/.test(r.height) && BigInt(r.height) !== height) {
+      throw new UserError(`this node keeps only the latest state (height ${r.height}); --height ${height} cannot be served`);
+    }
     if (r.code !== 0) throw new UserError(r.log !== '' ? r.log : `query ${path} failed with code ${r.code}${r.codespace ? ` (${r.codespace})` : ''}`);
     return new Uint8Array(Buffer.from(r.value ?? '', 'base64'));
   }
@@ -127,9 +131,9 @@ export interface HeightOptions extends NodeOptions {
   height?: string;
 }
 
-/** --height as the SDK's query commands have it: the state at that height (0 or omitted = the latest). */
+/** --height as the SDK's query commands have it; chaind keeps only the latest state, so only that height is answered. */
 export function addHeightOption(cmd: Command): Command {
-  return cmd.option('--height <height>', 'query the state at this height (0: the latest; the node may have pruned older state)');
+  return cmd.option('--height <height>', 'query the state at this height: 0 or the latest height (the node keeps only the latest state)');
 }
 
 export function heightArg(o: HeightOptions): bigint {
