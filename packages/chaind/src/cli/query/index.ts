@@ -14,6 +14,6 @@ export function registerQueryCommands(program: Command): void {
   registerChainQueries(query);
 
   addNodeOption(program.command('status').description("query the node's status (CometBFT /status) as JSON")).action(async (o: { node: string }) => {
-      printLine(JSON.stringify(await new RpcClient(o.node).call('status')));
-    });
+    printLine(JSON.stringify(await new RpcClient(o.node).call('status')));
+  });
 }
