@@ -1,7 +1,7 @@
 // `chaind query upgrade …` and `chaind status` as child processes against a running `chaind dev` node.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -120,6 +120,49 @@ describe('against a running chaind dev node', () => {
     assertFails(await q('query', 'upgrade', 'applied', 'v2'), /^Error: no upgrade found$/);
   });
 
+  test('module-versions: the hyphenated spelling is the same command as module_versions', async () => {
+    const r = await q('query', 'upgrade', 'module-versions', 'bank', '-o', 'json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { module_versions: [{ name: 'bank', version: '1' }] });
+  });
+
+  test("--home: without --node, every query reads the node address from the home's config.toml [rpc] laddr (0.0.0.0 dialled on loopback)", async () => {
+    // a client home as `chaind init` writes it, its node listening on every interface at the dev node's port
+    const home = join(dir, 'client-home');
+    const init = await chaind(['init', 'client', '--chain-id', 'chain-dev-1', '--home', home]);
+    assert.equal(init.status, 0, init.stderr);
+    const file = join(home, 'config', 'config.toml');
+    const port = new URL(url).port;
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^laddr = "tcp:\/\/127\.0\.0\.1:26657"$/m, `laddr = "tcp://0.0.0.0:${port}"`));
+    const cmds = [
+      ['query', 'upgrade', 'authority'],
+      ['query', 'upgrade', 'module_versions', 'bank'],
+      ['query', 'upgrade', 'plan'],
+      ['query', 'upgrade', 'applied', 'v2'],
+      ['query', 'auth', 'account', moduleAddress('gov')],
+      ['query', 'bank', 'balances', moduleAddress('gov')],
+      ['query', 'gov', 'params'],
+      ['query', 'gov', 'proposals'],
+      ['query', 'block', '1'],
+      ['status'],
+    ];
+    for (const args of cmds) {
+      const r = await chaind([...args, '--home', home]);
+      assert.doesNotMatch(r.stderr, /unknown option|cannot reach node/, `${args.join(' ')}: ${r.stderr}`);
+      // plan and applied have nothing to show on a fresh chain: still answered by the node
+      if (args[2] === 'plan' || args[2] === 'applied') assert.match(r.stderr, /^Error: no upgrade (scheduled|found)\n$/, args.join(' '));
+      else assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    }
+    // --node wins over the home's config
+    assertFails(await chaind(['query', 'upgrade', 'authority', '--home', home, '--node', 'tcp://127.0.0.1:1']), /^Error: cannot reach node at http:\/\/127\.0\.0\.1:1: /);
+    // a home without a config.toml: the default tcp://localhost:26657
+    const empty = join(dir, 'empty-home');
+    mkdirSync(empty);
+    const r = await chaind(['query', 'upgrade', 'authority', '--home', empty]);
+    // (another node on this machine may listen there)
+    assert.match(r.stderr + r.stdout, /^Error: cannot reach node at http:\/\/localhost:26657: |^address: /);
+  });
+
   test('status: the node /status result (network chain-dev-1), also with a tcp:// --node', async () => {
     const r = await chaind(['status', '--node', url.replace(/^http:/, 'tcp:')]);
     assert.equal(r.status, 0, r.stderr);
@@ -145,3 +188,62 @@ test('an unreachable node is one clear line and exit 1', async () => {
 
 // The success paths of `applied` (a block record) and of `plan` (a scheduled plan) need a real node with
 // an applied or scheduled upgrade; they are tested with the `tx upgrade` commands in the node story test.
+
+describe('--height against a chaind dev node with 1-minute blocks (the latest height holds still)', () => {
+  let dir = '';
+  let node: ChildProcess | undefined;
+  let url = '';
+  const q = (...args: string[]): Promise<Run> => chaind([...args, '--node', url]);
+  const serve = ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'chaind-query-height-'));
+    const home = join(dir, 'home');
+    // create the dev chain (it stops at height 1), then restart it with a block every minute
+    const created = await chaind(['dev', '--home', home, ...serve, '--halt-height', '1']);
+    assert.equal(created.status, 0, created.stderr);
+    const file = join(home, 'config', 'config.toml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^block_interval = .*$/m, 'block_interval = "1m"'));
+    node = spawn(process.execPath, [BIN, 'dev', '--home', home, ...serve], { stdio: ['ignore', 'ignore', 'pipe'] });
+    url = await watchNode(node, 'chaind dev').url;
+  });
+  after(async () => {
+    if (node !== undefined && node.exitCode === null) {
+      const exited = new Promise((res) => node?.once('exit', res));
+      node.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rpcQuery = async (height: string): Promise<{ code: number; log: string }> => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'abci_query', params: { path: '/chain.upgrade.v1beta1.Query/Authority', data: '', height } };
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return ((await res.json()) as { result: { response: { code: number; log: string } } }).result.response;
+  };
+
+  test('the latest height is answered; any other is refused in one line, as the node\'s abci_query refuses it', async () => {
+    // the restarted node commits its next block at once, then none for a minute
+    let latest = '1';
+    for (let i = 0; i < 50 && latest === '1'; i++) {
+      latest = (JSON.parse((await q('status')).stdout) as { sync_info: { latest_block_height: string } }).sync_info.latest_block_height;
+    }
+    assert.notEqual(latest, '1');
+    const gov = moduleAddress('gov');
+    const r = await q('query', 'upgrade', 'authority', '--height', latest, '-o', 'json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { address: gov });
+    const b = await q('query', 'bank', 'balances', gov, '--height', latest, '-o', 'json');
+    assert.equal(b.status, 0, b.stderr);
+    const refused = (h: string): RegExp => new RegExp(`^Error: this node keeps only the latest state \\(height ${latest}\\); --height ${h} cannot be served$`);
+    assertFails(await q('query', 'upgrade', 'authority', '--height', '1'), refused('1'));
+    assertFails(await q('query', 'upgrade', 'module_versions', '--height', '99999999'), refused('99999999'));
+    assertFails(await q('query', 'bank', 'balances', gov, '--height', '1'), refused('1'));
+    assertFails(await q('query', 'gov', 'params', '--height', '1'), refused('1'));
+    // JSON-RPC abci_query: the same heights answered and refused
+    assert.equal((await rpcQuery(latest)).code, 0);
+    const old = await rpcQuery('1');
+    assert.equal(old.code, 26);
+    assert.match(old.log, new RegExp(`cannot query height 1: only the latest height ${latest} is available`));
+  });
+});

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { printLine } from '../common.ts';
 import { registerChainQueries } from './chain.ts';
 import { registerModuleQueries } from './modules.ts';
-import { DEFAULT_NODE, RpcClient } from './rpc.ts';
+import { addNodeOption, RpcClient } from './rpc.ts';
 import { registerUpgradeQueries } from './upgrade.ts';
 
 export function registerQueryCommands(program: Command): void {
@@ -13,11 +13,7 @@ export function registerQueryCommands(program: Command): void {
   registerUpgradeQueries(query);
   registerChainQueries(query);
 
-  program
-    .command('status')
-    .description("query the node's status (CometBFT /status) as JSON")
-    .option('--node <url>', 'the CometBFT JSON-RPC address of the node (tcp:// or http://)', DEFAULT_NODE)
-    .action(async (o: { node: string }) => {
-      printLine(JSON.stringify(await new RpcClient(o.node).call('status')));
-    });
+  addNodeOption(program.command('status').description("query the node's status (CometBFT /status) as JSON")).action(async (o: { node: string }) => {
+    printLine(JSON.stringify(await new RpcClient(o.node).call('status')));
+  });
 }

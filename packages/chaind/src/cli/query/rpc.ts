@@ -2,7 +2,8 @@
 // timeout; every failure (unreachable node, JSON-RPC error, non-zero ABCI code) becomes a one-line UserError.
 import { Buffer } from 'node:buffer';
 import { Option, type Command } from 'commander';
-import { UserError } from '../common.ts';
+import { configPaths, exists, loadNodeConfig, rpcDialUrl } from '../../config/index.ts';
+import { addHomeOption, homeOf, UserError } from '../common.ts';
 
 export const DEFAULT_NODE = 'tcp://localhost:26657';
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -112,6 +113,10 @@ export class RpcClient {
     };
     const r = result.response;
     if (r === undefined) throw new UserError(`unexpected answer from node at ${this.url}: abci_query without a response`);
+    // the SDK's ErrInvalidHeight: chaind answers the latest height only, and says which one that is
+    if (r.code === 26 && r.codespace === 'sdk' && height !== 0n && /^\d+$/.test(r.height) && BigInt(r.height) !== height) {
+      throw new UserError(`this node keeps only the latest state (height ${r.height}); --height ${height} cannot be served`);
+    }
     if (r.code !== 0) throw new UserError(r.log !== '' ? r.log : `query ${path} failed with code ${r.code}${r.codespace ? ` (${r.codespace})` : ''}`);
     return new Uint8Array(Buffer.from(r.value ?? '', 'base64'));
   }
@@ -126,9 +131,9 @@ export interface HeightOptions extends NodeOptions {
   height?: string;
 }
 
-/** --height as the SDK's query commands have it: the state at that height (0 or omitted = the latest). */
+/** --height as the SDK's query commands have it; chaind keeps only the latest state, so only that height is answered. */
 export function addHeightOption(cmd: Command): Command {
-  return cmd.option('--height <height>', 'query the state at this height (0: the latest; the node may have pruned older state)');
+  return cmd.option('--height <height>', 'query the state at this height: 0 or the latest height (the node keeps only the latest state)');
 }
 
 export function heightArg(o: HeightOptions): bigint {
@@ -138,9 +143,30 @@ export function heightArg(o: HeightOptions): bigint {
   return BigInt(h.trim());
 }
 
-/** --node and -o/--output (text or json). */
-export function addNodeOptions(cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command {
+/**
+ * The node a client command dials, in the Cosmos order of precedence: --node, else the home's node
+ * address, else DEFAULT_NODE. The home's address is its config.toml `[rpc] laddr` (chaind writes no
+ * client.toml: the node's own listen address is the one place it is set), dialled on loopback when it
+ * listens on every interface.
+ */
+export async function resolveNode(o: { node?: string; home: string }): Promise<string> {
+  if (o.node !== undefined) return o.node;
+  const home = homeOf(o);
+  if (!(await exists(configPaths(home).node))) return DEFAULT_NODE;
+  return rpcDialUrl((await loadNodeConfig(home)).config.rpc.laddr);
+}
+
+/** --node and --home (unless the command has it already, e.g. for its keyring); `node` is resolved before the action runs. */
+export function addNodeOption(cmd: Command): Command {
+  if (!cmd.options.some((opt) => opt.long === '--home')) addHomeOption(cmd);
   return cmd
-    .option('--node <url>', 'the CometBFT JSON-RPC address of the node (tcp:// or http://)', DEFAULT_NODE)
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(defaultOutput));
+    .option('--node <url>', `the CometBFT JSON-RPC address of the node (tcp:// or http://; default: the [rpc] laddr of the home's config.toml, else ${DEFAULT_NODE})`)
+    .hook('preAction', async (_cmd, action) => {
+      action.setOptionValue('node', await resolveNode(action.opts<{ node?: string; home: string }>()));
+    });
+}
+
+/** --node, --home and -o/--output (text or json). */
+export function addNodeOptions(cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command {
+  return addNodeOption(cmd).addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(defaultOutput));
 }

@@ -18,7 +18,7 @@ import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { formatRFC3339 } from '@chaind/sdk/types';
 import { UserError } from '../common.ts';
 import { printOutput } from './format.ts';
-import { addNodeOptions, RpcClient, type NodeOptions } from './rpc.ts';
+import { addHeightOption, addNodeOptions, heightArg, RpcClient, type HeightOptions } from './rpc.ts';
 
 const SERVICE = '/chain.upgrade.v1beta1.Query';
 
@@ -46,8 +46,9 @@ async function query<Req, Res>(
   method: string,
   req: Req,
   codec: { req: { encode(m: Req): { finish(): Uint8Array } }; res: { decode(b: Uint8Array): Res } },
+  o: HeightOptions,
 ): Promise<Res> {
-  return codec.res.decode(await rpc.abciQuery(`${SERVICE}/${method}`, codec.req.encode(req).finish()));
+  return codec.res.decode(await rpc.abciQuery(`${SERVICE}/${method}`, codec.req.encode(req).finish(), heightArg(o)));
 }
 
 interface BlockMeta {
@@ -57,24 +58,27 @@ interface BlockMeta {
   num_txs: string;
 }
 
+/** --node, --home, -o and --height. */
+const stateQuery = (cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command => addHeightOption(addNodeOptions(cmd, defaultOutput));
+
 export function registerUpgradeQueries(queryCmd: Command): void {
   const upgrade = queryCmd.command('upgrade').description('querying commands for the upgrade module');
 
-  addNodeOptions(upgrade.command('plan').description('get the upgrade plan (if one exists)')).action(async (o: NodeOptions) => {
-    const res = await query(new RpcClient(o.node), 'CurrentPlan', {}, { req: QueryCurrentPlanRequest, res: QueryCurrentPlanResponse });
+  stateQuery(upgrade.command('plan').description('get the upgrade plan (if one exists)')).action(async (o: HeightOptions) => {
+    const res = await query(new RpcClient(o.node), 'CurrentPlan', {}, { req: QueryCurrentPlanRequest, res: QueryCurrentPlanResponse }, o);
     if (res.plan === undefined) throw new UserError('no upgrade scheduled');
     printOutput(planJSON(res.plan), o.output);
   });
 
-  addNodeOptions(
+  stateQuery(
     upgrade
       .command('applied')
       .description('the block header of the height at which a completed upgrade was applied')
       .argument('<upgrade-name>', 'the name of the applied upgrade'),
     'json',
-  ).action(async (name: string, o: NodeOptions) => {
+  ).action(async (name: string, o: HeightOptions) => {
     const rpc = new RpcClient(o.node);
-    const res = await query(rpc, 'AppliedPlan', { name }, { req: QueryAppliedPlanRequest, res: QueryAppliedPlanResponse });
+    const res = await query(rpc, 'AppliedPlan', { name }, { req: QueryAppliedPlanRequest, res: QueryAppliedPlanResponse }, o);
     if (res.height === 0n) throw new UserError('no upgrade found');
     const h = res.height.toString();
     const chain = (await rpc.call('blockchain', { minHeight: h, maxHeight: h })) as { block_metas?: BlockMeta[] };
@@ -84,23 +88,26 @@ export function registerUpgradeQueries(queryCmd: Command): void {
     printOutput({ block_id, block_size, header, num_txs }, o.output, true);
   });
 
-  addNodeOptions(
+  stateQuery(
     upgrade
       .command('module_versions')
+      // the SDK's autocli spelling
+      .alias('module-versions')
       .description('get the list of module versions; with a module name, only that module')
       .argument('[module_name]', 'the module to show'),
-  ).action(async (moduleName: string | undefined, o: NodeOptions) => {
+  ).action(async (moduleName: string | undefined, o: HeightOptions) => {
     const res = await query(
       new RpcClient(o.node),
       'ModuleVersions',
       { moduleName: moduleName ?? '' },
       { req: QueryModuleVersionsRequest, res: QueryModuleVersionsResponse },
+      o,
     );
     printOutput({ module_versions: res.moduleVersions.map((v) => ({ name: v.name, version: v.version.toString() })) }, o.output);
   });
 
-  addNodeOptions(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: NodeOptions) => {
-    const res = await query(new RpcClient(o.node), 'Authority', {}, { req: QueryAuthorityRequest, res: QueryAuthorityResponse });
+  stateQuery(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: HeightOptions) => {
+    const res = await query(new RpcClient(o.node), 'Authority', {}, { req: QueryAuthorityRequest, res: QueryAuthorityResponse }, o);
     printOutput({ address: res.address }, o.output);
   });
 }
