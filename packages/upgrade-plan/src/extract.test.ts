@@ -3,8 +3,8 @@ import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { tgz, type RawEntry } from '../test/testkit.ts';
-import { extractTar, FetchError, type ExtractLimits } from './index.ts';
+import { refused, tgz, type RawEntry } from '../test/testkit.ts';
+import { extractTar, type ExtractLimits } from './index.ts';
 
 /** `n` bytes of 'a'/'b' from a fixed LCG: gzip shrinks them several-fold but not past tar's own ratio check. */
 function filler(n: number): Buffer {
@@ -35,14 +35,6 @@ describe('extractTar: limits, modes, link tricks', () => {
     await extractTar(join(work, 'a.tar.gz'), join(work, 'out'), 'a.tar.gz', limits);
     return join(work, 'out');
   }
-  const refused = async (p: Promise<unknown>, kind: string, message: string): Promise<void> => {
-    await assert.rejects(p, (e: unknown) => {
-      assert.ok(e instanceof FetchError, String(e));
-      assert.equal(e.message, message);
-      assert.equal(e.kind, kind);
-      return true;
-    });
-  };
   const limits = (maxBytes: number, maxEntries: number): ExtractLimits => ({ maxBytes, maxEntries, settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' } });
 
   it('refuses an archive that unpacks past the byte cap, before writing the entry that crosses it', async () => {

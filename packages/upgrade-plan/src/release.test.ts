@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hex, serve, tgz, type Served } from '../test/testkit.ts';
-import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy } from './index.ts';
+import { hex, refused, serve, tgz, type Served } from '../test/testkit.ts';
+import { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy } from './index.ts';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 20, stallTimeoutMs: 60_000 };
@@ -34,14 +34,6 @@ describe('a release download: verified, unpacked, its daemon found', () => {
     return (await locateDaemon(out, 'chaind', p.fileName)).slice(out.length + 1);
   }
 
-  const refused = async (p: Promise<unknown>, kind: string, message: string): Promise<void> => {
-    await assert.rejects(p, (e: unknown) => {
-      assert.ok(e instanceof FetchError, String(e));
-      assert.equal(e.message, message);
-      assert.equal(e.kind, kind);
-      return true;
-    });
-  };
 
   it('a plain binary becomes bin/<daemon>; an archive is extracted', async () => {
     assert.equal(await fetchOne('/chaind-linux-amd64', Buffer.from(BIN)), 'bin/chaind');

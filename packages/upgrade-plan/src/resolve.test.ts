@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hex, serve, type Served } from '../test/testkit.ts';
+import { hex, refused, serve, type Served } from '../test/testkit.ts';
 import { FetchError, isLoopbackHost, planBinaries, platformKey, resolveRelease, type DownloadPolicy } from './index.ts';
 
 const SHA256 = 'ab'.repeat(32);
@@ -8,15 +8,6 @@ const SHA512 = 'cd'.repeat(64);
 const own = platformKey();
 const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000 };
 const info = (binaries: Record<string, unknown>): string => JSON.stringify({ binaries });
-
-async function refused(p: Promise<unknown>, kind: string, message: string): Promise<void> {
-  await assert.rejects(p, (err: unknown) => {
-    assert.ok(err instanceof FetchError, `expected a FetchError, got ${String(err)}`);
-    assert.equal(err.message, message);
-    assert.equal(err.kind, kind);
-    return true;
-  });
-}
 
 describe('platform keys', () => {
   it('uses Go names for OS and architecture', () => {

@@ -1,5 +1,6 @@
 // Test helpers for the fetch tests: a loopback HTTP server and tar archives, good ones built with `tar`
 // and hostile ones written header by header.
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -7,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header, create as tarCreate, types } from 'tar';
+import { FetchError } from '../src/errors.ts';
 
 type EntryTypeName = types.EntryTypeName;
 
@@ -105,3 +107,13 @@ export const hex = (algo: 'sha256' | 'sha512' | 'md5' | 'sha1', b: Buffer): stri
 
 /** upgrade info JSON with one binaries entry for `key` */
 export const infoFor = (key: string, url: string): string => JSON.stringify({ binaries: { [key]: url } });
+
+/** Asserts that `p` rejects with a FetchError of this kind and exactly this message. */
+export async function refused(p: Promise<unknown>, kind: string, message: string): Promise<void> {
+  await assert.rejects(p, (err: unknown) => {
+    assert.ok(err instanceof FetchError, `expected a FetchError, got ${String(err)}`);
+    assert.equal(err.message, message);
+    assert.equal(err.kind, kind);
+    return true;
+  });
+}
