@@ -40,8 +40,8 @@ export function addStartOptions(cmd: Command): Command {
     .option('--log_level <level>', 'debug, info, warn or error', 'info');
   for (const f of ABCI_FLAGS) cmd.option(`--${f.flag} <value>`, `${f.description}, with --with-comet=false (overrides ${f.key}; e.g. ${f.example})`);
   for (const f of ADDRESS_FLAGS) cmd.option(`--${f.flag} <address>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
-  cmd.option('--api.enable <bool>', 'serve REST (overrides app.toml api.enable)', (v) => v === 'true');
-  cmd.option('--grpc.enable <bool>', 'serve gRPC (overrides app.toml grpc.enable)', (v) => v === 'true');
+  cmd.option('--api.enable <bool>', 'serve REST (overrides app.toml api.enable)', parseBool('api.enable'));
+  cmd.option('--grpc.enable <bool>', 'serve gRPC (overrides app.toml grpc.enable)', parseBool('grpc.enable'));
   return addHomeOption(cmd);
 }
 

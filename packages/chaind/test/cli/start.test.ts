@@ -93,6 +93,13 @@ test('bad flags and a broken genesis are one clear line and a non-zero exit', ()
   const addr = chaind(['start', '--home', home, '--rpc.laddr', 'udp://1.2.3.4:5']);
   assert.equal(addr.status, 1);
   assert.match(addr.stderr, /--rpc\.laddr/);
+  // Cosmos binaries parse these as Go booleans: a word they refuse must not quietly turn a server off
+  const word = chaind(['start', '--home', home, '--api.enable', 'yes']);
+  assert.equal(word.status, 1, word.stderr);
+  assert.match(word.stderr, /invalid --api\.enable "yes": expected true or false/);
+  const grpc = chaind(['start', '--home', home, '--grpc.enable=off']);
+  assert.equal(grpc.status, 1, grpc.stderr);
+  assert.match(grpc.stderr, /invalid --grpc\.enable "off": expected true or false/);
   writeFileSync(join(home, 'config', 'genesis.json'), '{"chain_id": ');
   const broken = chaind(['start', '--home', home]);
   assert.equal(broken.status, 1);
