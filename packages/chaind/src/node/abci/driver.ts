@@ -204,12 +204,15 @@ export class AbciDriver implements ConsensusDriver {
     this.pending = undefined;
     const h = p.req.height;
     this.logger.info('committed block', { height: h.toString(), txs: p.req.txs.length, hash: toHex(p.req.hash), appHash: toHex(p.res.appHash) });
-    const block: CommittedBlock = { height: h, results: p.res, txHashes: p.req.txs.map(txHash) };
-    for (const l of [...this.listeners]) {
-      try {
-        l(block);
-      } catch (err) {
-        this.logger.error('block listener failed', { height: h.toString(), error: String(err) });
+    // a block's tx hashes are for listeners only: none listens behind CometBFT unless something subscribed
+    if (this.listeners.size > 0) {
+      const block: CommittedBlock = { height: h, results: p.res, txHashes: p.req.txs.map(txHash) };
+      for (const l of [...this.listeners]) {
+        try {
+          l(block);
+        } catch (err) {
+          this.logger.error('block listener failed', { height: h.toString(), error: String(err) });
+        }
       }
     }
     if (this.haltHeight !== undefined && h >= this.haltHeight) {
