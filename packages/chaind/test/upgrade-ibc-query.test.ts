@@ -31,6 +31,7 @@ describe('UpgradedConsensusState on a running chaind', () => {
   let rest: string;
   let grpcAddress: string;
   let comet: CometClient;
+  let rpc: string;
 
   before(async () => {
     const home = await newHome();
@@ -53,7 +54,8 @@ describe('UpgradedConsensusState on a running chaind', () => {
     };
     rest = await addr('REST');
     grpcAddress = await addr('gRPC');
-    comet = await connectComet(await addr('RPC'));
+    rpc = await addr('RPC');
+    comet = await connectComet(rpc);
   });
 
   after(() => {
@@ -100,5 +102,14 @@ describe('UpgradedConsensusState on a running chaind', () => {
     assert.equal(res.codespace, 'upgrade');
     assert.equal(res.log, NOT_FOUND_TEXT);
     assert.equal(res.value.length, 0);
+  });
+
+  test('abci_query in the GET URI form of docs/interfaces.md', async () => {
+    const r = await fetch(`${rpc}/abci_query?path="${METHOD}"&data=0x087b`);
+    const body = (await r.json()) as { result: { response: { code: number; codespace: string; log: string } } };
+    assert.deepEqual(
+      { code: body.result.response.code, codespace: body.result.response.codespace, log: body.result.response.log },
+      { code: 5, codespace: 'upgrade', log: NOT_FOUND_TEXT },
+    );
   });
 });

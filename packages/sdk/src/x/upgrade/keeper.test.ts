@@ -163,6 +163,11 @@ test('IBC upgrade state: stored as given under the SDK keys, not-found errors as
     assert.equal(raw('upgradedIBCState/100/upgradedConsState'), toHex(cons));
     assert.equal(toHex(k.getUpgradedClient(ctx, 100n)), toHex(client));
     assert.equal(toHex(k.getUpgradedConsensusState(ctx, 100n)), toHex(cons));
+    // an empty value that was set is stored, not "not found"
+    k.setUpgradedConsensusState(ctx, 7n, new Uint8Array(0));
+    assert.equal(k.getUpgradedConsensusState(ctx, 7n).length, 0);
+    k.clearIBCState(ctx, 7n);
+    assert.throws(() => k.getUpgradedConsensusState(ctx, 7n), (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound));
     // heights beyond 2^53 keep every digit
     k.setUpgradedClient(ctx, 9_007_199_254_740_993n, client);
     assert.equal(raw('upgradedIBCState/9007199254740993/upgradedClient'), toHex(client));
