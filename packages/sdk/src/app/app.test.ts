@@ -282,6 +282,7 @@ describe('routers and queries', () => {
       '/chain.upgrade.v1beta1.Query/Authority',
       '/chain.upgrade.v1beta1.Query/CurrentPlan',
       '/chain.upgrade.v1beta1.Query/ModuleVersions',
+      '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
     ]);
     await app.store.close();
   });
