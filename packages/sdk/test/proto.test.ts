@@ -19,7 +19,7 @@ import { TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 // Imported through the package export "./gen/*" (the way other packages import it) ...
 import { Plan, ModuleVersion } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { MsgSoftwareUpgrade, MsgCancelUpgrade, MsgDefinition } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
-import { QueryAppliedPlanResponse, QueryModuleVersionsResponse, QueryDefinition } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import { QueryAppliedPlanResponse, QueryModuleVersionsResponse, QueryDefinition, QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 // ... and relatively (the way code inside packages/sdk imports it).
 import { Plan as PlanRelative } from '../src/gen/chain/upgrade/v1beta1/upgrade.ts';
 
@@ -124,6 +124,14 @@ test('query responses are interchangeable', () => {
   assert.deepEqual(ours, sdkQuery.QueryModuleVersionsResponse.encode({ moduleVersions }).finish());
   assert.deepEqual(sdkQuery.QueryModuleVersionsResponse.decode(ours).moduleVersions, moduleVersions);
   assert.deepEqual(QueryModuleVersionsResponse.decode(sdkQuery.QueryModuleVersionsResponse.encode({ moduleVersions }).finish()).moduleVersions, moduleVersions);
+
+  // the SDK's deprecated IBC query: last_height 1, upgraded_consensus_state 2 (1 reserved)
+  const req = QueryUpgradedConsensusStateRequest.encode({ lastHeight: 9_007_199_254_740_993n }).finish();
+  assert.deepEqual(req, sdkQuery.QueryUpgradedConsensusStateRequest.encode({ lastHeight: 9_007_199_254_740_993n }).finish());
+  const cons = Uint8Array.of(0x0a, 0x00, 0xff);
+  const res = QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish();
+  assert.deepEqual(res, sdkQuery.QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish());
+  assert.deepEqual(QueryUpgradedConsensusStateResponse.decode(sdkQuery.QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish()).upgradedConsensusState, cons);
 });
 
 test('MsgSoftwareUpgrade is registrable in a CosmJS Registry', () => {
@@ -162,6 +170,7 @@ test('generic service definitions give the method paths', () => {
     '/chain.upgrade.v1beta1.Query/AppliedPlan',
     '/chain.upgrade.v1beta1.Query/ModuleVersions',
     '/chain.upgrade.v1beta1.Query/Authority',
+    '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
   ]);
   assert.equal(MsgDefinition.methods.softwareUpgrade.requestType, MsgSoftwareUpgrade);
 });
@@ -186,5 +195,7 @@ test('descriptor set is self-contained and has the Cosmos SDK field numbers', ()
   assert.deepEqual(fields('chain.upgrade.v1beta1.ModuleVersion'), { name: 1, version: 2 });
   assert.deepEqual(fields('chain.upgrade.v1beta1.MsgSoftwareUpgrade'), { authority: 1, plan: 2 });
   assert.deepEqual(fields('chain.upgrade.v1beta1.QueryModuleVersionsRequest'), { module_name: 1 });
-  assert.deepEqual(reg.getService('chain.upgrade.v1beta1.Query')?.methods.map((m) => m.name), ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority']);
+  assert.deepEqual(fields('chain.upgrade.v1beta1.QueryUpgradedConsensusStateRequest'), { last_height: 1 });
+  assert.deepEqual(fields('chain.upgrade.v1beta1.QueryUpgradedConsensusStateResponse'), { upgraded_consensus_state: 2 });
+  assert.deepEqual(reg.getService('chain.upgrade.v1beta1.Query')?.methods.map((m) => m.name), ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState']);
 });

@@ -82,6 +82,7 @@ function ledgerModule(name: string, trace: Trace, version = 1n): AppModule {
         appliedPlan: () => ({ height: 0n }),
         moduleVersions: () => ({ moduleVersions: [] }),
         authority: (ctx) => ({ address: Buffer.from(ctx.kvStore(name).get(utf8('seed')) ?? []).toString() }),
+        upgradedConsensusState: () => ({ upgradedConsensusState: new Uint8Array(0) }),
       });
     },
     preBlock(ctx) {
@@ -281,6 +282,7 @@ describe('routers and queries', () => {
       '/chain.upgrade.v1beta1.Query/Authority',
       '/chain.upgrade.v1beta1.Query/CurrentPlan',
       '/chain.upgrade.v1beta1.Query/ModuleVersions',
+      '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
     ]);
     await app.store.close();
   });

@@ -22,6 +22,11 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { path: '/chain/upgrade/v1beta1/applied_plan/{name}', method: `${UPGRADE}/AppliedPlan`, summary: 'The height at which the named plan was applied ("0" when never).' },
   { path: '/chain/upgrade/v1beta1/module_versions', method: `${UPGRADE}/ModuleVersions`, summary: 'Consensus versions of the modules; ?module_name= selects one (404 when unknown).' },
   { path: '/chain/upgrade/v1beta1/authority', method: `${UPGRADE}/Authority`, summary: 'The address allowed to schedule and cancel upgrades.' },
+  {
+    path: '/chain/upgrade/v1beta1/upgraded_consensus_state/{last_height}',
+    method: `${UPGRADE}/UpgradedConsensusState`,
+    summary: 'Deprecated (as in the Cosmos SDK): the upgraded IBC consensus state stored under last_height, base64 (404 when none).',
+  },
 
   { path: '/cosmos/auth/v1beta1/accounts', method: `${AUTH}/Accounts`, summary: 'All accounts.' },
   { path: '/cosmos/auth/v1beta1/accounts/{address}', method: `${AUTH}/Account`, summary: 'An account by address.' },

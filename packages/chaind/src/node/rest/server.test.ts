@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
-import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
+import { UpgradeHaltError, UpgradeKeeper, type UpgradeHandler } from '@chaind/sdk/x/upgrade';
+import { QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
 import { ALICE, BOB, cancelUpgrade, DENOM, newHome, NEWMOD, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
 import { GATEWAY_ROUTES } from './routes.ts';
@@ -152,6 +153,47 @@ describe('REST upgrade routes after an applied upgrade', () => {
     );
     assert.deepEqual((await get(s, `/chain/upgrade/v1beta1/module_versions?module_name=${NEWMOD}`)).json, { module_versions: [{ name: NEWMOD, version: '1' }] });
     assertError(await get(s, '/chain/upgrade/v1beta1/module_versions?module_name=v2'), 404, 5, 'not found');
+  });
+});
+
+describe('REST upgraded_consensus_state with IBC state stored (as an IBC upgrade would store it)', () => {
+  let c: TestChain;
+  let s: RestServer;
+  let h: bigint;
+  const cons = Uint8Array.of(0x0a, 0x2b, 0x2f, 0x00, 0xff, 0xfe);
+  before(async () => {
+    const home = newHome();
+    const old = TestChain.open(home);
+    h = old.height + 25n;
+    old.pass([softwareUpgrade('v2', h)]);
+    old.blocksUntil(h - 1n);
+    assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError);
+    await old.close();
+    // a handler stores consensus states under its own height (cleared by ApplyUpgrade) and under a later one
+    const ibc = new UpgradeKeeper({ authority: GOV_AUTHORITY });
+    const handler = (): UpgradeHandler => (ctx, _plan, vm) => {
+      ibc.setUpgradedConsensusState(ctx, h, cons);
+      ibc.setUpgradedConsensusState(ctx, 1000n, cons);
+      return vm;
+    };
+    c = TestChain.open(home, { upgrades: [{ name: 'v2', storeUpgrades: {}, handler }] });
+    c.block(); // height h: the handler runs
+    s = await startRestServer({ port: 0, app: c.app });
+  });
+  after(async () => {
+    await s.close();
+    await c.close();
+  });
+
+  test('the stored bytes as base64; the applied plan height was cleared; abci_query gives the bytes to cosmjs-types', async () => {
+    assert.equal(c.height, h);
+    assert.deepEqual((await get(s, '/chain/upgrade/v1beta1/upgraded_consensus_state/1000')).json, { upgraded_consensus_state: Buffer.from(cons).toString('base64') });
+    assertError(await get(s, `/chain/upgrade/v1beta1/upgraded_consensus_state/${h}`), 404, 5, 'upgraded consensus state not found');
+    const r = c.query('/chain.upgrade.v1beta1.Query/UpgradedConsensusState', QueryUpgradedConsensusStateRequest.encode({ lastHeight: 1000n }).finish());
+    assert.equal(r.code, 0, r.log);
+    assert.deepEqual(QueryUpgradedConsensusStateResponse.decode(r.value).upgradedConsensusState, cons);
+    // the SDK's key, in the upgrade store
+    assert.equal(c.raw('upgrade', Buffer.from('upgradedIBCState/1000/upgradedConsState')), Buffer.from(cons).toString('hex'));
   });
 });
 

@@ -7,7 +7,7 @@ import { Context } from '../../app/index.ts';
 import { moduleAddress } from '../../crypto/index.ts';
 import { Plan as PlanCodec, type Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { CommitMultiStore, toHex, u64be, utf8 } from '../../store/index.ts';
-import { UpgradeHaltError } from './errors.ts';
+import { upgradeErrors, UpgradeHaltError } from './errors.ts';
 import { UpgradeKeeper } from './keeper.ts';
 import { validatePlanBasic } from './plan.ts';
 
@@ -139,4 +139,66 @@ test('a plan at the current height is accepted (the SDK emergency path) and is d
     assert.deepEqual(k.preBlock(at(11n)), { consensusParamsChanged: true });
     assert.equal(k.getDoneHeight(at(11n), 'v2'), 11n);
     assert.equal(k.getUpgradePlan(at(11n)), undefined);
+  }));
+
+test('IBC upgrade state: stored as given under the SDK keys, not-found errors as the SDK, cleared with the plan it belongs to', () =>
+  withKeeper((k, at, ms) => {
+    const ctx = at(10n);
+    const raw = (key: string): string | undefined => {
+      const v = ms.getStore('upgrade').get(utf8(key));
+      return v === undefined ? undefined : toHex(v);
+    };
+    const notFound = (e: unknown, err: typeof upgradeErrors.upgradedClientNotFound): boolean =>
+      err.is(e) && (e as Error).message === err.message;
+    // nothing stored: the SDK's bare errors, codespace upgrade 4 and 5
+    assert.throws(() => k.getUpgradedClient(ctx, 100n), (e: unknown) => notFound(e, upgradeErrors.upgradedClientNotFound));
+    assert.throws(() => k.getUpgradedConsensusState(ctx, 100n), (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound));
+
+    // the bytes are stored as given, under `upgradedIBCState/<decimal height>/…`
+    const client = Uint8Array.of(0x0a, 0x01, 0x2f, 0x00, 0xff);
+    const cons = Uint8Array.of(0x12, 0x03, 1, 2, 3);
+    k.setUpgradedClient(ctx, 100n, client);
+    k.setUpgradedConsensusState(ctx, 100n, cons);
+    assert.equal(raw('upgradedIBCState/100/upgradedClient'), toHex(client));
+    assert.equal(raw('upgradedIBCState/100/upgradedConsState'), toHex(cons));
+    assert.equal(toHex(k.getUpgradedClient(ctx, 100n)), toHex(client));
+    assert.equal(toHex(k.getUpgradedConsensusState(ctx, 100n)), toHex(cons));
+    // an empty value that was set is stored, not "not found"
+    k.setUpgradedConsensusState(ctx, 7n, new Uint8Array(0));
+    assert.equal(k.getUpgradedConsensusState(ctx, 7n).length, 0);
+    k.clearIBCState(ctx, 7n);
+    assert.throws(() => k.getUpgradedConsensusState(ctx, 7n), (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound));
+    // heights beyond 2^53 keep every digit
+    k.setUpgradedClient(ctx, 9_007_199_254_740_993n, client);
+    assert.equal(raw('upgradedIBCState/9007199254740993/upgradedClient'), toHex(client));
+
+    // ClearUpgradePlan with no plan: nothing to clear
+    k.clearUpgradePlan(ctx);
+    assert.equal(raw('upgradedIBCState/100/upgradedClient'), toHex(client));
+
+    // a plan at 100, then a new plan at 200: the SDK clears the state of the replaced plan's height (100), not the new one's
+    k.setUpgradedClient(ctx, 200n, client);
+    k.setUpgradedConsensusState(ctx, 200n, cons);
+    k.scheduleUpgrade(ctx, plan({ name: 'v2', height: 100n }));
+    assert.equal(raw('upgradedIBCState/100/upgradedClient'), toHex(client), 'scheduling with no previous plan clears nothing');
+    k.scheduleUpgrade(ctx, plan({ name: 'v2', height: 200n }));
+    assert.equal(raw('upgradedIBCState/100/upgradedClient'), undefined);
+    assert.equal(raw('upgradedIBCState/100/upgradedConsState'), undefined);
+    assert.equal(raw('upgradedIBCState/200/upgradedClient'), toHex(client));
+    assert.equal(raw('upgradedIBCState/200/upgradedConsState'), toHex(cons));
+
+    // ClearUpgradePlan (what MsgCancelUpgrade and a skipped plan do) clears the plan height's state
+    k.clearUpgradePlan(ctx);
+    assert.equal(raw('upgradedIBCState/200/upgradedClient'), undefined);
+    assert.equal(raw('upgradedIBCState/200/upgradedConsState'), undefined);
+    assert.equal(raw('upgradedIBCState/9007199254740993/upgradedClient'), toHex(client), 'other heights are left alone');
+
+    // ApplyUpgrade clears the applied plan's state
+    k.scheduleUpgrade(ctx, plan({ name: 'v3', height: 12n }));
+    k.setUpgradedClient(ctx, 12n, client);
+    k.setUpgradedConsensusState(ctx, 12n, cons);
+    k.setUpgradeHandler('v3', (_c, _p, vm) => vm);
+    k.applyUpgrade(at(12n), plan({ name: 'v3', height: 12n }));
+    assert.equal(raw('upgradedIBCState/12/upgradedClient'), undefined);
+    assert.equal(raw('upgradedIBCState/12/upgradedConsState'), undefined);
   }));

@@ -3,7 +3,7 @@ import { InfiniteGasMeter, type Context, type Logger, type VersionMap, errors, n
 import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { prefixEnd, readU64be, u64be, type KVStore } from '../../store/index.ts';
 import { binaryTooEarlyMessage, upgradeErrors, UpgradeHaltError } from './errors.ts';
-import { DONE_PREFIX, doneKey, PLAN_KEY, PROTOCOL_VERSION_KEY, STORE_KEY, VERSION_MAP_PREFIX, versionKey } from './keys.ts';
+import { DONE_PREFIX, doneKey, PLAN_KEY, PROTOCOL_VERSION_KEY, STORE_KEY, upgradedClientKey, upgradedConsStateKey, VERSION_MAP_PREFIX, versionKey } from './keys.ts';
 import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
@@ -71,13 +71,18 @@ export class UpgradeKeeper {
     if (this.getDoneHeight(ctx, plan.name) !== 0n) {
       throw errors.invalidRequest.wrap(`upgrade with name ${plan.name} has already been completed`);
     }
+    // the SDK drops the IBC state stored for the plan being replaced (under its height, not the new one's)
+    const old = this.getUpgradePlan(ctx);
+    if (old !== undefined) this.clearIBCState(ctx, old.height);
     this.cached = null;
     // the SDK's bytes: gogoproto always writes the non-nullable time, as Go's zero time when unset
     this.store(ctx).set(PLAN_KEY, Plan.encode({ ...plan, time: GO_ZERO_TIME }).finish());
   }
 
-  /** Removes the scheduled plan; a no-op when there is none. */
+  /** Removes the scheduled plan and the IBC state stored under its height; a no-op when there is none. */
   clearUpgradePlan(ctx: Context): void {
+    const old = this.getUpgradePlan(ctx);
+    if (old !== undefined) this.clearIBCState(ctx, old.height);
     this.cached = null;
     this.store(ctx).delete(PLAN_KEY);
   }
@@ -91,6 +96,40 @@ export class UpgradeKeeper {
   private planForBlock(ctx: Context): Plan | undefined {
     if (this.cached === null) this.cached = { plan: this.getUpgradePlan(ctx) };
     return this.cached.plan;
+  }
+
+  /**
+   * SetUpgradedClient: the client state (bytes as given, e.g. an encoded Any) an IBC counterparty
+   * should upgrade to, stored under the plan's height, the last height this chain commits.
+   */
+  setUpgradedClient(ctx: Context, planHeight: bigint, bz: Uint8Array): void {
+    this.store(ctx).set(upgradedClientKey(planHeight), bz);
+  }
+
+  /** GetUpgradedClient: the stored bytes; throws the SDK's bare `upgraded client not found` (upgrade 4) when none. */
+  getUpgradedClient(ctx: Context, height: bigint): Uint8Array {
+    const bz = this.store(ctx).get(upgradedClientKey(height));
+    if (bz === undefined) throw upgradeErrors.upgradedClientNotFound.withText(upgradeErrors.upgradedClientNotFound.message);
+    return bz;
+  }
+
+  /** SetUpgradedConsensusState: as setUpgradedClient, for the consensus state. */
+  setUpgradedConsensusState(ctx: Context, planHeight: bigint, bz: Uint8Array): void {
+    this.store(ctx).set(upgradedConsStateKey(planHeight), bz);
+  }
+
+  /** GetUpgradedConsensusState: the stored bytes; throws the SDK's bare `upgraded consensus state not found` (upgrade 5) when none. */
+  getUpgradedConsensusState(ctx: Context, lastHeight: bigint): Uint8Array {
+    const bz = this.store(ctx).get(upgradedConsStateKey(lastHeight));
+    if (bz === undefined) throw upgradeErrors.upgradedConsensusStateNotFound.withText(upgradeErrors.upgradedConsensusStateNotFound.message);
+    return bz;
+  }
+
+  /** ClearIBCState: deletes the upgraded client and consensus state stored under `lastHeight`. */
+  clearIBCState(ctx: Context, lastHeight: bigint): void {
+    const st = this.store(ctx);
+    st.delete(upgradedClientKey(lastHeight));
+    st.delete(upgradedConsStateKey(lastHeight));
   }
 
   /** Height at which `name` was applied; 0 when it never was. */
@@ -133,7 +172,7 @@ export class UpgradeKeeper {
     return b === undefined ? 0n : readU64be(b);
   }
 
-  /** ApplyUpgrade, in the SDK's order: handler, version map, protocol version + 1, clear plan, mark done. */
+  /** ApplyUpgrade, in the SDK's order: handler, version map, protocol version + 1, clear IBC state and plan, mark done. */
   applyUpgrade(ctx: Context, plan: Plan): void {
     const handler = this.handlers.get(plan.name);
     if (handler === undefined) throw upgradeErrors.planNotFound.wrap(`no upgrade handler registered for ${plan.name}`);
@@ -142,6 +181,7 @@ export class UpgradeKeeper {
     const pv = this.getProtocolVersion(ctx) + 1n;
     this.store(ctx).set(PROTOCOL_VERSION_KEY, u64be(pv));
     this.opts.onProtocolVersion?.(pv);
+    this.clearIBCState(ctx, plan.height);
     this.clearUpgradePlan(ctx);
     this.setDone(ctx, plan.name, ctx.height);
   }

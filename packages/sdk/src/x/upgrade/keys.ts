@@ -20,3 +20,19 @@ export function doneKey(name: string): Uint8Array {
 export function versionKey(moduleName: string): Uint8Array {
   return concatBytes(VERSION_MAP_PREFIX, utf8(moduleName));
 }
+
+/**
+ * The SDK's IBC upgrade state, string keys with the height in decimal, so an IBC module (and its
+ * relayers' proofs) can be added later without moving state: `upgradedIBCState/<h>/upgradedClient`.
+ */
+export const KEY_UPGRADED_IBC_STATE = 'upgradedIBCState';
+export const KEY_UPGRADED_CLIENT = 'upgradedClient';
+export const KEY_UPGRADED_CONS_STATE = 'upgradedConsState';
+
+export function upgradedClientKey(height: bigint): Uint8Array {
+  return utf8(`${KEY_UPGRADED_IBC_STATE}/${height}/${KEY_UPGRADED_CLIENT}`);
+}
+
+export function upgradedConsStateKey(height: bigint): Uint8Array {
+  return utf8(`${KEY_UPGRADED_IBC_STATE}/${height}/${KEY_UPGRADED_CONS_STATE}`);
+}

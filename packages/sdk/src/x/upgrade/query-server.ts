@@ -3,7 +3,7 @@ import { QueryDefinition } from '../../gen/chain/upgrade/v1beta1/query.ts';
 import { upgradeErrors } from './errors.ts';
 import type { UpgradeKeeper } from './keeper.ts';
 
-/** The three queries of spec §4 (plus Authority), registered once for gRPC, REST and abci_query. */
+/** The three queries of spec §4 (plus Authority and the SDK's UpgradedConsensusState), registered once for gRPC, REST and abci_query. */
 export function registerQueryServer(cfg: Configurator, k: UpgradeKeeper): void {
   cfg.queryRouter.registerService(QueryDefinition, {
     currentPlan: (ctx) => ({ plan: k.getUpgradePlan(ctx) }),
@@ -20,5 +20,7 @@ export function registerQueryServer(cfg: Configurator, k: UpgradeKeeper): void {
       return { moduleVersions: Object.entries(vm).map(([name, version]) => ({ name, version })) };
     },
     authority: () => ({ address: k.authority }),
+    // the SDK's deprecated IBC query: nothing stored is an error (upgrade 5), not empty bytes
+    upgradedConsensusState: (ctx, req) => ({ upgradedConsensusState: k.getUpgradedConsensusState(ctx, req.lastHeight) }),
   });
 }

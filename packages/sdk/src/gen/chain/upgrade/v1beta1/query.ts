@@ -56,6 +56,26 @@ export interface QueryAuthorityResponse {
   address: string;
 }
 
+/**
+ * QueryUpgradedConsensusStateRequest asks for the upgraded consensus state stored under a height.
+ *
+ * @deprecated
+ */
+export interface QueryUpgradedConsensusStateRequest {
+  /** Last height of the current chain: the height the next consensus state is stored under. */
+  lastHeight: bigint;
+}
+
+/**
+ * QueryUpgradedConsensusStateResponse holds the stored consensus state bytes.
+ *
+ * @deprecated
+ */
+export interface QueryUpgradedConsensusStateResponse {
+  /** The consensus state bytes as stored by SetUpgradedConsensusState. */
+  upgradedConsensusState: Uint8Array;
+}
+
 function createBaseQueryCurrentPlanRequest(): QueryCurrentPlanRequest {
   return {};
 }
@@ -577,6 +597,157 @@ export const QueryAuthorityResponse: MessageFns<QueryAuthorityResponse> = {
   },
 };
 
+function createBaseQueryUpgradedConsensusStateRequest(): QueryUpgradedConsensusStateRequest {
+  return { lastHeight: 0n };
+}
+
+export const QueryUpgradedConsensusStateRequest: MessageFns<QueryUpgradedConsensusStateRequest> = {
+  encode(message: QueryUpgradedConsensusStateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lastHeight !== 0n) {
+      if (BigInt.asIntN(64, message.lastHeight) !== message.lastHeight) {
+        throw new globalThis.Error("value provided for field message.lastHeight of type int64 too large");
+      }
+      writer.uint32(8).int64(message.lastHeight);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueryUpgradedConsensusStateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueryUpgradedConsensusStateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.lastHeight = reader.int64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueryUpgradedConsensusStateRequest {
+    return {
+      lastHeight: isSet(object.lastHeight)
+        ? BigInt(object.lastHeight)
+        : isSet(object.last_height)
+        ? BigInt(object.last_height)
+        : 0n,
+    };
+  },
+
+  toJSON(message: QueryUpgradedConsensusStateRequest): unknown {
+    const obj: any = {};
+    if (message.lastHeight !== 0n) {
+      obj.lastHeight = message.lastHeight.toString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<QueryUpgradedConsensusStateRequest>): QueryUpgradedConsensusStateRequest {
+    return QueryUpgradedConsensusStateRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QueryUpgradedConsensusStateRequest>): QueryUpgradedConsensusStateRequest {
+    const message = createBaseQueryUpgradedConsensusStateRequest();
+    message.lastHeight = (object.lastHeight !== undefined && object.lastHeight !== null)
+      ? BigInt(object.lastHeight)
+      : 0n;
+    return message;
+  },
+};
+
+function createBaseQueryUpgradedConsensusStateResponse(): QueryUpgradedConsensusStateResponse {
+  return { upgradedConsensusState: new Uint8Array(0) };
+}
+
+export const QueryUpgradedConsensusStateResponse: MessageFns<QueryUpgradedConsensusStateResponse> = {
+  encode(message: QueryUpgradedConsensusStateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.upgradedConsensusState.length !== 0) {
+      writer.uint32(18).bytes(message.upgradedConsensusState);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueryUpgradedConsensusStateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueryUpgradedConsensusStateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.upgradedConsensusState = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueryUpgradedConsensusStateResponse {
+    return {
+      upgradedConsensusState: isSet(object.upgradedConsensusState)
+        ? bytesFromBase64(object.upgradedConsensusState)
+        : isSet(object.upgraded_consensus_state)
+        ? bytesFromBase64(object.upgraded_consensus_state)
+        : new Uint8Array(0),
+    };
+  },
+
+  toJSON(message: QueryUpgradedConsensusStateResponse): unknown {
+    const obj: any = {};
+    if (message.upgradedConsensusState.length !== 0) {
+      obj.upgradedConsensusState = base64FromBytes(message.upgradedConsensusState);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<QueryUpgradedConsensusStateResponse>): QueryUpgradedConsensusStateResponse {
+    return QueryUpgradedConsensusStateResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QueryUpgradedConsensusStateResponse>): QueryUpgradedConsensusStateResponse {
+    const message = createBaseQueryUpgradedConsensusStateResponse();
+    message.upgradedConsensusState = object.upgradedConsensusState ?? new Uint8Array(0);
+    return message;
+  },
+};
+
 /** Query defines the upgrade module's query service. */
 export type QueryDefinition = typeof QueryDefinition;
 export const QueryDefinition = {
@@ -619,8 +790,48 @@ export const QueryDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * UpgradedConsensusState returns the consensus state an IBC counterparty should trust after the
+     * upgrade, stored under the last height of this chain. Deprecated in the Cosmos SDK (IBC queries
+     * the store itself); kept so an IBC module can be added without changing this API.
+     *
+     * @deprecated
+     */
+    upgradedConsensusState: {
+      name: "UpgradedConsensusState",
+      requestType: QueryUpgradedConsensusStateRequest as typeof QueryUpgradedConsensusStateRequest,
+      requestStream: false,
+      responseType: QueryUpgradedConsensusStateResponse as typeof QueryUpgradedConsensusStateResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
+
+function bytesFromBase64(b64: string): Uint8Array {
+  if ((globalThis as any).Buffer) {
+    return Uint8Array.from((globalThis as any).Buffer.from(b64, "base64"));
+  } else {
+    const bin = globalThis.atob(b64);
+    const arr = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; ++i) {
+      arr[i] = bin.charCodeAt(i);
+    }
+    return arr;
+  }
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  if ((globalThis as any).Buffer) {
+    return (globalThis as any).Buffer.from(arr).toString("base64");
+  } else {
+    const bin: string[] = [];
+    arr.forEach((byte) => {
+      bin.push(globalThis.String.fromCharCode(byte));
+    });
+    return globalThis.btoa(bin.join(""));
+  }
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
