@@ -11,6 +11,7 @@
 // Where the blocks' time goes: each process's main thread time on a core and waiting for one (Linux's
 // schedstat, read around every block), and the block's messages encoded and decoded alone.
 import { spawn } from 'node:child_process';
+import { createConnection, type Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ import {
   type RequestInitChain,
   type ResponseFinalizeBlock,
 } from 'cosmjs-types/tendermint/abci/types';
-import { encodeRequestFrame, encodeResponseFrame, FrameDecoder } from '@chaind/abci';
+import { AbciClient, DEFAULT_MAX_MESSAGE_BYTES, encodeRequestFrame, encodeResponseFrame, FrameDecoder, parseAbciAddress } from '@chaind/abci';
 import { createChainApp } from '@chaind/chaind/app';
 import { AbciTestApp, AppConnections, CHAIN_ID, committedAccount, GENESIS_SECONDS, one, testGenesis } from '@chaind/chaind/testing';
 import { MemoryLogger } from '@chaind/sdk/app';
@@ -108,6 +109,16 @@ function inProcess(home: string): Target & { readonly app: ReturnType<typeof cre
   };
 }
 
+/** The requests sent without waiting, then one Flush. */
+async function overMempool(mempool: AbciClient, reqs: readonly RequestCheckTx[]): Promise<{ ms: number; refused: string }> {
+  const t = performance.now();
+  const answers = reqs.map((checkTx) => mempool.send({ checkTx }));
+  await mempool.flush();
+  const took = performance.now() - t;
+  const refusal = (await Promise.all(answers)).find((r) => r.checkTx?.code !== 0);
+  return { ms: took, refused: refusal === undefined ? '' : (refusal.checkTx?.log ?? 'not a CheckTx answer') };
+}
+
 /** An app behind its ABCI server at `address`, through the four connections CometBFT opens. */
 async function overSocket(label: string, procs: readonly Proc[], address: string, stop: () => Promise<void>): Promise<Target> {
   const conns = await AppConnections.open(address);
@@ -122,15 +133,7 @@ async function overSocket(label: string, procs: readonly Proc[], address: string
       await one(conns.consensus, { commit: {} }, 'commit');
       return { ms: performance.now() - t, res };
     },
-    async checkTxs(reqs) {
-      const mempool = conns.mempool;
-      const t = performance.now();
-      const answers = reqs.map((checkTx) => mempool.send({ checkTx }));
-      await mempool.flush();
-      const took = performance.now() - t;
-      const refusal = (await Promise.all(answers)).find((r) => r.checkTx?.code !== 0);
-      return { ms: took, refused: refusal === undefined ? '' : (refusal.checkTx?.log ?? 'not a CheckTx answer') };
-    },
+    checkTxs: (reqs) => overMempool(conns.mempool, reqs),
     async close() {
       await conns.close();
       await stop();
@@ -138,8 +141,14 @@ async function overSocket(label: string, procs: readonly Proc[], address: string
   };
 }
 
+interface Child {
+  readonly address: string;
+  readonly proc: Proc;
+  stop(): Promise<void>;
+}
+
 /** support/abci-app.ts in a child process, under chaind's Node flags; resolves once it listens. */
-async function childApp(home: string): Promise<Target> {
+async function spawnChild(home: string): Promise<Child> {
   const child = spawn(process.execPath, [...chaindNodeFlags(), '--import', 'tsx', CHILD_APP, home], { stdio: ['ignore', 'pipe', 'inherit'] });
   const address = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -156,7 +165,99 @@ async function childApp(home: string): Promise<Target> {
     child.kill('SIGTERM');
     await exited;
   };
-  return overSocket('socket, server in a child process', [{ name: 'server', pid: child.pid as number }, { name: 'client', pid: process.pid }], address, stop);
+  return { address, proc: { name: 'server', pid: child.pid as number }, stop };
+}
+
+async function childApp(home: string): Promise<Target> {
+  const c = await spawnChild(home);
+  return overSocket('socket, server in a child process', [c.proc, { name: 'client', pid: process.pid }], c.address, c.stop);
+}
+
+
+/**
+ * A consensus connection that only frames: requests are encoded before the clock starts, and the answers
+ * are timed as they arrive and decoded after. CometBFT decodes its answers in Go; this stand-in's
+ * cosmjs-types decoding (shown apart below) is not the app's cost.
+ */
+class FramingConsensus {
+  readonly #decoder = new FrameDecoder(DEFAULT_MAX_MESSAGE_BYTES);
+  #frames: Uint8Array[] = [];
+  #want = 0;
+  #done: ((frames: Uint8Array[]) => void) | undefined;
+
+  private constructor(private readonly socket: Socket) {
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => {
+      this.#decoder.push(chunk, this.#frames);
+      if (this.#done !== undefined && this.#frames.length >= this.#want) {
+        const done = this.#done;
+        this.#done = undefined;
+        done(this.#frames.splice(0));
+      }
+    });
+  }
+
+  static async open(address: string): Promise<FramingConsensus> {
+    const a = parseAbciAddress(address);
+    if (a.kind !== 'tcp') throw new Error('tcp only');
+    const socket = createConnection({ host: a.host, port: a.port });
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    return new FramingConsensus(socket);
+  }
+
+  /** Writes `frames` (each request followed by a Flush) and resolves with the answers' frames, the Flushes' included. */
+  roundTrip(frames: Uint8Array): Promise<Uint8Array[]> {
+    const p = new Promise<Uint8Array[]>((resolve) => {
+      this.#done = resolve;
+    });
+    this.#want = 2;
+    this.socket.write(frames);
+    return p;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+const FLUSH = encodeRequestFrame({ flush: {} });
+const withFlush = (req: Request): Uint8Array => Buffer.concat([encodeRequestFrame(req), FLUSH]);
+const COMMIT = withFlush({ commit: {} });
+
+/** The child-process server again, with the framing-only consensus connection. */
+async function childAppFraming(home: string): Promise<Target> {
+  const c = await spawnChild(home);
+  // CometBFT's order: query, snapshot, mempool, consensus
+  const query = await AbciClient.connect(c.address);
+  const snapshot = await AbciClient.connect(c.address);
+  const mempool = await AbciClient.connect(c.address);
+  const consensus = await FramingConsensus.open(c.address);
+  const answer = (frames: Uint8Array[]): Response => Response.decode(frames[0]);
+  return {
+    label: 'socket, child process; stand-in frames only',
+    procs: [c.proc, { name: 'client', pid: process.pid }],
+    async initChain(req) {
+      const r = answer(await consensus.roundTrip(withFlush({ initChain: req }))).initChain;
+      if (r === undefined) throw new Error('not an InitChain answer');
+      return r.appHash;
+    },
+    async block(req) {
+      const frames = withFlush({ finalizeBlock: req });
+      const t0 = performance.now();
+      const fin = await consensus.roundTrip(frames);
+      await consensus.roundTrip(COMMIT);
+      const took = performance.now() - t0;
+      const res = answer(fin).finalizeBlock;
+      if (res === undefined) throw new Error('not a FinalizeBlock answer');
+      return { ms: took, res };
+    },
+    checkTxs: (reqs) => overMempool(mempool, reqs),
+    async close() {
+      consensus.close();
+      await Promise.all([query.close(), snapshot.close(), mempool.close()]);
+      await c.stop();
+    },
+  };
 }
 
 async function thisProcessApp(home: string): Promise<Target> {
@@ -190,7 +291,7 @@ const keys = Array.from({ length: SENDERS }, (_, i) => {
 });
 
 const base = inProcess(tempDir('abci-direct'));
-const targets: readonly Target[] = [base, await childApp(tempDir('abci-child')), await thisProcessApp(tempDir('abci-local'))];
+const targets: readonly Target[] = [base, await childApp(tempDir('abci-child')), await thisProcessApp(tempDir('abci-local')), await childAppFraming(tempDir('abci-framing'))];
 
 const firstFailure = (results: readonly ExecTxResult[]): string => results.find((r) => r.code !== 0)?.log ?? '';
 
@@ -303,6 +404,7 @@ console.log(`   FinalizeBlock + Commit, ${si(nBlockTxs)} txs in ${BLOCKS} blocks
 targets.forEach((t, i) => row(`  ${t.label}`, ms(blockTotal[i]), rate(nBlockTxs, blockTotal[i]), ms(median(runs.map((r) => r.ms[i])))));
 row('HEADLINE ratio, child process ÷ in process', ratio(blockTotal[0], blockTotal[1]));
 row('ratio, server in this process ÷ in process', ratio(blockTotal[0], blockTotal[2]));
+row('ratio, child process, stand-in frames only ÷ in process', ratio(blockTotal[0], blockTotal[3]));
 console.log(`   app hash after block ${last.req.height}, equal on the three apps: ${toHex(last.res.appHash)}`);
 console.log('   per block (mean), main threads (Linux schedstat): time on a core, time waiting for one (the host\'s other load)');
 schedRows(targets.map((_, i) => runs.map((r) => r.sched[i])));
