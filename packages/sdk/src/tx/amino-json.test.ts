@@ -3,10 +3,12 @@ import { describe, test } from 'node:test';
 import { Buffer } from 'node:buffer';
 import { makeSignDoc, serializeSignDoc } from '@cosmjs/amino';
 import { MsgSend, MsgSendResponse } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import { MsgSubmitProposal, MsgSubmitProposalResponse } from 'cosmjs-types/cosmos/gov/v1/tx';
+import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { CodedError } from '../app/errors.ts';
 import { MsgRouter, type AminoForm } from '../app/router.ts';
-import { aminoCoins, aminoFields, aminoSignBytes, aminoTime } from './amino-json.ts';
+import { aminoCoins, aminoFields, aminoMsg, aminoSignBytes, aminoTime, MAX_AMINO_MSG_DEPTH } from './amino-json.ts';
 import { decodeTx } from './decode.ts';
 import { encodeTxParts, encodeTxRaw } from './sign.ts';
 
@@ -36,6 +38,11 @@ describe('amino JSON rules', () => {
     assert.equal(aminoTime({ seconds: 1_700_000_000n, nanos: 0 }), '2023-11-14T22:13:20Z');
     assert.equal(aminoTime({ seconds: 1_700_000_000n, nanos: 120_000_000 }), '2023-11-14T22:13:20.12Z');
     assert.equal(aminoTime({ seconds: 1_700_000_000n, nanos: 1 }), '2023-11-14T22:13:20.000000001Z');
+    assert.equal(aminoTime({ seconds: 253_402_300_799n, nanos: 0 }), '9999-12-31T23:59:59Z');
+    // out of the Timestamp's range: a coded refusal, never a RangeError
+    for (const t of [{ seconds: 253_402_300_800n, nanos: 0 }, { seconds: -62_135_596_801n, nanos: 0 }, { seconds: 0n, nanos: 1e9 }]) {
+      assert.throws(() => aminoTime(t), (e: unknown) => e instanceof CodedError && e.code === 18);
+    }
   });
 
   test("the sign bytes are CosmJS's serializeSignDoc of the StdSignDoc: fee payer and granter, timeout height, escaping", () => {
@@ -84,4 +91,25 @@ describe('amino JSON rules', () => {
       (e: unknown) => e instanceof CodedError && e.code === 37,
     );
   });
+});
+
+test('messages nest at most MAX_AMINO_MSG_DEPTH deep in amino JSON (code 18 beyond), never as deep as the stack allows', () => {
+  const PROPOSAL = '/cosmos.gov.v1.MsgSubmitProposal';
+  const r = new MsgRouter();
+  r.register<MsgSubmitProposal, MsgSubmitProposalResponse>({
+    typeUrl: PROPOSAL,
+    codec: MsgSubmitProposal,
+    responseTypeUrl: `${PROPOSAL}Response`,
+    responseCodec: MsgSubmitProposalResponse,
+    handler: () => ({ proposalId: 0n }),
+    amino: { name: 'p', value: (m, any) => aminoFields({ messages: m.messages.map(any) }) },
+  });
+  const nested = (levels: number): Any => {
+    let any: Any = { typeUrl: PROPOSAL, value: MsgSubmitProposal.encode(MsgSubmitProposal.fromPartial({})).finish() };
+    for (let i = 1; i < levels; i++) any = { typeUrl: PROPOSAL, value: MsgSubmitProposal.encode(MsgSubmitProposal.fromPartial({ messages: [any] })).finish() };
+    return any;
+  };
+  assert.equal(aminoMsg(r, nested(MAX_AMINO_MSG_DEPTH)).type, 'p');
+  assert.throws(() => aminoMsg(r, nested(MAX_AMINO_MSG_DEPTH + 1)), (e: unknown) => e instanceof CodedError && e.code === 18 && /nested more than 16 deep/.test(e.message));
+  assert.throws(() => aminoMsg(r, nested(20_000)), (e: unknown) => e instanceof CodedError && e.code === 18);
 });

@@ -34,21 +34,35 @@ export function aminoCoins(coins: readonly Coin[]): Record<string, unknown>[] {
   return coins.map((c) => aminoFields({ denom: c.denom, amount: c.amount }, ['amount']));
 }
 
+/** The range of a google.protobuf.Timestamp's seconds: years 0001 to 9999. */
+const MIN_SECONDS = -62_135_596_800n;
+const MAX_SECONDS = 253_402_300_799n;
+
 /** Go's time.Time in JSON (RFC 3339, fraction without trailing zeros); unset is Go's zero time, as a non-nullable stdtime. */
 export function aminoTime(t: { readonly seconds: bigint; readonly nanos: number } | undefined): string {
   if (t === undefined) return '0001-01-01T00:00:00Z';
+  if (t.seconds < MIN_SECONDS || t.seconds > MAX_SECONDS || !Number.isInteger(t.nanos) || t.nanos < 0 || t.nanos > 999_999_999) {
+    throw errors.invalidRequest.wrap(`timestamp out of range: ${t.seconds}s ${t.nanos}ns`);
+  }
   const iso = new Date(Number(t.seconds) * 1000).toISOString().slice(0, 19);
   const frac = t.nanos === 0 ? '' : `.${t.nanos.toString().padStart(9, '0').replace(/0+$/, '')}`;
   return `${iso}${frac}Z`;
 }
 
+/**
+ * How deep messages may nest in one message's amino JSON (a proposal's messages are one level): a
+ * consensus rule, not a node setting, so that no node's stack decides a tx's fate.
+ */
+export const MAX_AMINO_MSG_DEPTH = 16;
+
 /** The amino JSON of a routed message: `{type, value}`, refused (code 37) when its module gives it no amino form. */
-export function aminoMsg(router: MsgRouter, any: Any): AminoMsgJson {
+export function aminoMsg(router: MsgRouter, any: Any, depth = 0): AminoMsgJson {
+  if (depth >= MAX_AMINO_MSG_DEPTH) throw errors.invalidRequest.wrap(`messages nested more than ${MAX_AMINO_MSG_DEPTH} deep`);
   const { route, msg } = router.decode(any);
   if (route.amino === undefined) {
     throw errors.notSupported.wrap(`${any.typeUrl} has no amino JSON form; sign it with SIGN_MODE_DIRECT`);
   }
-  return { type: route.amino.name, value: route.amino.value(msg, (a) => aminoMsg(router, a)) };
+  return { type: route.amino.name, value: route.amino.value(msg, (a) => aminoMsg(router, a, depth + 1)) };
 }
 
 /**
