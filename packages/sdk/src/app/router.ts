@@ -21,6 +21,22 @@ export interface MsgRoute<M = unknown, R = unknown> {
   readonly validateBasic?: (msg: M) => void;
   /** Addresses that must sign a tx carrying this message. */
   readonly signers?: (msg: M) => string[];
+  /** The message's legacy amino JSON (SIGN_MODE_LEGACY_AMINO_JSON); without it, such a signature is refused. */
+  readonly amino?: AminoForm<M>;
+}
+
+/** A message in legacy amino JSON: `{type: <amino name>, value: <its fields>}`. */
+export interface AminoMsgJson {
+  readonly type: string;
+  readonly value: Record<string, unknown>;
+}
+
+/** A message's amino JSON form, as the SDK's RegisterLegacyAminoCodec and the proto's `amino.name`. */
+export interface AminoForm<M> {
+  /** The amino name, e.g. "cosmos-sdk/MsgSend". */
+  readonly name: string;
+  /** The message's fields in amino JSON; `any` converts a nested message (an Any) to its own amino JSON. */
+  readonly value: (msg: M, any: (a: Any) => AminoMsgJson) => Record<string, unknown>;
 }
 
 /** Routes transaction messages by type URL (`/pkg.MsgName`) to their module's handler. */

@@ -225,23 +225,25 @@ describe('ante errors: each its own code, nothing changed', () => {
     await t.close();
   });
 
-  test('sign modes other than SIGN_MODE_DIRECT', async () => {
+  test('sign modes other than SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON; amino JSON of a message without an amino form', async () => {
     const t = app();
     const { bodyBytes } = encodeTxParts(unsigned(), []);
-    const authInfoBytes = makeAuthInfoBytes(
-      [{ pubkey: encodeSecp256k1PubKey(alice.publicKey), sequence: 0 }],
-      FEE,
-      Number(GAS),
-      undefined,
-      undefined,
-      SignMode.SIGN_MODE_LEGACY_AMINO_JSON,
-    );
-    const sig = signDirect(alice.privateKey, signDocBytes({ bodyBytes, authInfoBytes }, CHAIN_ID, 0n));
+    const signedWith = (mode: SignMode): Uint8Array => {
+      const authInfoBytes = makeAuthInfoBytes([{ pubkey: encodeSecp256k1PubKey(alice.publicKey), sequence: 0 }], FEE, Number(GAS), undefined, undefined, mode);
+      return encodeTxRaw({ bodyBytes, authInfoBytes, signatures: [signDirect(alice.privateKey, signDocBytes({ bodyBytes, authInfoBytes }, CHAIN_ID, 0n))] });
+    };
     assertAnteFailure(
       t,
-      encodeTxRaw({ bodyBytes, authInfoBytes, signatures: [sig] }),
+      signedWith(SignMode.SIGN_MODE_TEXTUAL),
       37,
-      'sign mode SIGN_MODE_LEGACY_AMINO_JSON is not supported; only SIGN_MODE_DIRECT is: feature not supported',
+      'sign mode SIGN_MODE_TEXTUAL is not supported; only SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON are: feature not supported',
+    );
+    // this app's MsgSend route gives no amino JSON form
+    assertAnteFailure(
+      t,
+      signedWith(SignMode.SIGN_MODE_LEGACY_AMINO_JSON),
+      37,
+      '/cosmos.bank.v1beta1.MsgSend has no amino JSON form; sign it with SIGN_MODE_DIRECT: feature not supported',
     );
     await t.close();
   });

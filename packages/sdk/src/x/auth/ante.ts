@@ -1,4 +1,5 @@
-// The ante handler: the Cosmos SDK's default decorator chain for SIGN_MODE_DIRECT secp256k1 txs.
+// The ante handler: the Cosmos SDK's default decorator chain for secp256k1 txs signed with SIGN_MODE_DIRECT
+// or SIGN_MODE_LEGACY_AMINO_JSON.
 // Every check throws its own registered root error; an ante failure leaves no state behind (BaseApp
 // drops the ante branch), and on success its writes (fee, public keys, sequences) outlive a failing message.
 import { Buffer } from 'node:buffer';
@@ -9,8 +10,9 @@ import type { AnteHandler } from '../../app/application.ts';
 import type { Context } from '../../app/context.ts';
 import { CodedError, errors } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
-import { rawAddressFromPublicKey, verifyDigestSignature, type VerifiedSignatures } from '../../crypto/index.ts';
+import { rawAddressFromPublicKey, signBytesDigest, verifyDigestSignature, type VerifiedSignatures } from '../../crypto/index.ts';
 import { equalBytes } from '../../bytes/index.ts';
+import { aminoSignBytes } from '../../tx/amino-json.ts';
 import type { DecodedTx } from '../../tx/decode.ts';
 import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../../tx/pubkey.ts';
 import { signDocDigest } from '../../tx/sign.ts';
@@ -153,28 +155,36 @@ function consumeSigGas(ctx: Context, accounts: readonly Account[], simulate: boo
 
 /**
  * SigVerificationDecorator: the signer info's sequence must be the account's, and (unless simulating)
- * the SIGN_MODE_DIRECT signature must verify over SignDoc{body, auth info, chain id, account number}.
+ * the signature must verify: SIGN_MODE_DIRECT over SignDoc{body, auth info, chain id, account number},
+ * SIGN_MODE_LEGACY_AMINO_JSON over the StdSignDoc of the tx for the account's number and sequence.
  * RECHECK and PrepareProposal see only txs whose signatures this node's CheckTx verified, and a
  * signature cannot stop verifying: they skip the verification, as the SDK's decorator does on
  * ReCheckTx; FinalizeBlock verifies every signature.
  */
-function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Account[], simulate: boolean, verified: VerifiedSignatures | undefined): void {
+function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Account[], simulate: boolean, o: AnteHandlerOptions): void {
   tx.authInfo.signerInfos.forEach((si, i) => {
     const acc = accounts[i];
     if (si.sequence !== acc.sequence) throw errors.wrongSequence.wrap(`account sequence mismatch, expected ${acc.sequence}, got ${si.sequence}`);
     if (simulate) return;
     if (si.modeInfo?.multi !== undefined) throw errors.notSupported.wrap('multisig signatures are not supported');
     const mode = si.modeInfo?.single?.mode ?? SignMode.SIGN_MODE_UNSPECIFIED;
-    if (mode !== SignMode.SIGN_MODE_DIRECT) throw errors.notSupported.wrap(`sign mode ${signModeToJSON(mode)} is not supported; only SIGN_MODE_DIRECT is`);
+    if (mode !== SignMode.SIGN_MODE_DIRECT && mode !== SignMode.SIGN_MODE_LEGACY_AMINO_JSON) {
+      throw errors.notSupported.wrap(`sign mode ${signModeToJSON(mode)} is not supported; only SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON are`);
+    }
     const stored = acc.pubKey as NonNullable<Account['pubKey']>;
-    // pre-verification's key and sign bytes, when made from the same key, chain id and account number
+    // pre-verification's key and sign bytes (direct mode only), when made from the same key, chain id and account number
     const pre = preverifiedSigner(tx, i);
     const reuse = pre !== undefined && pre.accountNumber === acc.accountNumber && pre.chainId === ctx.chainId && sameAny(stored, pre.publicKey);
     const key = reuse ? pre.pubkey : decodeSecp256k1PubKey(stored);
     if (ctx.mode === 'recheck' || ctx.mode === 'prepare') return;
-    const digest = reuse ? pre.digest : signDocDigest(tx, ctx.chainId, acc.accountNumber);
+    const digest =
+      mode === SignMode.SIGN_MODE_LEGACY_AMINO_JSON
+        ? signBytesDigest(aminoSignBytes(tx, o.msgRouter, ctx.chainId, acc.accountNumber, acc.sequence))
+        : reuse
+          ? pre.digest
+          : signDocDigest(tx, ctx.chainId, acc.accountNumber);
     const signature = tx.signatures[i];
-    if (!verified?.has({ pubkey: key, digest, signature }) && !verifyDigestSignature(key, digest, signature)) {
+    if (!o.verifiedSignatures?.has({ pubkey: key, digest, signature }) && !verifyDigestSignature(key, digest, signature)) {
       throw errors.unauthorized.wrap(
         `signature verification failed; please verify account number (${acc.accountNumber}), sequence (${acc.sequence}) and chain-id (${ctx.chainId})`,
       );
@@ -209,7 +219,7 @@ export function newAnteHandler(o: AnteHandlerOptions): AnteHandler<DecodedTx> {
     deductFees(ctx, tx, fee, payer as Signer, simulate, feeStep);
     const accounts = setPubKeys(ctx, tx, signers, simulate, ak);
     consumeSigGas(ctx, accounts, simulate, params);
-    verifySignatures(ctx, tx, accounts, simulate, o.verifiedSignatures);
+    verifySignatures(ctx, tx, accounts, simulate, o);
     incrementSequences(ctx, accounts, signers, ak);
   };
 }

@@ -6,6 +6,7 @@ import type { MsgRoute, MsgRouter } from '../../app/router.ts';
 import { bech32DataLength } from '../../crypto/index.ts';
 import { decodeMsgSend } from '../../codec/index.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
+import { msgSendAmino } from './amino.ts';
 import type { BankKeeper } from './keeper.ts';
 
 export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
@@ -54,6 +55,7 @@ export function msgSendRoute(keeper: BankKeeper): MsgRoute<MsgSend, MsgSendRespo
     responseCodec: MsgSendResponse,
     validateBasic: (msg) => void validateMsgSend(msg, keeper.prefix),
     signers: (msg) => [msg.fromAddress],
+    amino: msgSendAmino,
     handler(ctx: Context, msg: MsgSend): MsgSendResponse {
       const coins = validateMsgSend(msg, keeper.prefix);
       keeper.assertSendEnabledCoins(ctx, coins);

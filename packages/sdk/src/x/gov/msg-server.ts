@@ -19,6 +19,7 @@ import type { Context } from '../../app/context.ts';
 import { errors } from '../../app/errors.ts';
 import type { MsgRoute, MsgRouter } from '../../app/router.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
+import { msgDepositAmino, msgSubmitProposalAmino, msgVoteAmino, msgVoteWeightedAmino } from './amino.ts';
 import { DEC_ONE, decToString } from './dec.ts';
 import { govErrors } from './errors.ts';
 import { addDeposit, validateDepositDenom, validateInitialDeposit } from './deposits.ts';
@@ -104,6 +105,7 @@ export function submitProposalRoute(k: GovKeeper): MsgRoute<MsgSubmitProposal, M
     responseCodec: MsgSubmitProposalResponse,
     validateBasic: (msg) => validateMsgSubmitProposal(k, msg),
     signers: (msg) => [msg.proposer],
+    amino: msgSubmitProposalAmino,
     handler(ctx: Context, msg: MsgSubmitProposal): MsgSubmitProposalResponse {
       const deposit = coinsArg(msg.initialDeposit, false);
       const params = k.getParsedParams(ctx);
@@ -132,6 +134,7 @@ export function depositRoute(k: GovKeeper): MsgRoute<MsgDeposit, MsgDepositRespo
       coinsArg(msg.amount, true);
     },
     signers: (msg) => [msg.depositor],
+    amino: msgDepositAmino,
     handler(ctx: Context, msg: MsgDeposit): MsgDepositResponse {
       if (addDeposit(ctx, k, msg.proposalId, msg.depositor, coinsArg(msg.amount, true))) {
         ctx.events.emit('proposal_deposit', [['voting_period_start', msg.proposalId.toString()]]);
@@ -155,6 +158,7 @@ export function voteRoute(k: GovKeeper): MsgRoute<MsgVote, MsgVoteResponse> {
       assertMetadataLength(k, msg.metadata);
     },
     signers: (msg) => [msg.voter],
+    amino: msgVoteAmino,
     handler(ctx: Context, msg: MsgVote): MsgVoteResponse {
       addVote(ctx, k, msg.proposalId, msg.voter, [{ option: msg.option, weight: ONE }], msg.metadata);
       return {};
@@ -174,6 +178,7 @@ export function voteWeightedRoute(k: GovKeeper): MsgRoute<MsgVoteWeighted, MsgVo
       assertMetadataLength(k, msg.metadata);
     },
     signers: (msg) => [msg.voter],
+    amino: msgVoteWeightedAmino,
     handler(ctx: Context, msg: MsgVoteWeighted): MsgVoteWeightedResponse {
       addVote(ctx, k, msg.proposalId, msg.voter, msg.options, msg.metadata);
       return {};

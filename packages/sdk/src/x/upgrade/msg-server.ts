@@ -7,6 +7,7 @@ import {
   MsgSoftwareUpgradeResponse,
 } from '../../gen/chain/upgrade/v1beta1/tx.ts';
 import { errors } from '../../app/index.ts';
+import { msgCancelUpgradeAmino, msgSoftwareUpgradeAmino } from './amino.ts';
 import { upgradeErrors } from './errors.ts';
 import type { UpgradeKeeper } from './keeper.ts';
 import { validatePlanBasic, validatePlanName } from './plan.ts';
@@ -40,6 +41,7 @@ export function registerMsgServer(cfg: Configurator, k: UpgradeKeeper): void {
       validatePlanName(msg.plan.name);
     },
     signers: (msg: MsgSoftwareUpgrade) => [msg.authority],
+    amino: msgSoftwareUpgradeAmino,
     handler(ctx, msg: MsgSoftwareUpgrade) {
       assertAuthority(k, msg.authority);
       if (msg.plan === undefined) throw errors.invalidRequest.wrap('plan is required');
@@ -54,6 +56,7 @@ export function registerMsgServer(cfg: Configurator, k: UpgradeKeeper): void {
     responseCodec: MsgCancelUpgradeResponse,
     validateBasic: (msg: MsgCancelUpgrade) => validateAuthority(msg.authority),
     signers: (msg: MsgCancelUpgrade) => [msg.authority],
+    amino: msgCancelUpgradeAmino,
     handler(ctx, msg: MsgCancelUpgrade) {
       assertAuthority(k, msg.authority);
       // succeeds when nothing is scheduled, as the SDK
