@@ -6,11 +6,11 @@ import { loadConfig, toToml, type Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { syncDirSync, syncFileSync } from './fsync.ts';
-import { batchFilePath, checkBatch, parseUpgradeCsv, parseUpgradeList, readBatch, writeBatch, type BatchEntry } from './batch.ts';
+import { batchFilePath, checkBatch, parseBatch, parseUpgradeCsv, parseUpgradeList, readBatch, writeBatch, type BatchEntry } from './batch.ts';
 import { createLogger, type Logger } from './log.ts';
 import { PLAN_RECORD } from './plan-record.ts';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
-import { FetchError, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
+import { FetchError, goToLower, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
@@ -217,6 +217,20 @@ function program(result: { code: number }): Command {
         } catch (e) {
           throw new ChainvisorError(EXIT.CONFIG, `--upgrade-file: cannot read ${o.upgradeFile}: ${(e as Error).message}`);
         }
+        // cosmovisor's first form of --upgrade-file: the batch file itself, a JSON array (releases installed already)
+        if (text.trimStart().startsWith('[')) {
+          const { l, log } = env();
+          const r = parseBatch(text);
+          if (!r.ok) throw new ChainvisorError(EXIT.CONFIG, `--upgrade-file ${o.upgradeFile}: ${r.why}; nothing written`);
+          const batchFile = batchFilePath(l.upgradeInfoFile);
+          const old = readBatch(batchFile);
+          if (old.state === 'ok' && old.infos.length > 0 && !o.force)
+            throw new ChainvisorError(EXIT.CONFIG, `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing written`);
+          mkdirSync(l.dataDir, { recursive: true });
+          writeBatch(batchFile, r.infos);
+          log.info(`wrote ${batchFile}: ${r.infos.map((u) => `${u.name} at height ${u.height}`).join(', ')}`);
+          return;
+        }
         entries = parseUpgradeCsv(text, o.upgradeFile);
       } else if (o.upgradeList !== undefined) entries = parseUpgradeList(o.upgradeList);
       else throw new ChainvisorError(EXIT.CONFIG, 'add-batch-upgrade needs --upgrade-file <csv> or --upgrade-list name:path:height,…');
@@ -248,7 +262,8 @@ function program(result: { code: number }): Command {
         else await installGiven(e.path, upgradeDir(l, folders[i]), l.daemonName, log);
       }
       mkdirSync(l.dataDir, { recursive: true });
-      const infos = entries.map((e) => ({ name: e.name, height: e.height, info: '' })).sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0));
+      // the plan name lower-cased as cosmovisor writes it (unless COSMOVISOR_DISABLE_RECASE): the new release knows it so
+      const infos = entries.map((e) => ({ name: cfg.disableRecase ? e.name : goToLower(e.name), height: e.height, info: '' })).sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0));
       writeBatch(batchFile, infos);
       log.info(`wrote ${batchFile}: ${infos.map((u) => `${u.name} at height ${u.height}`).join(', ')}`);
     });

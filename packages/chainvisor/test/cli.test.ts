@@ -70,14 +70,14 @@ describe('chainvisor commands', () => {
     const batch = join(h.data, 'upgrade-info.json.batch');
     assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')), [
       { name: 'v2', time: '0001-01-01T00:00:00Z', height: 100, info: '' },
-      { name: 'V3', time: '0001-01-01T00:00:00Z', height: 200, info: '' },
+      { name: 'v3', time: '0001-01-01T00:00:00Z', height: 200, info: '' },
     ]);
     assert.equal(existsSync(join(h.data, 'upgrade-info.json')), false);
-    assert.match(r.stderr, /wrote .*upgrade-info\.json\.batch: v2 at height 100, V3 at height 200/);
+    assert.match(r.stderr, /wrote .*upgrade-info\.json\.batch: v2 at height 100, v3 at height 200/);
     // a batch still holding upgrades, or an installed release, is replaced only with --force
     const again = await cv(['add-batch-upgrade', '--upgrade-list', `v4:${bin}:300`]);
     assert.equal(again.code, EXIT.CONFIG);
-    assert.equal(again.stderr, `[chainvisor] ERR ${batch} still holds v2 at 100, V3 at 200: use --force to replace it; nothing installed\n`);
+    assert.equal(again.stderr, `[chainvisor] ERR ${batch} still holds v2 at 100, v3 at 200: use --force to replace it; nothing installed\n`);
     const forced = await cv(['add-batch-upgrade', '--upgrade-list', `v4:${bin}:300`, '--force']);
     assert.equal(forced.code, EXIT.OK, forced.stderr);
     assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')), [{ name: 'v4', time: '0001-01-01T00:00:00Z', height: 300, info: '' }]);
@@ -121,6 +121,16 @@ describe('chainvisor commands', () => {
     assert.equal(ok.code, EXIT.OK, ok.stderr);
     assert.deepEqual(readdirSync(join(h.cv, 'upgrades')).sort(), ['v2', 'v3']);
     assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number }) => `${u.name}@${u.height}`), ['v2@100', 'v3@200']);
+    // cosmovisor's other --upgrade-file form: the batch file itself, a JSON array, checked then written as is
+    const json = join(h.root, 'batch.json');
+    writeFileSync(json, '[{"name":"v5","height":"500","info":"i"},{"name":"v4","height":400}]');
+    const copied = await cv(['add-batch-upgrade', '--upgrade-file', json, '--force']);
+    assert.equal(copied.code, EXIT.OK, copied.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number; info: string }) => `${u.name}@${u.height}${u.info}`), ['v4@400', 'v5@500i']);
+    writeFileSync(json, '[{"name":"v6","height":0}]');
+    const badJson = await cv(['add-batch-upgrade', '--upgrade-file', json, '--force']);
+    assert.equal(badJson.code, EXIT.CONFIG);
+    assert.equal(badJson.stderr, `[chainvisor] ERR --upgrade-file ${json}: entry 1: "height" must be a positive integer, got 0; nothing written\n`);
   });
 
   test('add-upgrade refuses names that are not usable folder names, and path-escapes the rest as cosmovisor does', async () => {
