@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, toToml, type Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { syncDirSync, syncFileSync } from './fsync.ts';
+import { batchFilePath, checkBatch, parseBatch, parseUpgradeCsv, parseUpgradeList, readBatch, writeBatch, type BatchEntry } from './batch.ts';
 import { createLogger, type Logger } from './log.ts';
 import { PLAN_RECORD } from './plan-record.ts';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
-import { FetchError, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
+import { FetchError, goToLower, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
@@ -200,6 +201,71 @@ function program(result: { code: number }): Command {
         writeUpgradeInfo(l.upgradeInfoFile, { name, height: BigInt(o.upgradeHeight), info: '' });
         log.info(`wrote ${l.upgradeInfoFile}: upgrade ${name} at height ${o.upgradeHeight}`);
       }
+    });
+
+  p.command('add-batch-upgrade')
+    .description('install several releases, each as upgrades/<name>, and write data/upgrade-info.json.batch: `run` carries each out at its height, without a governance plan')
+    .addOption(new Option('--upgrade-file <path>', 'a headerless CSV file of name,path,height lines').conflicts('upgradeList'))
+    .addOption(new Option('--upgrade-list <list>', 'name:path:height,name:path:height…').conflicts('upgradeFile'))
+    .option('--force', 'overwrite installed releases and a batch file that still holds upgrades')
+    .action(async (o: { upgradeFile?: string; upgradeList?: string; force?: boolean }) => {
+      let entries: BatchEntry[];
+      if (o.upgradeFile !== undefined) {
+        let text: string;
+        try {
+          text = readFileSync(o.upgradeFile, 'utf8');
+        } catch (e) {
+          throw new ChainvisorError(EXIT.CONFIG, `--upgrade-file: cannot read ${o.upgradeFile}: ${(e as Error).message}`);
+        }
+        // cosmovisor's first form of --upgrade-file: the batch file itself, a JSON array (releases installed already)
+        if (text.trimStart().startsWith('[')) {
+          const { l, log } = env();
+          const r = parseBatch(text);
+          if (!r.ok) throw new ChainvisorError(EXIT.CONFIG, `--upgrade-file ${o.upgradeFile}: ${r.why}; nothing written`);
+          const batchFile = batchFilePath(l.upgradeInfoFile);
+          const old = readBatch(batchFile);
+          if (old.state === 'ok' && old.infos.length > 0 && !o.force)
+            throw new ChainvisorError(EXIT.CONFIG, `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing written`);
+          mkdirSync(l.dataDir, { recursive: true });
+          writeBatch(batchFile, r.infos);
+          log.info(`wrote ${batchFile}: ${r.infos.map((u) => `${u.name} at height ${u.height}`).join(', ')}`);
+          return;
+        }
+        entries = parseUpgradeCsv(text, o.upgradeFile);
+      } else if (o.upgradeList !== undefined) entries = parseUpgradeList(o.upgradeList);
+      else throw new ChainvisorError(EXIT.CONFIG, 'add-batch-upgrade needs --upgrade-file <csv> or --upgrade-list name:path:height,…');
+      const { cfg, l, log } = env();
+      // every refusal before anything is written
+      const folders = checkBatch(entries, (name) => upgradeFolderName(name, cfg.disableRecase, l.upgradesDir));
+      const keep = new Set<number>();
+      for (const [i, e] of entries.entries()) {
+        const src = resolve(e.path);
+        const form = await localForm(src).catch((err: unknown) => {
+          if (err instanceof FetchError) throw new ChainvisorError(EXIT.CONFIG, `upgrade ${e.name}: ${err.message}; nothing installed`);
+          throw err;
+        });
+        if (form === 'folder') await checkReleaseFolder(src, l.daemonName).catch((err: unknown) => {
+          if (err instanceof FetchError) throw new ChainvisorError(EXIT.CONFIG, `upgrade ${e.name}: ${err.message}; nothing installed`);
+          throw err;
+        });
+        const dest = binaryIn(upgradeDir(l, folders[i]), l.daemonName);
+        // a path naming the installed binary itself (a script re-registering its upgrades) keeps it
+        if (form === 'binary' && existsSync(dest) && realpathSync(dest) === realpathSync(src)) keep.add(i);
+        else if (existsSync(dest) && !o.force) throw new ChainvisorError(EXIT.CONFIG, `${dest} already exists: use --force to overwrite it; nothing installed`);
+      }
+      const batchFile = batchFilePath(l.upgradeInfoFile);
+      const old = readBatch(batchFile);
+      if (old.state === 'ok' && old.infos.length > 0 && !o.force)
+        throw new ChainvisorError(EXIT.CONFIG, `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing installed`);
+      for (const [i, e] of entries.entries()) {
+        if (keep.has(i)) log.info(`${e.path} is the installed binary of upgrade ${e.name}: kept`);
+        else await installGiven(e.path, upgradeDir(l, folders[i]), l.daemonName, log);
+      }
+      mkdirSync(l.dataDir, { recursive: true });
+      // the plan name lower-cased as cosmovisor writes it (unless COSMOVISOR_DISABLE_RECASE): the new release knows it so
+      const infos = entries.map((e) => ({ name: cfg.disableRecase ? e.name : goToLower(e.name), height: e.height, info: '' })).sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0));
+      writeBatch(batchFile, infos);
+      log.info(`wrote ${batchFile}: ${infos.map((u) => `${u.name} at height ${u.height}`).join(', ')}`);
     });
 
   p.command('show-upgrade-info')

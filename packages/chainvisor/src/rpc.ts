@@ -24,9 +24,15 @@ export async function waitForHeight(rpcAddress: string, height: bigint, signal: 
   while (!signal.aborted) {
     const h = await latestHeight(rpcAddress, 1000);
     if (h !== undefined && h >= height) return performance.now();
+    // the listener is removed after each wait: one per poll would pile up on the signal (MaxListenersExceededWarning)
     await new Promise<void>((r) => {
-      const t = setTimeout(r, everyMs);
-      signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      const done = (): void => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        r();
+      };
+      const t = setTimeout(done, everyMs);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
   return undefined;

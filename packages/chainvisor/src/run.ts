@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { readUpgradeInfoFile, UPGRADE_INFO_FILE, type UpgradeInfoFile } from '@chaind/upgrade-plan';
+import { watchBatch } from './batch-watch.ts';
 import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
 import { currentBinary } from './layout.ts';
 import { ms } from './log.ts';
@@ -94,6 +95,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       daemon = d;
       const stopTasks = new AbortController();
       if (done) void summarize(ctx, done, t0, startAt, stopTasks.signal);
+      void watchBatch(ctx, stopTasks.signal);
       if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${(e as Error).message}`));
 
       let waitingLogged = '';

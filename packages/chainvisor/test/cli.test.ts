@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
@@ -61,6 +61,76 @@ describe('chainvisor commands', () => {
     const bad = await cv(['add-upgrade', 'v3', bin, '--upgrade-height', '0']);
     assert.equal(bad.code, EXIT.CONFIG);
     assert.equal(bad.stderr, '[chainvisor] ERR --upgrade-height: expected a positive integer, got "0"\n');
+  });
+
+  test('add-batch-upgrade --upgrade-list: installs each release through the folder rule, writes upgrade-info.json.batch sorted by height', async () => {
+    const r = await cv(['add-batch-upgrade', '--upgrade-list', `V3:${bin}:200,v2:${bin}:100`]);
+    assert.equal(r.code, EXIT.OK, r.stderr);
+    for (const f of ['v2', 'v3']) assert.equal(statSync(join(h.cv, 'upgrades', f, 'bin', 'chaind')).mode & 0o777, 0o755);
+    const batch = join(h.data, 'upgrade-info.json.batch');
+    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')), [
+      { name: 'v2', time: '0001-01-01T00:00:00Z', height: 100, info: '' },
+      { name: 'v3', time: '0001-01-01T00:00:00Z', height: 200, info: '' },
+    ]);
+    assert.equal(existsSync(join(h.data, 'upgrade-info.json')), false);
+    assert.match(r.stderr, /wrote .*upgrade-info\.json\.batch: v2 at height 100, v3 at height 200/);
+    // a batch still holding upgrades, or an installed release, is replaced only with --force
+    const again = await cv(['add-batch-upgrade', '--upgrade-list', `v4:${bin}:300`]);
+    assert.equal(again.code, EXIT.CONFIG);
+    assert.equal(again.stderr, `[chainvisor] ERR ${batch} still holds v2 at 100, v3 at 200: use --force to replace it; nothing installed\n`);
+    const forced = await cv(['add-batch-upgrade', '--upgrade-list', `v4:${bin}:300`, '--force']);
+    assert.equal(forced.code, EXIT.OK, forced.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')), [{ name: 'v4', time: '0001-01-01T00:00:00Z', height: 300, info: '' }]);
+    // naming the installed binary itself keeps it (scripts that re-register their upgrades)
+    const installed = join(h.cv, 'upgrades', 'v4', 'bin', 'chaind');
+    const same = await cv(['add-batch-upgrade', '--upgrade-list', `v4:${installed}:300`, '--force']);
+    assert.equal(same.code, EXIT.OK, same.stderr);
+    assert.match(same.stderr, /is the installed binary of upgrade v4: kept/);
+  });
+
+  test('add-batch-upgrade --upgrade-file: CSV lines; one bad line, missing binary or clash and nothing at all is written', async () => {
+    const csv = join(h.root, 'batch.csv');
+    const batch = join(h.data, 'upgrade-info.json.batch');
+    const nothing = (): void => {
+      assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), []);
+      assert.equal(existsSync(batch), false);
+    };
+    const cases: [string, string][] = [
+      [`v2,${bin},100\nv3,${bin}\n`, `${csv} line 2: expected name,path,height, got 2 fields; nothing installed`],
+      [`v2,${bin},100\nv3,${bin},-5\n`, `${csv} line 2: the height must be a positive integer, got "-5"; nothing installed`],
+      [`v2,${bin},100\nv3,${join(h.root, 'missing')},200\n`, `upgrade v3: ${join(h.root, 'missing')} does not exist; nothing installed`],
+      [`v2,${bin},100\nV2,${bin},200\n`, 'upgrades "v2" and "V2" both map to the folder upgrades/v2; nothing installed'],
+      [`v2,${bin},100\nv3,${bin},100\n`, 'upgrades "v2" and "v3" are both at height 100; nothing installed'],
+      [`v2,${bin},100\n..,${bin},200\n`, 'unsafe upgrade name: ".." is not a valid folder name'],
+    ];
+    for (const [text, why] of cases) {
+      writeFileSync(csv, text);
+      const r = await cv(['add-batch-upgrade', '--upgrade-file', csv]);
+      assert.notEqual(r.code, EXIT.OK, text);
+      assert.equal(r.stderr, `[chainvisor] ERR ${why}\n`);
+      nothing();
+    }
+    const neither = await cv(['add-batch-upgrade']);
+    assert.equal(neither.code, EXIT.CONFIG);
+    assert.equal(neither.stderr, '[chainvisor] ERR add-batch-upgrade needs --upgrade-file <csv> or --upgrade-list name:path:height,…\n');
+    const both = await cv(['add-batch-upgrade', '--upgrade-file', csv, '--upgrade-list', `v2:${bin}:1`]);
+    assert.equal(both.code, EXIT.CONFIG);
+    nothing();
+    writeFileSync(csv, `v2,${bin},100\n\n "v3", ${bin}, 200\n`);
+    const ok = await cv(['add-batch-upgrade', '--upgrade-file', csv]);
+    assert.equal(ok.code, EXIT.OK, ok.stderr);
+    assert.deepEqual(readdirSync(join(h.cv, 'upgrades')).sort(), ['v2', 'v3']);
+    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number }) => `${u.name}@${u.height}`), ['v2@100', 'v3@200']);
+    // cosmovisor's other --upgrade-file form: the batch file itself, a JSON array, checked then written as is
+    const json = join(h.root, 'batch.json');
+    writeFileSync(json, '[{"name":"v5","height":"500","info":"i"},{"name":"v4","height":400}]');
+    const copied = await cv(['add-batch-upgrade', '--upgrade-file', json, '--force']);
+    assert.equal(copied.code, EXIT.OK, copied.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number; info: string }) => `${u.name}@${u.height}${u.info}`), ['v4@400', 'v5@500i']);
+    writeFileSync(json, '[{"name":"v6","height":0}]');
+    const badJson = await cv(['add-batch-upgrade', '--upgrade-file', json, '--force']);
+    assert.equal(badJson.code, EXIT.CONFIG);
+    assert.equal(badJson.stderr, `[chainvisor] ERR --upgrade-file ${json}: entry 1: "height" must be a positive integer, got 0; nothing written\n`);
   });
 
   test('add-upgrade refuses names that are not usable folder names, and path-escapes the rest as cosmovisor does', async () => {

@@ -269,4 +269,49 @@ describe('chainvisor run', () => {
     assert.match(stderr, /upgrade v2 is due at height 20, the node is at 5: waiting/);
     assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
   });
+  describe('upgrade-info.json.batch (add-batch-upgrade)', () => {
+    const batch = (): string => join(h.data, 'upgrade-info.json.batch');
+    const writeBatchJs = (entries: string): string => `fs.writeFileSync(path.join(home, 'data', 'upgrade-info.json.batch'), JSON.stringify(${entries}));`;
+
+    test('below its height, the lowest entry moves into upgrade-info.json and out of the batch; it is carried out at its height', { timeout: 30_000 }, async () => {
+      rpc = await statusServer(h.home);
+      writeFileSync(join(h.data, 'height'), '5');
+      writeDaemon(oldBin(), 'old', `${writeBatchJs("[{ name: 'v3', height: 30 }, { name: 'v2', height: '20' }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 800); setInterval(() => {}, 1000);`);
+      writeDaemon(newBin(), 'new', NEW);
+      const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' })).exit;
+      assert.equal(code, EXIT.OK, stderr);
+      assert.match(stderr, /batch upgrade v2 at height 20: wrote .*upgrade-info\.json \(the node is at 5\); 1 left in .*upgrade-info\.json\.batch/);
+      assert.deepEqual(JSON.parse(readFileSync(batch(), 'utf8')), [{ name: 'v3', time: '0001-01-01T00:00:00Z', height: 30, info: '' }]);
+      assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
+      assert.equal(current(), 'upgrades/v2');
+    });
+
+    test('an upgrade still pending in upgrade-info.json is never overwritten: the batch entry waits', { timeout: 30_000 }, async () => {
+      rpc = await statusServer(h.home);
+      writeFileSync(join(h.data, 'height'), '5');
+      writeDaemon(oldBin(), 'old', `writeInfo({ name: 'v2', height: 20 }); ${writeBatchJs("[{ name: 'v3', height: 30 }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 800); setInterval(() => {}, 1000);`);
+      writeDaemon(newBin(), 'new', NEW);
+      const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' })).exit;
+      assert.equal(code, EXIT.OK, stderr);
+      assert.match(stderr, /batch upgrade v3 at height 30 waits: .*upgrade-info\.json holds upgrade v2 at height 20, not done yet/);
+      assert.doesNotMatch(stderr, /batch upgrade v3 at height 30: wrote/);
+      assert.equal(JSON.parse(readFileSync(join(h.cv, 'upgrades', 'v2', 'upgrade-info.json'), 'utf8')).name, 'v2');
+      assert.equal(JSON.parse(readFileSync(batch(), 'utf8')).length, 1);
+    });
+
+    test('an entry the node has passed is not carried out, and said so once', { timeout: 30_000 }, async () => {
+      rpc = await statusServer(h.home);
+      writeFileSync(join(h.data, 'height'), '50');
+      writeDaemon(oldBin(), 'old', `${writeBatchJs("[{ name: 'v2', height: 20 }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setInterval(() => {}, 1000);`);
+      const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url }));
+      await r.waitFor(/batch upgrade v2 at height 20 is behind the node \(at 50\): it is not carried out, nor any later one in .*; remove it from the file/);
+      await new Promise((res) => setTimeout(res, 300));
+      r.child.kill('SIGTERM');
+      const { code, stderr } = await r.exit;
+      assert.equal(code, EXIT.OK, stderr);
+      assert.equal(stderr.split('\n').filter((l) => l.includes('is behind the node')).length, 1);
+      assert.equal(existsSync(join(h.data, 'upgrade-info.json')), false);
+      assert.equal(current(), 'genesis');
+    });
+  });
 });

@@ -41,7 +41,7 @@ export function folderCollision(folder: string, existing: readonly string[]): st
  * Go's strings.ToLower: each code point's simple lower case (JavaScript's toLowerCase of a whole string
  * differs for the dotted capital I and a word-final sigma).
  */
-function goToLower(name: string): string {
+export function goToLower(name: string): string {
   let out = '';
   for (const ch of name) out += ch === '\u0130' ? 'i' : ch.toLowerCase();
   return out;
