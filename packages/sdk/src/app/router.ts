@@ -23,7 +23,14 @@ export interface MsgRoute<M = unknown, R = unknown> {
   readonly signers?: (msg: M) => string[];
   /** The message's legacy amino JSON (SIGN_MODE_LEGACY_AMINO_JSON); without it, such a signature is refused. */
   readonly amino?: AminoForm<M>;
+  /** The messages it carries as Anys (a proposal's), unpacked within the SDK's limits (`checkUnpackLimits`). */
+  readonly anys?: (msg: M) => readonly Any[];
 }
+
+/** The SDK's MaxUnpackAnyRecursionDepth: a tx message and the Anys nested in it, 10 levels in all. */
+export const MAX_UNPACK_ANY_DEPTH = 10;
+/** The SDK's MaxUnpackAnySubCalls: Anys unpacked for one tx message, itself included. */
+export const MAX_UNPACK_ANY_CALLS = 100;
 
 /** A message in legacy amino JSON: `{type: <amino name>, value: <its fields>}`. */
 export interface AminoMsgJson {
@@ -77,6 +84,25 @@ export class MsgRouter {
     const decoded = { route, msg };
     this.lastDecoded = { any, typeUrl: any.typeUrl, value: any.value, decoded };
     return decoded;
+  }
+
+  /**
+   * The SDK's unpacking limits on a tx message (codec/types statefulUnpacker), applied before anything
+   * recurses into its nested messages: deeper nesting would otherwise end wherever the JS stack does,
+   * a point that differs between machines and even between calls. Nested Anys of unknown types are
+   * left to the checks that refuse them.
+   */
+  checkUnpackLimits(any: Any): void {
+    const calls = { left: MAX_UNPACK_ANY_CALLS };
+    const unpack = (a: Any, depth: number): void => {
+      if (depth === 0) throw errors.txDecode.wrap('max depth exceeded');
+      if (calls.left === 0) throw errors.txDecode.wrap('call limit exceeded');
+      if (a.typeUrl === '' || !this.routes.has(a.typeUrl)) return;
+      calls.left--;
+      const { route, msg } = this.decode(a);
+      for (const inner of route.anys?.(msg) ?? []) unpack(inner, depth - 1);
+    };
+    unpack(any, MAX_UNPACK_ANY_DEPTH);
   }
 
   /** Executes a decoded message and returns its response packed as an Any. */

@@ -2,4 +2,14 @@
 export { BASE_ACCOUNT_TYPE_URL, decodeAuthParams, decodeBaseAccount, encodeBaseAccount, type BaseAccountFields } from './auth.ts';
 export { decodeMsgSend } from './bank.ts';
 export { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, encodeAnyMessage, encodeSignDocMessage } from './tx.ts';
-export { authInfoSchema, rejectNonAdr027TxRaw, rejectUnknownFields, txBodySchema, txRawSchema, UnknownFieldError, type Schema } from './unknown.ts';
+export {
+  authInfoSchema,
+  MAX_PROTOBUF_NESTING_DEPTH,
+  NestingDepthError,
+  rejectNonAdr027TxRaw,
+  rejectUnknownFields,
+  txBodySchema,
+  txRawSchema,
+  UnknownFieldError,
+  type Schema,
+} from './unknown.ts';

@@ -17,6 +17,12 @@ export interface Schema {
 }
 
 const NON_CRITICAL_BIT = 1024;
+/**
+ * Nested messages deeper than this are refused before anything decodes them: recursion that deep would
+ * end where the JS stack does, a point that differs between machines (Go's decoders allow 10,000; no
+ * tx of ours nests beyond a handful).
+ */
+export const MAX_PROTOBUF_NESTING_DEPTH = 100;
 const MAX_FIELD = 2 ** 29 - 1;
 
 function schema(name: string, fields: [number, string, number, Schema?][], anyValues?: readonly (readonly [Uint8Array, Schema])[]): Schema {
@@ -109,6 +115,14 @@ export class UnknownFieldError extends ChaindError<'unknown-field'> {
   }
 }
 
+/** Thrown for messages nested deeper than MAX_PROTOBUF_NESTING_DEPTH. */
+export class NestingDepthError extends ChaindError<'nesting-too-deep'> {
+  override readonly name = 'NestingDepthError';
+  constructor() {
+    super('nesting-too-deep', `protobuf message nesting depth exceeded maximum of ${MAX_PROTOBUF_NESTING_DEPTH}`);
+  }
+}
+
 function wireTypeName(w: number): string {
   switch (w) {
     case WIRE_VARINT:
@@ -158,10 +172,11 @@ function varint(buf: Uint8Array, pos: number, end: number): number {
  * nested message the schema describes.
  */
 export function rejectUnknownFields(bytes: Uint8Array, s: Schema, allowNonCritical: boolean): void {
-  walk(bytes, 0, bytes.length, s, allowNonCritical);
+  walk(bytes, 0, bytes.length, s, allowNonCritical, 0);
 }
 
-function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCritical: boolean): void {
+function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCritical: boolean, depth: number): void {
+  if (depth > MAX_PROTOBUF_NESTING_DEPTH) throw new NestingDepthError();
   let typeUrl: [number, number] | undefined;
   let value: [number, number] | undefined;
   while (pos < end) {
@@ -194,7 +209,7 @@ function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCrit
         const start = after;
         pos = start + len;
         if (pos > end) throw malformed();
-        if (field?.[2] !== undefined) walk(buf, start, pos, field[2], allowNonCritical);
+        if (field?.[2] !== undefined) walk(buf, start, pos, field[2], allowNonCritical, depth + 1);
         if (s.anyValues !== undefined && field !== undefined) {
           if (num === 1) typeUrl = [start, pos];
           else value = [start, pos];
@@ -209,7 +224,7 @@ function walk(buf: Uint8Array, pos: number, end: number, s: Schema, allowNonCrit
   if (s.anyValues !== undefined && value !== undefined && typeUrl !== undefined) {
     const url = buf.subarray(typeUrl[0], typeUrl[1]);
     for (const [known, valueSchema] of s.anyValues) {
-      if (Buffer.compare(url, known) === 0) walk(buf, value[0], value[1], valueSchema, allowNonCritical);
+      if (Buffer.compare(url, known) === 0) walk(buf, value[0], value[1], valueSchema, allowNonCritical, depth + 1);
     }
   }
 }

@@ -2,7 +2,7 @@
 import type { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Tx } from '../app/application.ts';
 import { errors } from '../app/errors.ts';
-import { authInfoSchema, decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, rejectNonAdr027TxRaw, rejectUnknownFields, txBodySchema, txRawSchema, type Schema } from '../codec/index.ts';
+import { authInfoSchema, decodeAuthInfoMessage, NestingDepthError, decodeTxBodyMessage, decodeTxRawMessage, rejectNonAdr027TxRaw, rejectUnknownFields, txBodySchema, txRawSchema, type Schema } from '../codec/index.ts';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {
@@ -25,19 +25,24 @@ const SCHEMAS: Readonly<Record<string, Schema>> = { TxRaw: txRawSchema, TxBody: 
  * hash, cannot be changed by reordering or adding fields every decoder would skip.
  */
 function part<T>(what: 'TxRaw' | 'TxBody' | 'AuthInfo', decode: (bytes: Uint8Array) => T, bytes: Uint8Array): T {
-  let m: T;
-  try {
-    m = decode(bytes);
-  } catch (e) {
-    throw errors.txDecode.wrap(`cannot decode ${what}: ${(e as Error).message}`);
-  }
+  // the schema walk bounds the nesting depth, so it comes first: a decoder never recurses deeper
   try {
     if (what === 'TxRaw') rejectNonAdr027TxRaw(bytes);
     rejectUnknownFields(bytes, SCHEMAS[what], what === 'TxBody');
   } catch (e) {
+    // otherwise a decoder's error comes before the schema's, as it always has
+    if (!(e instanceof NestingDepthError)) decodeOrThrow(what, decode, bytes);
     throw errors.txDecode.wrap((e as Error).message);
   }
-  return m;
+  return decodeOrThrow(what, decode, bytes);
+}
+
+function decodeOrThrow<T>(what: string, decode: (bytes: Uint8Array) => T, bytes: Uint8Array): T {
+  try {
+    return decode(bytes);
+  } catch (e) {
+    throw errors.txDecode.wrap(`cannot decode ${what}: ${(e as Error).message}`);
+  }
 }
 
 /** What signing covers of a tx, and its signatures: a `DecodedTx` without its body decoded. */

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { decodeTxRaw, encodePubkey, makeAuthInfoBytes, makeSignBytes, makeSignDoc } from '@cosmjs/proto-signing';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
-import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { BinaryWriter } from 'cosmjs-types/binary';
+import { AuthInfo, ModeInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { CodedError, errors } from '../app/errors.ts';
 import { addressFromPublicKey, publicKeyFromPrivate, verifySignature } from '../crypto/index.ts';
@@ -98,6 +99,31 @@ describe('unknown fields below the top levels (the SDK recurses into known messa
     refuses({ bodyBytes: Uint8Array.from([0x2a, ts[1] + 3, ...ts.subarray(2), ...extra]) }, 'errUnknownField "Timestamp": {TagNum: 4, WireType:"bytes"}');
     const anyWithExtra = Uint8Array.from([0x0a, 0x05, 0x0a, 0x01, 0x2f, ...extra]); // Any{type_url "/", field 4}
     refuses({ bodyBytes: anyWithExtra }, 'errUnknownField "Any": {TagNum: 4, WireType:"bytes"}');
+  });
+});
+
+describe('nesting depth', () => {
+  test('messages nested deeper than 100 levels are a tx parse error before anything decodes them, at any depth the same', () => {
+    const tx = (multisigLevels: number): Uint8Array => {
+      let mi = ModeInfo.encode({ single: { mode: SignMode.SIGN_MODE_DIRECT }, multi: undefined }).finish();
+      for (let i = 0; i < multisigLevels; i++) {
+        const multi = BinaryWriter.create().uint32(0x12).bytes(mi).finish(); // Multi{mode_infos: [mi]}
+        mi = BinaryWriter.create().uint32(0x12).bytes(multi).finish(); // ModeInfo{multi}
+      }
+      const signerInfo = BinaryWriter.create().uint32(0x12).bytes(mi).finish();
+      const authInfoBytes = BinaryWriter.create().uint32(0x0a).bytes(signerInfo).finish();
+      return TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes, signatures: [] }).finish();
+    };
+    // AuthInfo 0, SignerInfo 1, ModeInfo 2, then Multi and ModeInfo per level, the innermost Single one more:
+    // 48 multisig levels reach depth 99, 49 reach 101
+    assert.doesNotThrow(() => decodeTx(tx(48)));
+    for (const levels of [49, 5_000, 100_000]) {
+      assert.throws(
+        () => decodeTx(tx(levels)),
+        (e: unknown) => e instanceof CodedError && errors.txDecode.is(e) && e.message === 'protobuf message nesting depth exceeded maximum of 100: tx parse error',
+        `${levels} multisig levels`,
+      );
+    }
   });
 });
 

@@ -23,6 +23,7 @@ function addSigner(out: Signer[], address: string, bytes: Uint8Array): void {
 export function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKeeper): { signers: Signer[]; payer: Signer | undefined } {
   const out: Signer[] = [];
   for (const any of tx.msgs) {
+    router.checkUnpackLimits(any);
     const { route, msg } = router.decode(any);
     // stateless message checks come before the ante chain in the SDK (baseapp's validateBasicTxMsgs)
     route.validateBasic?.(msg);

@@ -432,6 +432,26 @@ describe('submission checks: the tx fails, nothing changes', () => {
     await t.close();
   });
 
+  test('nesting: proposals inside proposals within the SDK\'s unpacking limits (10 levels, 100 messages per tx message), refused beyond as a tx parse error, at any depth the same', async () => {
+    const t = govApp();
+    /** A proposal carrying a proposal by gov … `levels` messages deep in all, the innermost an upgrade. */
+    const nested = (levels: number): ReturnType<typeof submitMsg> => {
+      let m = upgradeMsg('v2');
+      for (let i = 1; i < levels - 1; i++) m = submitMsg(GOV_ADDRESS, [m], '');
+      return submitMsg(alice.address, [m], '1000');
+    };
+    // 10 levels: accepted, as by the SDK
+    ok(t.run(alice, [nested(10)]));
+    // beyond, and far beyond (where the JS stack would end at a depth that differs between calls): one answer
+    refused(t, nested(11), 'sdk', 2, 'max depth exceeded: tx parse error');
+    refused(t, nested(3000), 'sdk', 2, 'max depth exceeded: tx parse error');
+    // 99 messages in a proposal are 100 unpacked with it; one more is past the call limit
+    const upgrades = (n: number): ReturnType<typeof upgradeMsg>[] => Array.from({ length: n }, (_, i) => upgradeMsg(`v${i + 2}`));
+    ok(t.run(alice, [submitMsg(alice.address, upgrades(99), '1000')]));
+    refused(t, submitMsg(alice.address, upgrades(100), '1000'), 'sdk', 2, 'call limit exceeded: tx parse error');
+    await t.close();
+  });
+
   test('title, summary, metadata, expedited, deposit', async () => {
     const t = govApp();
     const m = (o: Parameters<typeof submitMsg>[3], deposit = '1000'): ReturnType<typeof submitMsg> => submitMsg(alice.address, [upgradeMsg('v2')], deposit, o);

@@ -105,6 +105,7 @@ export function submitProposalRoute(k: GovKeeper): MsgRoute<MsgSubmitProposal, M
     responseCodec: MsgSubmitProposalResponse,
     validateBasic: (msg) => validateMsgSubmitProposal(k, msg),
     signers: (msg) => [msg.proposer],
+    anys: (msg) => msg.messages,
     amino: msgSubmitProposalAmino,
     handler(ctx: Context, msg: MsgSubmitProposal): MsgSubmitProposalResponse {
       const deposit = coinsArg(msg.initialDeposit, false);
