@@ -7,8 +7,9 @@ import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
 import { chooseStoreLoader, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
-import { validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
-import { GENESIS_MODULE_OPTIONS, UPGRADES, type ChainModuleOptions, type Upgrade } from './upgrades/index.ts';
+import { VALIDATORS_MODULE_NAME, validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
+import { UPGRADES, type ChainKeepers, type Upgrade } from './upgrades/index.ts';
+import { moduleSchedule, scheduledModule, upgradeHandler, UpgradeListError, type ScheduledModule } from './upgrades/schedule.ts';
 import { CHAIND_VERSION } from './version.ts';
 
 export const APP_NAME = 'chaind';
@@ -63,6 +64,9 @@ export interface ChainModules {
   readonly bank: BankModule;
   readonly validators: ValidatorsModule;
   readonly gov: GovModule;
+  readonly keepers: ChainKeepers;
+  /** Every module's version, migrations and hooks, from the upgrade list. */
+  readonly schedule: ReadonlyMap<string, ScheduledModule>;
 }
 
 export interface ChainModulesOptions {
@@ -73,7 +77,10 @@ export interface ChainModulesOptions {
   readonly onProtocolVersion?: (v: bigint) => void;
 }
 
-/** upgrade (the first and only pre-blocker), auth, bank, validators, gov, and the known upgrades' modules. */
+/**
+ * upgrade (the first and only pre-blocker), auth, bank, validators, gov, and the modules the known
+ * upgrades add, each at the consensus version and with the migrations the upgrade list gives it.
+ */
 export function chainModules(o: ChainModulesOptions = {}): ChainModules {
   const upgrades = o.upgrades ?? UPGRADES;
   const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR]: [], gov: ['burner'] } });
@@ -86,22 +93,36 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
     onProtocolVersion: o.onProtocolVersion,
     logger: o.logger ?? nopLogger,
   });
+  const auth = authModule({ keeper: accounts });
   const bank = bankModule();
-  const validators = validatorsModule(moduleOptions(upgrades).validators);
+  // the one store key an upgrade may change (validators → valset in v2); the last upgrade to set it wins
+  const valsetKey = upgrades.reduce<string | undefined>((k, u) => u.modules?.[VALIDATORS_MODULE_NAME]?.storeKey ?? k, undefined);
+  const validators = validatorsModule({ storeKey: valsetKey });
   const gov = govModule({ bank: bank.keeper, accounts, votingPower: validators.keeper.votingPower });
-  const extra: AppModule[] = upgrades.flatMap((u) => [...(u.modules?.() ?? [])]);
-  const modules = new ModuleManager([upgrade, authModule({ keeper: accounts }), bank, validators, gov, ...extra]);
-  return { modules, upgrade, accounts, bank, validators, gov };
+  const base: AppModule[] = [upgrade, auth, bank, validators, gov];
+  const schedule = moduleSchedule(Object.fromEntries(base.map((m) => [m.name, m.consensusVersion])), upgrades);
+  for (const s of schedule.values()) {
+    if (s.storeKey !== undefined && s.name !== VALIDATORS_MODULE_NAME) throw new UpgradeListError(`module "${s.name}": only the validators module's store key can be changed by an upgrade`);
+  }
+  const keepers: ChainKeepers = { upgrade: upgrade.keeper, accounts, bank: bank.keeper, validators: validators.keeper, gov: gov.keeper };
+  const added: AppModule[] = [...schedule.values()].filter((s) => s.create !== undefined).map((s) => (s.create as (k: ChainKeepers) => AppModule)(keepers));
+  const all = [...base, ...added].map((m) => {
+    const s = schedule.get(m.name);
+    if (s === undefined) throw new UpgradeListError(`a created module is named "${m.name}", which no upgrade declares`);
+    return scheduledModule(m, s, keepers);
+  });
+  const modules = new ModuleManager(all);
+  return { modules, upgrade, accounts, bank, validators, gov, keepers, schedule };
 }
 
 /** Gives the upgrade keeper every known upgrade's handler (the app at start-up, and the upgrade dry run). */
-export function setUpgradeHandlers(keeper: UpgradeKeeper, upgrades: readonly Upgrade[], modules: ModuleManager): void {
-  for (const u of upgrades) keeper.setUpgradeHandler(u.name, u.handler({ modules }));
+export function setUpgradeHandlers(chain: ChainModules, upgrades: readonly Upgrade[]): void {
+  for (const u of upgrades) chain.upgrade.keeper.setUpgradeHandler(u.name, upgradeHandler(u, chain.modules, chain.schedule, chain.keepers));
 }
 
-/** The options of the modules every release has, as changed by each upgrade in turn. */
-export function moduleOptions(upgrades: readonly Upgrade[]): ChainModuleOptions {
-  return upgrades.reduce((o, u) => u.moduleOptions?.(o) ?? o, GENESIS_MODULE_OPTIONS);
+/** Each module's consensus version in the app of this upgrade list (a pure function of the list). */
+export function moduleVersions(upgrades: readonly Upgrade[]): Record<string, bigint> {
+  return chainModules({ upgrades }).modules.getVersionMap();
 }
 
 /**
@@ -111,7 +132,7 @@ export function moduleOptions(upgrades: readonly Upgrade[]): ChainModuleOptions 
 export function createChainApp(o: ChainAppOptions): ChainApp {
   const logger = o.logger ?? nopLogger;
   const upgrades = o.upgrades ?? UPGRADES;
-  const { modules, upgrade, accounts, bank, validators, gov } = chainModules({
+  const chain: ChainModules = chainModules({
     upgradeInfoPath: o.upgradeInfoPath,
     skipUpgradeHeights: o.skipUpgradeHeights,
     upgrades,
@@ -121,6 +142,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       app.appVersion = v;
     },
   });
+  const { modules, upgrade, accounts, bank, validators, gov } = chain;
   const preverifier: SignaturePreverifier = new SignaturePreverifier({
     threads: o.verifyThreads,
     logger,
@@ -147,7 +169,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       verifiedSignatures: preverifier.verified,
     }),
   );
-  setUpgradeHandlers(upgrade.keeper, upgrades, modules);
+  setUpgradeHandlers(chain, upgrades);
   try {
     const loader = chooseStoreLoader(app.store, o.upgradeInfoPath, upgrades, o.skipUpgradeHeights);
     if (loader !== undefined) app.setStoreLoader(loader);

@@ -105,7 +105,7 @@ describe('the new binary', () => {
     // an upgrade that adds stores: refused at start-up, before the missing stores could confuse anyone
     assert.throws(() => TestChain.open(home, { upgrades: [upgradeV2()] }), tooEarly);
     // an upgrade without store changes: refused by the pre-blocker at the next block
-    const noStores: Upgrade = { name: 'v2', storeUpgrades: {}, handler: () => (_ctx, _p, vm) => vm };
+    const noStores: Upgrade = { name: 'v2', storeUpgrades: {} };
     const early = TestChain.open(home, { upgrades: [noStores] });
     assert.throws(() => early.block(), tooEarly);
     assert.equal(early.height, at, 'nothing committed');
@@ -152,7 +152,7 @@ describe('store upgrades', () => {
     await old.close();
     assert.equal(readFileSync(upgradeInfoPath(home), 'utf8'), before);
     // a binary knowing v2 and another upgrade at the same height applies only v2's store upgrades
-    const other: Upgrade = { name: 'v3', storeUpgrades: { added: ['v3store'] }, handler: () => (_ctx, _p, vm) => vm };
+    const other: Upgrade = { name: 'v3', storeUpgrades: { added: ['v3store'] } };
     const runs = { count: 0 };
     const c = TestChain.open(home, { upgrades: [upgradeV2({ runs }), other] });
     assert.ok(c.app.store.hasStore(NEWMOD));

@@ -103,7 +103,7 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
       try {
         const chain = chainModules({ upgrades });
         chain.modules.registerServices();
-        setUpgradeHandlers(chain.upgrade.keeper, upgrades, chain.modules);
+        setUpgradeHandlers(chain, upgrades);
         const r = dryRunUpgrade({ snapshot: snap, upgrade, height: h, info: info.info, chainId: chainIdOf(home), modules: chain.modules, upgradeKeeper: chain.upgrade.keeper });
         const changed = Object.keys(r.toVM)
           .sort()

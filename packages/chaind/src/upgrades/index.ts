@@ -3,8 +3,7 @@ import '../release.ts';
 import type { Upgrade } from './types.ts';
 import { v2 } from './v2/index.ts';
 
-export type { ChainModuleOptions, Upgrade, UpgradeDeps } from './types.ts';
-export { GENESIS_MODULE_OPTIONS } from './types.ts';
+export type { ChainKeepers, ModuleMigration, ModuleUpgrade, Upgrade, UpgradeHook } from './types.ts';
 
 /**
  * Every upgrade this release can apply, oldest first: the upgrades up to the release's name. The test

@@ -1,34 +1,61 @@
-import type { AppModule, ModuleManager } from '@chaind/sdk/app';
+import type { AppModule, Context } from '@chaind/sdk/app';
+import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import type { StoreUpgrades } from '@chaind/sdk/store';
-import type { UpgradeHandler } from '@chaind/sdk/x/upgrade';
-import type { ValidatorsModuleOptions } from '@chaind/sdk/x/validators';
+import type { AccountKeeper } from '@chaind/sdk/x/auth';
+import type { BankKeeper } from '@chaind/sdk/x/bank';
+import type { GovKeeper } from '@chaind/sdk/x/gov';
+import type { UpgradeKeeper } from '@chaind/sdk/x/upgrade';
+import type { ValidatorsKeeper } from '@chaind/sdk/x/validators';
 
-/** What an upgrade handler may use: the app's module manager (for runMigrations). */
-export interface UpgradeDeps {
-  readonly modules: ModuleManager;
+/** The keepers of the modules every release has: what migrations, new modules and hooks may use. */
+export interface ChainKeepers {
+  readonly upgrade: UpgradeKeeper;
+  readonly accounts: AccountKeeper;
+  readonly bank: BankKeeper;
+  readonly validators: ValidatorsKeeper;
+  readonly gov: GovKeeper;
 }
 
-/** Options of the modules every release has; upgrades change them from their release on. */
-export interface ChainModuleOptions {
-  readonly validators: ValidatorsModuleOptions;
-}
+/** Moves one module's state from consensus version N - 1 to N (the Cosmos SDK's RegisterMigration handler). */
+export type ModuleMigration = (ctx: Context, k: ChainKeepers) => void;
 
-/** The options of the first release (v1, the genesis release). */
-export const GENESIS_MODULE_OPTIONS: ChainModuleOptions = { validators: {} };
+/** Runs in the upgrade block, after every module migrated. */
+export type UpgradeHook = (ctx: Context, plan: Plan) => void;
+
+/**
+ * What one upgrade does to one module (any module: the SDK's, or one an earlier upgrade added).
+ * - a module this upgrade adds: `create` and `consensusVersion` equal to the created module's;
+ * - an existing module migrated: `consensusVersion` one more than before, and `migrate` to it;
+ * - an existing module not migrated (only `storeKey` or `onEveryUpgrade` change): the same version, no `migrate`.
+ *
+ * A chain started from a later release's genesis runs the module's InitGenesis and then every one of
+ * its migrations in order, so it reaches the same layout as a chain that was upgraded: there is no
+ * separate genesis hook to keep in step with the migrations.
+ */
+export interface ModuleUpgrade {
+  readonly consensusVersion: bigint;
+  /** The module this upgrade adds; its store must be in `storeUpgrades.added`. */
+  readonly create?: (k: ChainKeepers) => AppModule;
+  readonly migrate?: ModuleMigration;
+  /** The module's store from this upgrade on (a store in `storeUpgrades.renamed`); validators only. */
+  readonly storeKey?: string;
+  /**
+   * Runs after the migrations of this and every later upgrade (e.g. chaininfo records each upgrade).
+   * It writes this version's layout, so an upgrade that migrates the module must restate it.
+   */
+  readonly onEveryUpgrade?: UpgradeHook;
+}
 
 /**
  * One upgrade of this chain (one folder under src/upgrades/): its name (the governance plan's), the
- * store changes it makes, the modules it introduces, how it changes existing modules, and its handler.
+ * store changes it makes, and per module name what it changes. Its handler is always the same: every
+ * module to its consensus version (`runMigrations`), then `afterMigrations`, then the `onEveryUpgrade`
+ * hooks of the modules present. The module set and versions are a function of the upgrade list.
  */
 export interface Upgrade {
   readonly name: string;
   readonly storeUpgrades: StoreUpgrades;
-  /** Modules first present from this upgrade on. */
-  readonly modules?: () => readonly AppModule[];
-  /**
-   * Changes to existing modules from this upgrade on (a renamed store key, a raised consensus version
-   * with its migrations); applied in upgrade order, so the module set is a function of the upgrade list.
-   */
-  readonly moduleOptions?: (o: ChainModuleOptions) => ChainModuleOptions;
-  readonly handler: (deps: UpgradeDeps) => UpgradeHandler;
+  readonly modules?: Readonly<Record<string, ModuleUpgrade>>;
+  /** Work of this upgrade that belongs to no module's migration; throw to fail the upgrade. */
+  readonly afterMigrations?: (ctx: Context, plan: Plan, k: ChainKeepers) => void;
 }

@@ -83,8 +83,7 @@ describe('chaind pre-upgrade', () => {
     const squatter: Upgrade = {
       name: 'v0',
       storeUpgrades: {},
-      modules: () => [{ name: 'squatter', storeKeys: ['chaininfo'], consensusVersion: 1n }],
-      handler: () => (_c, _p, vm) => vm,
+      modules: { squatter: { consensusVersion: 1n, create: () => ({ name: 'squatter', storeKeys: ['chaininfo'], consensusVersion: 1n }) } },
     };
     const { home, h } = await haltedAtV2([squatter]);
     answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: upgrade "v2" at height ${h} would fail: cannot add store "chaininfo": it already exists`);
@@ -92,14 +91,15 @@ describe('chaind pre-upgrade', () => {
 
   test('30: the handler fails (a module migration cannot run), with its error', async () => {
     // a chain whose validators module is already at consensus version 3: v2 cannot migrate it backwards
-    const ahead: Upgrade = { name: 'v0', storeUpgrades: {}, moduleOptions: (o) => ({ ...o, validators: { consensusVersion: 3n } }), handler: () => (_c, _p, vm) => vm };
-    const { home, h, appHash } = await haltedAtV2([ahead]);
+    const bump = (name: string, v: bigint): Upgrade => ({ name, storeUpgrades: {}, modules: { validators: { consensusVersion: v, migrate: () => {} } } });
+    const ahead = [bump('v0a', 2n), bump('v0b', 3n)];
+    const { home, h, appHash } = await haltedAtV2(ahead);
     answer(
       await chaind(['pre-upgrade', '--home', home]),
       30,
       `Error: upgrade "v2" at height ${h} would fail: module "validators" is at version 3 on chain but this binary has version 2: cannot migrate backwards`,
     );
-    const c = TestChain.open(home, { upgrades: [ahead] });
+    const c = TestChain.open(home, { upgrades: ahead });
     assert.equal(toHex(c.app.store.lastCommitInfo().appHash), appHash, 'state untouched');
     await c.close();
   });

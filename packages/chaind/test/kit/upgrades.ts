@@ -25,16 +25,15 @@ export interface TestUpgradeOptions {
   readonly runs?: { count: number };
 }
 
-/** Upgrade "v2": adds the newmod module and its store; the handler runs the module migrations. */
+/** Upgrade "v2": adds the newmod module and its store (its InitGenesis runs in the upgrade block). */
 export function upgradeV2(o: TestUpgradeOptions = {}): Upgrade {
   return {
     name: 'v2',
     storeUpgrades: { added: [NEWMOD] },
-    modules: () => [newModule()],
-    handler: ({ modules }) => (ctx, _plan, fromVM) => {
+    modules: { [NEWMOD]: { consensusVersion: 1n, create: newModule } },
+    afterMigrations: () => {
       if (o.runs) o.runs.count++;
       if (o.fail) throw new Error('migration bug: the v2 handler fails');
-      return modules.runMigrations(ctx, fromVM);
     },
   };
 }

@@ -48,7 +48,7 @@ function parseGenesis(raw: unknown): { name: string; height: bigint }[] {
   });
 }
 
-/** Records that `name` was applied at `height`; each later upgrade's handler adds its own record. */
+/** Records that `name` was applied at `height`: chaininfo's onEveryUpgrade hook, from v2 on. */
 export function recordUpgrade(ctx: Context, name: string, height: bigint): void {
   ctx.kvStore(CHAININFO).set(upgradeRecordKey(name), u64be(height));
 }

@@ -10,23 +10,20 @@
 // | `valset` 0x03                         | added    | validators migration 1 → 2: u64be total voting power of the set       |
 // | module versions (upgrade store 0x02)  | migrated | validators 1 → 2, chaininfo 1 (new); others unchanged                 |
 //
-// Nothing is deleted. A chain started from a v2 genesis has the same layout (chaininfo 0x01 = genesis height).
+// Nothing is deleted. A chain started from a v2 genesis has the same layout (chaininfo 0x01 = genesis height):
+// every module's InitGenesis is followed by its migrations. From v2 on, every upgrade is recorded in
+// chaininfo's history by chaininfo's onEveryUpgrade hook.
 import type { Upgrade } from '../types.ts';
 import { CHAININFO, chainInfoModule, recordUpgrade } from './chaininfo.ts';
-import { VALSET_STORE_KEY, validatorsV2 } from './validators-v2.ts';
+import { VALSET_STORE_KEY, writeTotalPower } from './validators-v2.ts';
 
 export const V2 = 'v2';
 
 export const v2: Upgrade = {
   name: V2,
   storeUpgrades: { added: [CHAININFO], renamed: [{ oldKey: 'validators', newKey: VALSET_STORE_KEY }] },
-  modules: () => [chainInfoModule()],
-  moduleOptions: (o) => ({ ...o, validators: validatorsV2(o.validators) }),
-  handler:
-    ({ modules }) =>
-    (ctx, plan, fromVM) => {
-      const toVM = modules.runMigrations(ctx, fromVM);
-      recordUpgrade(ctx, plan.name, ctx.height);
-      return toVM;
-    },
+  modules: {
+    chaininfo: { consensusVersion: 1n, create: chainInfoModule, onEveryUpgrade: (ctx, plan) => recordUpgrade(ctx, plan.name, ctx.height) },
+    validators: { consensusVersion: 2n, storeKey: VALSET_STORE_KEY, migrate: (ctx, k) => writeTotalPower(ctx, k.validators) },
+  },
 };

@@ -9,7 +9,7 @@ import { concatBytes, toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { validatorKey } from '@chaind/sdk/x/validators';
-import { moduleOptions } from '../../app.ts';
+import { chainModules, moduleVersions } from '../../app.ts';
 import { newHome, PASSED, removeTmpDirs, softwareUpgrade, TestChain, VALIDATOR } from '@chaind/chaind/testing';
 import { v2 } from './index.ts';
 
@@ -84,9 +84,9 @@ describe('upgrade v2', () => {
   });
 
   test('the module set is a function of the upgrade list', () => {
-    assert.deepEqual(moduleOptions([]), { validators: {} });
-    const o = moduleOptions([v2]).validators;
-    assert.equal(o.storeKey, 'valset');
-    assert.equal(o.consensusVersion, 2n);
+    assert.deepEqual(moduleVersions([]), { auth: 1n, bank: 1n, gov: 1n, upgrade: 1n, validators: 1n });
+    assert.deepEqual(moduleVersions([v2]), { auth: 1n, bank: 1n, chaininfo: 1n, gov: 1n, upgrade: 1n, validators: 2n });
+    assert.equal(chainModules({ upgrades: [] }).validators.keeper.storeKey, 'validators');
+    assert.equal(chainModules({ upgrades: [v2] }).validators.keeper.storeKey, 'valset');
   });
 });

@@ -11,22 +11,11 @@ export interface ValidatorsModule extends AppModule {
   exportGenesis(ctx: Context): ValidatorsGenesisJSON;
 }
 
-/** Moves the module's state from `from` to `from + 1`. */
-export interface ValidatorsMigration {
-  readonly from: bigint;
-  readonly migrate: (ctx: Context, keeper: ValidatorsKeeper) => void;
-}
-
 /**
- * A chain that changes the module's layout in an upgrade raises `consensusVersion`, supplies the
- * migrations up to it, and `afterInitGenesis` so a chain started at the new version gets the same state.
+ * A chain that moves the set to another store in an upgrade passes `storeKey`. Later consensus versions
+ * and their migrations are the chain's to declare (chaind: its upgrade list), as for every module.
  */
-export interface ValidatorsModuleOptions extends ValidatorsKeeperOptions {
-  /** Default 1. */
-  readonly consensusVersion?: bigint;
-  readonly migrations?: readonly ValidatorsMigration[];
-  readonly afterInitGenesis?: (ctx: Context, keeper: ValidatorsKeeper) => void;
-}
+export type ValidatorsModuleOptions = ValidatorsKeeperOptions;
 
 /** The genesis validator set, in the store "validators" (or `storeKey`). No messages, queries or block hooks. */
 export function validatorsModule(opts: ValidatorsModuleOptions = {}): ValidatorsModule {
@@ -34,18 +23,14 @@ export function validatorsModule(opts: ValidatorsModuleOptions = {}): Validators
   return {
     name: VALIDATORS_MODULE_NAME,
     storeKeys: [keeper.storeKey],
-    consensusVersion: opts.consensusVersion ?? 1n,
+    consensusVersion: 1n,
     keeper,
-    registerServices(cfg) {
-      for (const m of opts.migrations ?? []) cfg.registerMigration(VALIDATORS_MODULE_NAME, m.from, (ctx) => m.migrate(ctx, keeper));
-    },
     defaultGenesis: defaultValidatorsGenesis,
     validateGenesis(genesis) {
       parseValidatorsGenesis(genesis, keeper);
     },
     initGenesis(ctx, genesis) {
       initValidatorsGenesis(ctx, keeper, genesis);
-      opts.afterInitGenesis?.(ctx, keeper);
       return keeper.abciValidators(ctx);
     },
     exportGenesis(ctx) {
