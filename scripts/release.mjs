@@ -34,7 +34,7 @@ import { register } from 'tsx/esm/api';
 register();
 const { goPlatform } = await import('@chaind/upgrade-plan');
 // the one list of releases, oldest first
-const { RELEASES } = await import('../packages/chaind/src/release.ts');
+const { RELEASES } = await import('@chaind/chaind/release');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Loaded from node_modules at run time rather than bundled. */
