@@ -68,6 +68,13 @@ async function within<T>(p: Promise<T>, ms: number, what: () => string): Promise
   return r;
 }
 
+/** Polls `done` until it holds (the node logs its first block after it listens). */
+async function eventually(done: () => boolean, ms: number, what: () => string): Promise<void> {
+  for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > end) assert.fail(`timed out: ${what()}`);
+  }
+}
+
 /** Proposes upgrade `name` at a height `ahead` blocks on and votes yes; resolves the height once the plan is scheduled. */
 async function scheduleUpgrade(bin: string, release: string, node: Dev, home: string, name: string, ahead: number, proposal: number): Promise<number> {
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', node.url, '-y', '--broadcast-mode', 'commit'];
@@ -96,7 +103,7 @@ describe('the upgrade after the latest release', () => {
 
     // the release before the latest halts at the latest's plan height, leaving upgrade-info.json naming it
     const old = await dev(bin, prev, home);
-    const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 10, 1);
+    const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 15, 1);
     assert.equal(await within(old.exited, 90_000, () => old.watched.log().slice(-3000)), HALT_EXIT_CODES['upgrade-needed'], old.watched.log().slice(-3000));
 
     // the next release's binary cannot prepare the latest's upgrade: its modules and stores are the next's
@@ -106,7 +113,7 @@ describe('the upgrade after the latest release', () => {
 
     // the latest release applies its upgrade and goes on; the next's plan is scheduled well ahead
     const cur = await dev(bin, latest, home);
-    assert.match(cur.watched.log(), new RegExp(`applying upgrade "${latest}" at height: ${hLatest}`));
+    await eventually(() => cur.watched.log().includes(`applying upgrade "${latest}" at height: ${hLatest}`), 30_000, () => cur.watched.log().slice(-3000));
     const hNext = await scheduleUpgrade(bin, latest, cur, home, next, 60, 2);
     cur.child.kill('SIGTERM');
     assert.equal(await within(cur.exited, 30_000, () => cur.watched.log().slice(-3000)), 0, cur.watched.log().slice(-3000));
