@@ -1,9 +1,10 @@
 // Packages chaind releases: dist/releases/chaind-<release>-<os>-<arch>.tar.gz and SHA256SUMS.
 //
-//   node scripts/release.mjs [--release v1|v2]… [--out <dir>]
+//   node scripts/release.mjs [--release <name>]… [--out <dir>]     (default: every release)
 //
-// A release is the upgrades up to its name (packages/chaind/src/release.ts): the bundle is built with
-// `process.env.CHAIND_RELEASE` defined as that name, so the v1 bundle contains no code of v2.
+// A release is the upgrades up to its name (RELEASES in packages/chaind/src/release.ts, the one list):
+// the bundle is built with `process.env.CHAIND_RELEASE` defined as that name, and the upgrade folders of
+// later releases are left out (laterUpgrades below), so the v1 bundle contains no code of v2.
 // Archive layout (cosmovisor's expectation: bin/<daemon> at the archive root):
 //   bin/chaind                       executable launcher (#!/usr/bin/env node): checks Node ≥ 20.19
 //   bin/chaind.mjs                   the esbuild bundle (ESM, platform node, target node20)
@@ -32,9 +33,10 @@ import { register } from 'tsx/esm/api';
 // @chaind/upgrade-plan is TypeScript: loaded through tsx, as the bin/ launchers load the sources
 register();
 const { goPlatform } = await import('@chaind/upgrade-plan');
+// the one list of releases, oldest first
+const { RELEASES } = await import('@chaind/chaind/release');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const RELEASES = ['v1', 'v2'];
 /** Loaded from node_modules at run time rather than bundled. */
 const EXTERNAL = ['lmdb', 'secp256k1', '@fastify/swagger-ui', '@grpc/grpc-js', '@grpc/reflection'];
 const MIN_NODE = '20.19';
@@ -142,6 +144,27 @@ function listFiles(dir, prefix = '') {
   return out;
 }
 
+const UPGRADES_INDEX = join(ROOT, 'packages/chaind/src/upgrades/index.ts');
+
+/**
+ * Replaces the import of each later release's upgrade folder (`./<name>/index.ts` in
+ * src/upgrades/index.ts) with a module whose `<name>` is undefined: that release's code stays out.
+ */
+function laterUpgrades(release) {
+  const later = new Set(RELEASES.slice(RELEASES.indexOf(release) + 1));
+  return {
+    name: 'chaind-later-upgrades',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/[^/]+\/index\.ts$/ }, (a) => {
+        const name = a.path.split('/')[1];
+        if (a.importer !== UPGRADES_INDEX || !later.has(name)) return undefined;
+        return { path: name, namespace: 'chaind-later-upgrade' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'chaind-later-upgrade' }, (a) => ({ contents: `export const ${a.path} = undefined;\n`, loader: 'js' }));
+    },
+  };
+}
+
 async function stageRelease(release, stage) {
   const bin = join(stage, 'bin');
   mkdirSync(bin, { recursive: true });
@@ -158,10 +181,11 @@ async function stageRelease(release, stage) {
     target: 'node20',
     // the release, and the commit `chaind version --long` reports
     define: { 'process.env.CHAIND_RELEASE': JSON.stringify(release), __CHAIND_COMMIT__: JSON.stringify(gitCommit()) },
-    // folds the release tests, so the dead branches (a later release's upgrades) leave the bundle
+    // folds what the release literal decides
     minifySyntax: true,
     external: EXTERNAL,
     banner: { js: BANNER },
+    plugins: [laterUpgrades(release)],
     legalComments: 'none',
     logLevel: 'warning',
   });

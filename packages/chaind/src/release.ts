@@ -1,12 +1,19 @@
-// Which release this build of chaind is. A release is the upgrades up to its name: "v1" is the genesis
-// release (no upgrades), "v2" adds upgrade v2. Release bundles (scripts/release.mjs) have
-// `process.env.CHAIND_RELEASE` replaced by a literal at build time; from source (tsx) the environment
-// variable selects it at run time, the latest by default.
+// Which release this build of chaind is. RELEASES is the one list of releases, oldest first: the first is
+// the genesis release (no upgrades), each later one adds the upgrade of its name (its folder
+// src/upgrades/<name>/), so a release applies the upgrades up to its name. scripts/release.mjs reads this
+// list. Release bundles have `process.env.CHAIND_RELEASE` replaced by a literal at build time; from
+// source (tsx) the environment variable selects it at run time, the latest by default.
 import { ChaindError } from '@chaind/errors';
 
 export const RELEASES = ['v1', 'v2'] as const;
 export type ReleaseName = (typeof RELEASES)[number];
-export const LATEST_RELEASE: ReleaseName = 'v2';
+/** The newest release: what a build from source is unless CHAIND_RELEASE says otherwise. */
+export const LATEST_RELEASE: ReleaseName = RELEASES[RELEASES.length - 1];
+
+/** The names of the upgrades release `release` applies, oldest first: those of the releases after the first, up to it. */
+export function upgradeNamesOf(release: ReleaseName): readonly ReleaseName[] {
+  return RELEASES.slice(1, RELEASES.indexOf(release) + 1);
+}
 
 export class ReleaseError extends ChaindError<'release'> {
   override readonly name = 'ReleaseError';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { extract } from 'tar';
-import { releaseName } from '../src/release.ts';
+import { LATEST_RELEASE, RELEASES, releaseName } from '../src/release.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PLATFORM = `${process.platform === 'win32' ? 'windows' : process.platform}-${({ x64: 'amd64', ia32: '386' } as Record<string, string>)[process.arch] ?? process.arch}`;
@@ -55,13 +55,13 @@ function waitFor(child: ChildProcess, re: RegExp, log: { text: string }): Promis
 
 describe('release selection', () => {
   test('CHAIND_RELEASE names a release; unset means the latest; anything else is refused', () => {
-    assert.equal(releaseName(undefined), 'v2');
-    assert.equal(releaseName(''), 'v2');
+    assert.equal(releaseName(undefined), LATEST_RELEASE);
+    assert.equal(releaseName(''), LATEST_RELEASE);
     assert.equal(releaseName('v1'), 'v1');
-    assert.throws(() => releaseName('v3'), { name: 'ReleaseError', message: 'unknown release CHAIND_RELEASE="v3": expected one of v1, v2' });
+    assert.throws(() => releaseName('v99'), { name: 'ReleaseError', message: `unknown release CHAIND_RELEASE="v99": expected one of ${RELEASES.join(', ')}` });
   });
 
-  test('from source, CHAIND_RELEASE selects the upgrades: v1 knows none, the default knows v2', async () => {
+  test('from source, CHAIND_RELEASE selects the upgrades: v1 knows none, v2 knows v2, the default (the latest) every upgrade', async () => {
     const upgrades = async (env: Record<string, string>): Promise<string> => {
       const code = "const m = await import('./packages/chaind/src/upgrades/index.ts'); console.log(JSON.stringify(m.UPGRADES.map((u) => u.name)))";
       const r = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], ROOT, env);
@@ -69,11 +69,11 @@ describe('release selection', () => {
       return r.stdout.trim();
     };
     assert.equal(await upgrades({ CHAIND_RELEASE: 'v1' }), '[]');
-    assert.equal(await upgrades({}), '["v2"]');
+    assert.equal(await upgrades({}), JSON.stringify(RELEASES.slice(1)));
     assert.equal(await upgrades({ CHAIND_RELEASE: 'v2' }), '["v2"]');
     const bad = await run(process.execPath, [join(ROOT, 'packages/chaind/bin/chaind.js'), 'version'], ROOT, { CHAIND_RELEASE: 'v9' });
     assert.equal(bad.code, 1);
-    assert.equal(bad.stderr, 'Error: unknown release CHAIND_RELEASE="v9": expected one of v1, v2\n');
+    assert.equal(bad.stderr, `Error: unknown release CHAIND_RELEASE="v9": expected one of ${RELEASES.join(', ')}\n`);
   });
 });
 
@@ -95,13 +95,14 @@ describe('npm run release', { timeout: 600_000 }, () => {
   test('bad options are refused with usage', async () => {
     const r = await run(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--release', 'v7', '--out', join(tmp, 'never')], ROOT);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^release: unknown release "v7": expected one of v1, v2\nusage: /);
+    assert.ok(r.stderr.startsWith(`release: unknown release "v7": expected one of ${RELEASES.join(', ')}\nusage: `), r.stderr);
   });
 
-  test('two archives and a SHA256SUMS in sha256sum format', () => {
+  test('one archive per release and a SHA256SUMS in sha256sum format', () => {
     const sums = readFileSync(join(out, 'SHA256SUMS'), 'utf8');
-    const want = ['v1', 'v2']
+    const want = [...RELEASES]
       .map((v) => `chaind-${v}-${PLATFORM}.tar.gz`)
+      .sort()
       .map((f) => `${createHash('sha256').update(readFileSync(join(out, f))).digest('hex')}  ${f}\n`)
       .join('');
     assert.equal(sums, want);

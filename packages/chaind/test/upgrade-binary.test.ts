@@ -112,6 +112,31 @@ describe('the new binary', () => {
     await early.close();
   });
 
+  test('from the second upgrade on: upgrade-info.json naming the applied v2 is history; a v3 binary started before v3 refuses (BINARY UPDATED BEFORE TRIGGER), not with a missing-store error', async () => {
+    const { home, h } = await haltedAtV2();
+    const v2Binary = TestChain.open(home, { upgrades: [upgradeV2()] });
+    v2Binary.block();
+    const h3 = v2Binary.height + 30n;
+    v2Binary.pass([softwareUpgrade('v3', h3)]);
+    await v2Binary.close();
+    assert.equal((JSON.parse(readFileSync(upgradeInfoPath(home), 'utf8')) as { name: string }).name, 'v2', 'the file stays after the upgrade');
+    const v3: Upgrade = {
+      name: 'v3',
+      storeUpgrades: { added: ['newmod3'] },
+      modules: () => [{ name: 'newmod3', storeKeys: ['newmod3'], consensusVersion: 1n }],
+      handler: ({ modules }) => (ctx, _p, vm) => modules.runMigrations(ctx, vm),
+    };
+    assert.throws(
+      () => TestChain.open(home, { upgrades: [upgradeV2(), v3] }),
+      (e: Error) => e instanceof UpgradeHaltError && e.kind === 'binary-too-early' && e.message === 'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v3" - in binary but not executed on chain. Downgrade your binary',
+    );
+    // the v2 binary goes on as before
+    const again = TestChain.open(home, { upgrades: [upgradeV2()] });
+    again.block();
+    assert.ok(again.height > h);
+    await again.close();
+  });
+
   test('a binary without the handler of the last applied upgrade refuses to run (downgrade)', async () => {
     const { home, h } = await haltedAtV2();
     const c = TestChain.open(home, { upgrades: [upgradeV2()] });

@@ -6,7 +6,8 @@
 // upgrades as the loader would apply them and the handler as block H would run it, on a throw-away
 // branch of a read snapshot — nothing is written, so the real upgrade block starts from intact state.
 //   0   the upgrade is this binary's, the state is at H-1 and the dry run passed; or it is already applied
-//   30  no or malformed upgrade-info.json; an upgrade this binary does not know; no state; the state is
+//   30  no or malformed upgrade-info.json; an upgrade this binary does not know, or one older than its
+//       last upgrade (a later release is too new for it); no state; the state is
 //       past H without the upgrade; a store upgrade or the handler fails (its error printed)
 //   31  the state is before H-1 (the old binary has not halted at H yet), or the database is busy
 //       (locked, reader table full): worth retrying
@@ -96,6 +97,11 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
       const h = info.height;
       const done = doneHeight(snap, info.name);
       if (done !== undefined) return `upgrade "${info.name}" was already applied at height ${done}: nothing to prepare`;
+      const later = upgrades.slice(upgrades.indexOf(upgrade) + 1).map((u) => u.name);
+      // a later release brings the later upgrades' modules and stores: it would not apply this one as its own release does
+      if (later.length > 0) {
+        throw fail(`this binary (release ${CHAIND_RELEASE}) is too new for upgrade "${info.name}": it also has the later upgrade${later.length > 1 ? 's' : ''} ${later.join(', ')}; install the release of upgrade "${info.name}" for it`);
+      }
       if (snap.height < h - 1n) {
         throw retry(`the state is at height ${snap.height}, before the upgrade height ${h} - 1: the old binary has not halted at the upgrade yet`);
       }

@@ -36,6 +36,9 @@ async function untouched(home: string, h: bigint, appHash: string): Promise<void
   await c.close();
 }
 
+/** `chaind pre-upgrade` as release v2, the release of the upgrade these tests prepare (not whatever is latest). */
+const preUpgradeV2 = (home: string): Promise<Run> => chaind(['pre-upgrade', '--home', home], { env: { CHAIND_RELEASE: 'v2' } });
+
 function answer(r: Run, code: number, line: string | RegExp): void {
   const out = code === 0 ? r.stdout : r.stderr;
   assert.equal(r.code, code, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
@@ -47,14 +50,14 @@ function answer(r: Run, code: number, line: string | RegExp): void {
 describe('chaind pre-upgrade', () => {
   test('0: the v2 binary dry-runs v2 on the halted v1 state (stores and migrations) and writes nothing; the real upgrade then applies', async () => {
     const { home, h, appHash } = await haltedAtV2();
-    const r = await chaind(['pre-upgrade', '--home', home]);
+    const r = await preUpgradeV2(home);
     answer(r, 0, `pre-upgrade: upgrade "v2" at height ${h}: dry run passed (module versions: chaininfo new → 1, validators 1 → 2)`);
     await untouched(home, h, appHash);
     const c = TestChain.open(home, { upgrades: [v2] });
     c.block();
     assert.equal(c.height, h);
     await c.close();
-    answer(await chaind(['pre-upgrade', '--home', home]), 0, `pre-upgrade: upgrade "v2" was already applied at height ${h}: nothing to prepare`);
+    answer(await preUpgradeV2(home), 0, `pre-upgrade: upgrade "v2" was already applied at height ${h}: nothing to prepare`);
   });
 
   test('30: a binary that does not know the upgrade (release v1)', async () => {
@@ -66,16 +69,16 @@ describe('chaind pre-upgrade', () => {
 
   test('30: no upgrade-info.json, or a malformed one', async () => {
     const home = newHome();
-    answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: no upgrade to prepare: ${upgradeInfoPath(home)} does not exist`);
+    answer(await preUpgradeV2(home), 30, `Error: no upgrade to prepare: ${upgradeInfoPath(home)} does not exist`);
     mkdirSync(join(home, 'data'));
     writeFileSync(upgradeInfoPath(home), '{"name": "v2", "height": "ten"}');
-    answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: malformed upgrade info file ${upgradeInfoPath(home)}: "height" must be a positive integer, got "ten"`);
+    answer(await preUpgradeV2(home), 30, `Error: malformed upgrade info file ${upgradeInfoPath(home)}: "height" must be a positive integer, got "ten"`);
   });
 
   test('30: no application state', async () => {
     const home = newHome();
     writeUpgradeInfo(upgradeInfoPath(home), { name: 'v2', height: 10n, info: '' });
-    answer(await chaind(['pre-upgrade', '--home', home]), 30, /^Error: no application state at .*application\.db$/);
+    answer(await preUpgradeV2(home), 30, /^Error: no application state at .*application\.db$/);
   });
 
   test('30: a store upgrade that cannot apply (the store v2 adds already exists), state untouched', async () => {
@@ -86,7 +89,7 @@ describe('chaind pre-upgrade', () => {
       modules: { squatter: { consensusVersion: 1n, create: () => ({ name: 'squatter', storeKeys: ['chaininfo'], consensusVersion: 1n }) } },
     };
     const { home, h } = await haltedAtV2([squatter]);
-    answer(await chaind(['pre-upgrade', '--home', home]), 30, `Error: upgrade "v2" at height ${h} would fail: cannot add store "chaininfo": it already exists`);
+    answer(await preUpgradeV2(home), 30, `Error: upgrade "v2" at height ${h} would fail: cannot add store "chaininfo": it already exists`);
   });
 
   test('30: the handler fails (a module migration cannot run), with its error', async () => {
@@ -95,7 +98,7 @@ describe('chaind pre-upgrade', () => {
     const ahead = [bump('v0a', 2n), bump('v0b', 3n)];
     const { home, h, appHash } = await haltedAtV2(ahead);
     answer(
-      await chaind(['pre-upgrade', '--home', home]),
+      await preUpgradeV2(home),
       30,
       `Error: upgrade "v2" at height ${h} would fail: module "validators" is at version 3 on chain but this binary has version 2: cannot migrate backwards`,
     );
@@ -113,7 +116,7 @@ describe('chaind pre-upgrade', () => {
     await c.close();
     writeUpgradeInfo(upgradeInfoPath(home), { name: 'v2', height: h, info: '' });
     answer(
-      await chaind(['pre-upgrade', '--home', home]),
+      await preUpgradeV2(home),
       31,
       `Error: the state is at height ${at}, before the upgrade height ${h} - 1: the old binary has not halted at the upgrade yet`,
     );

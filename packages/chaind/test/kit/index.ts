@@ -13,3 +13,4 @@ export * from './homes.ts';
 export * from './network.ts';
 export * from './node.ts';
 export * from './upgrades.ts';
+export * from './next-release.ts';

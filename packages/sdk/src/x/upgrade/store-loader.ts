@@ -1,8 +1,9 @@
 import { readUpgradeInfo } from '@chaind/upgrade-plan';
+import { readU64be } from '../../store/index.ts';
 import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { isEmptyStoreUpgrades, upgradeStoreLoader, type CommitMultiStore, type StoreLoader, type StoreUpgrades } from '../../store/index.ts';
 import { binaryTooEarlyMessage, UpgradeHaltError } from './errors.ts';
-import { PLAN_KEY, STORE_KEY } from './keys.ts';
+import { doneKey, PLAN_KEY, STORE_KEY } from './keys.ts';
 
 /** What a binary knows about one upgrade it can apply. */
 export interface KnownUpgrade {
@@ -27,6 +28,18 @@ export function storeLoaderFromUpgradeInfo(
   return known === undefined ? undefined : upgradeStoreLoader(info.height, known.storeUpgrades);
 }
 
+/** The height at which `name` was applied in the last committed state; undefined when it never was. */
+export function readCommittedDoneHeight(ms: CommitMultiStore, name: string): bigint | undefined {
+  const snap = ms.snapshot();
+  try {
+    if (!snap.hasStore(STORE_KEY)) return undefined;
+    const b = snap.getStore(STORE_KEY).get(doneKey(name));
+    return b === undefined ? undefined : readU64be(b);
+  } finally {
+    snap.release();
+  }
+}
+
 /** The plan in the last committed state, read before the app loads its stores (no store loader needed). */
 export function readCommittedPlan(ms: CommitMultiStore): Plan | undefined {
   const snap = ms.snapshot();
@@ -41,7 +54,9 @@ export function readCommittedPlan(ms: CommitMultiStore): Plan | undefined {
 
 /**
  * The store loader for a binary that knows upgrades, decided before loading:
- * - upgrade-info.json names a known, unskipped upgrade → its store upgrades at that height;
+ * - upgrade-info.json names a known, unskipped upgrade not yet applied on this chain → its store
+ *   upgrades at that height (a file naming an applied upgrade is history: the file stays after every
+ *   upgrade, so from the second upgrade on a later binary always finds the previous one there);
  * - else the committed plan is due at the next block and known → its store upgrades (the operator
  *   swapped binaries right at the height, so the old binary never wrote the file);
  * - else the committed plan is known, not yet due, and changes stores → refuse to start: BINARY UPDATED
@@ -56,7 +71,9 @@ export function chooseStoreLoader(
   skipHeights: ReadonlySet<bigint> = new Set(),
 ): StoreLoader | undefined {
   if (upgradeInfoPath !== undefined) {
-    const fromFile = storeLoaderFromUpgradeInfo(upgradeInfoPath, upgrades, skipHeights);
+    const info = readUpgradeInfo(upgradeInfoPath);
+    const pending = info !== undefined && readCommittedDoneHeight(ms, info.name) === undefined;
+    const fromFile = pending ? storeLoaderFromUpgradeInfo(upgradeInfoPath, upgrades, skipHeights) : undefined;
     if (fromFile !== undefined) return fromFile;
   }
   const plan = readCommittedPlan(ms);
