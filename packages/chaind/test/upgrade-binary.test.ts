@@ -123,8 +123,7 @@ describe('the new binary', () => {
     const v3: Upgrade = {
       name: 'v3',
       storeUpgrades: { added: ['newmod3'] },
-      modules: () => [{ name: 'newmod3', storeKeys: ['newmod3'], consensusVersion: 1n }],
-      handler: ({ modules }) => (ctx, _p, vm) => modules.runMigrations(ctx, vm),
+      modules: { newmod3: { consensusVersion: 1n, create: () => ({ name: 'newmod3', storeKeys: ['newmod3'], consensusVersion: 1n }) } },
     };
     assert.throws(
       () => TestChain.open(home, { upgrades: [upgradeV2(), v3] }),

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MsgSubmitProposal } from 'cosmjs-types/cosmos/gov/v1/tx';
-import { UpgradeHaltError, UpgradeKeeper, type UpgradeHandler } from '@chaind/sdk/x/upgrade';
+import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
+import type { Upgrade } from '../../upgrades/index.ts';
 import { QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
 import { ALICE, BOB, cancelUpgrade, DENOM, newHome, NEWMOD, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
@@ -170,13 +171,11 @@ describe('REST upgraded_consensus_state with IBC state stored (as an IBC upgrade
     assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError);
     await old.close();
     // a handler stores consensus states under its own height (cleared by ApplyUpgrade) and under a later one
-    const ibc = new UpgradeKeeper({ authority: GOV_AUTHORITY });
-    const handler = (): UpgradeHandler => (ctx, _plan, vm) => {
-      ibc.setUpgradedConsensusState(ctx, h, cons);
-      ibc.setUpgradedConsensusState(ctx, 1000n, cons);
-      return vm;
+    const afterMigrations: Upgrade['afterMigrations'] = (ctx, _plan, k) => {
+      k.upgrade.setUpgradedConsensusState(ctx, h, cons);
+      k.upgrade.setUpgradedConsensusState(ctx, 1000n, cons);
     };
-    c = TestChain.open(home, { upgrades: [{ name: 'v2', storeUpgrades: {}, handler }] });
+    c = TestChain.open(home, { upgrades: [{ name: 'v2', storeUpgrades: {}, afterMigrations }] });
     c.block(); // height h: the handler runs
     s = await startRestServer({ port: 0, app: c.app });
   });
