@@ -14,7 +14,7 @@ import { FetchError, goToLower, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpg
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
-import type { UpgradeContext } from './upgrade.ts';
+import { isPending, type UpgradeContext } from './upgrade.ts';
 
 export const VERSION = '0.1.0';
 
@@ -194,8 +194,12 @@ function program(result: { code: number }): Command {
       const dest = binaryIn(dir, l.daemonName);
       if (existsSync(dest) && !o.force) throw new ChainvisorError(EXIT.CONFIG, `${dest} already exists: use --force to overwrite it`);
       // every refusal before anything is written
-      if (o.upgradeHeight !== undefined && existsSync(l.upgradeInfoFile) && !o.force)
-        throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
+      if (o.upgradeHeight !== undefined && !o.force) {
+        // the plan of an upgrade carried out already (`current` runs it) is kept by its folder: replacing it loses nothing
+        const existing = readUpgradeInfoFile(l.upgradeInfoFile);
+        if (existing.state !== 'absent' && (existing.state !== 'ok' || isPending({ cfg, l, log }, existing.info)))
+          throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
+      }
       await installGiven(path, dir, l.daemonName, log);
       if (o.upgradeHeight !== undefined) {
         writeUpgradeInfo(l.upgradeInfoFile, { name, height: BigInt(o.upgradeHeight), info: '' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
@@ -61,6 +61,26 @@ describe('chainvisor commands', () => {
     const bad = await cv(['add-upgrade', 'v3', bin, '--upgrade-height', '0']);
     assert.equal(bad.code, EXIT.CONFIG);
     assert.equal(bad.stderr, '[chainvisor] ERR --upgrade-height: expected a positive integer, got "0"\n');
+  });
+
+  test('add-upgrade --upgrade-height replaces the upgrade-info.json of an upgrade carried out already without --force, not a pending one', async () => {
+    const info = join(h.data, 'upgrade-info.json');
+    assert.equal((await cv(['add-upgrade', 'v2', bin, '--upgrade-height', '120'])).code, EXIT.OK);
+    // v2 not applied yet (current is genesis): its plan is pending
+    const pending = await cv(['add-upgrade', 'v3', bin, '--upgrade-height', '200']);
+    assert.equal(pending.code, EXIT.CONFIG);
+    assert.equal(pending.stderr, `[chainvisor] ERR ${info} already exists: use --force to overwrite it\n`);
+    // v2 carried out: current -> upgrades/v2, as chainvisor leaves it after the switch; the file still names v2
+    rmSync(join(h.cv, 'current'));
+    symlinkSync(join('upgrades', 'v2'), join(h.cv, 'current'));
+    copyFileSync(info, join(h.cv, 'upgrades', 'v2', 'upgrade-info.json'));
+    const next = await cv(['add-upgrade', 'v3', bin, '--upgrade-height', '200']);
+    assert.equal(next.code, EXIT.OK, next.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(info, 'utf8')), { name: 'v3', time: '0001-01-01T00:00:00Z', height: 200, info: '' });
+    // v3 is pending now: replacing it still takes --force
+    const again = await cv(['add-upgrade', 'v4', bin, '--upgrade-height', '300']);
+    assert.equal(again.code, EXIT.CONFIG);
+    assert.equal(JSON.parse(readFileSync(info, 'utf8')).name, 'v3');
   });
 
   test('add-batch-upgrade --upgrade-list: installs each release through the folder rule, writes upgrade-info.json.batch sorted by height', async () => {
