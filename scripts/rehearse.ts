@@ -1,30 +1,52 @@
-// `npm run rehearse`: a real v1 → v2 upgrade, end to end, with the packaged releases and chainvisor.
+// `npm run rehearse [-- --from <release> --to <release>]`: real upgrades, end to end, with the packaged
+// releases and chainvisor; by default v1 → v2, the first upgrade.
 //
-//   1. builds both releases (scripts/release.mjs) and serves them from a loopback HTTP server;
-//   2. installs v1 as chainvisor's genesis release and creates a dev chain with it (10 s gov periods);
+//   1. builds the releases of the path (scripts/release.mjs) and serves them from a loopback HTTP server;
+//   2. installs --from as chainvisor's genesis release and creates a dev chain with it (10 s gov periods);
 //   3. runs the chain under `chainvisor run` with downloads allowed and automatic preparation;
-//   4. `tx upgrade software-upgrade v2` whose --upgrade-info points at the served v2 archive with its
-//      sha256 (the CLI downloads and checks it), the validator votes;
-//   5. shows the halt at the height, chainvisor preparing/downloading, verifying and switching, v2
-//      applying its handler at that height, the chain continuing, the new `chaininfo` store, the
-//      `validators` store readable as `valset`, the validators migration (total power record, version 2),
-//      `query upgrade applied v2` and `query upgrade module_versions`, and the measured downtime.
+//   4. for each later release up to --to, in turn (a hop): `tx upgrade software-upgrade <name>` whose
+//      --upgrade-info points at the served archive with its sha256 (the CLI downloads and checks it), at
+//      a height far enough for the chain's voting period; the proposal id from the submit tx's events;
+//      the validator's vote; the plan, the halt at the height, chainvisor preparing, verifying and
+//      switching, the new release applying its handler at that height and the chain continuing,
+//      `query upgrade applied <name>` and `query upgrade module_versions`, then the upgrade's own checks
+//      (src/upgrades/<name>/rehearsal.ts, `rehearsal: RehearsalChecks`) and the hop's downtime;
+//   5. a summary: one line per hop with its height and downtime.
 //
-// Options: --releases <dir> reuses built archives; --keep leaves the temp folder. Exit 0 only when every
-// step was seen; the last line is "rehearsal: OK" (test/rehearsal.test.ts runs this).
+// Options: --from/--to (releases of RELEASES, --to after --from); --releases <dir> reuses built archives;
+// --keep leaves the temp folder. Exit 0 only when every step was seen; the last line is "rehearsal: OK"
+// (test/rehearsal.test.ts runs this); 2 for bad arguments, before anything is built.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as netServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { RELEASES } from '@chaind/chaind/release';
+import { rehearsalChecksOf, rehearsalPath, type RehearsedNode, type StoreRead } from '@chaind/chaind/rehearsal';
 import { platformKey } from '@chaind/upgrade-plan';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CHAINVISOR = join(ROOT, 'packages/chainvisor/bin/chainvisor.js');
-const { values: opts } = parseArgs({ options: { releases: { type: 'string' }, keep: { type: 'boolean', default: false } } });
+const USAGE = `usage: npm run rehearse -- [--from <release>] [--to <release>] [--releases <dir>] [--keep]   (releases: ${RELEASES.join(', ')})`;
+
+function parseOptions(): { releases: string | undefined; keep: boolean; path: readonly string[] } {
+  try {
+    const { values } = parseArgs({
+      options: { from: { type: 'string', default: RELEASES[0] }, to: { type: 'string' }, releases: { type: 'string' }, keep: { type: 'boolean', default: false } },
+      allowPositionals: false,
+    });
+    // by default the first upgrade after --from
+    const path = rehearsalPath(values.from ?? RELEASES[0], values.to);
+    return { releases: values.releases, keep: values.keep ?? false, path };
+  } catch (e) {
+    console.error(`rehearse: ${(e as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const opts = parseOptions();
 
 const t0 = performance.now();
 const say = (msg: string): void => console.log(`[rehearse +${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
@@ -99,15 +121,22 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
   }
 }
 
+/** A proto JSON duration ("10s", "1.5s") in milliseconds. */
+function durationMs(d: string): number {
+  const m = /^(\d+(?:\.\d+)?)s$/.exec(d) ?? fail(`not a duration: ${JSON.stringify(d)}`);
+  return Number(m[1]) * 1000;
+}
+
 async function main(): Promise<void> {
+  const [from, ...hops] = opts.path;
   // 1. the releases
   // Go's names, as plan info keys (linux/amd64) and release archives (linux-amd64) use them
   const target = platformKey();
   const platform = target.replace('/', '-');
   let releases = opts.releases === undefined ? join(work, 'releases') : resolve(opts.releases);
   if (opts.releases === undefined) {
-    say('building the v1 and v2 releases (npm run release)');
-    execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), '--out', releases], { stdio: ['ignore', 'ignore', 'inherit'] });
+    say(`building the ${opts.path.join(', ')} releases (npm run release)`);
+    execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), ...opts.path.flatMap((r) => ['--release', r]), '--out', releases], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   releases = resolve(releases);
   const sums = new Map(
@@ -117,13 +146,13 @@ async function main(): Promise<void> {
       .map((l) => l.split(/\s+\*?/))
       .map(([hash, name]) => [name, hash] as const),
   );
-  const v1Archive = `chaind-v1-${platform}.tar.gz`;
-  const v2Archive = `chaind-v2-${platform}.tar.gz`;
-  const v2Sum = sums.get(v2Archive) ?? fail(`no ${v2Archive} in ${releases}/SHA256SUMS`);
+  const archiveOf = (release: string): string => `chaind-${release}-${platform}.tar.gz`;
+  const sumOf = (release: string): string => sums.get(archiveOf(release)) ?? fail(`no ${archiveOf(release)} in ${releases}/SHA256SUMS`);
+  for (const r of opts.path) sumOf(r);
   const mirror = await serve(releases);
-  say(`serving ${releases} at ${mirror} (${v2Archive} sha256 ${v2Sum.slice(0, 16)}…)`);
+  say(`serving ${releases} at ${mirror} (${hops.map((r) => `${archiveOf(r)} sha256 ${sumOf(r).slice(0, 16)}…`).join(', ')})`);
 
-  // 2. chainvisor's home: `chainvisor init <v1 archive>` installs v1 as the genesis release; v1 creates a dev chain
+  // 2. chainvisor's home: `chainvisor init <archive of --from>` installs it as the genesis release; it creates a dev chain
   const home = join(work, 'node');
   mkdirSync(home, { recursive: true });
   const env = {
@@ -144,12 +173,12 @@ async function main(): Promise<void> {
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   Object.assign(env, { DAEMON_RPC_ADDRESS: rpcUrl, DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpcPort}` });
   const addr = ['--rpc.laddr', `tcp://127.0.0.1:${rpcPort}`, '--api.address', `tcp://127.0.0.1:${restPort}`, '--grpc.address', `127.0.0.1:${grpcPort}`];
-  const init = spawnSync(process.execPath, [CHAINVISOR, 'init', join(releases, v1Archive)], { env, encoding: 'utf8' });
-  if (init.status !== 0) fail(`chainvisor init ${v1Archive}: ${init.stderr}`);
-  say(`chainvisor init ${v1Archive}: installed as the genesis release`);
-  const v1 = join(home, 'cosmovisor', 'genesis', 'bin', 'chaind');
-  say(`v1: ${(await cli(v1, ['version'])).trim()}; creating a dev chain in ${home}`);
-  await cli(v1, ['dev', '--home', home, '--gov-period', '10s', '--halt-height', '1', ...addr]);
+  const init = spawnSync(process.execPath, [CHAINVISOR, 'init', join(releases, archiveOf(from))], { env, encoding: 'utf8' });
+  if (init.status !== 0) fail(`chainvisor init ${archiveOf(from)}: ${init.stderr}`);
+  say(`chainvisor init ${archiveOf(from)}: installed as the genesis release`);
+  const genesisBin = join(home, 'cosmovisor', 'genesis', 'bin', 'chaind');
+  say(`${from}: ${(await cli(genesisBin, ['version'])).trim()}; creating a dev chain in ${home}`);
+  await cli(genesisBin, ['dev', '--home', home, '--gov-period', '10s', '--halt-height', '1', ...addr]);
 
   // 3. the chain under chainvisor
   say('starting: chainvisor run dev --home … (downloads allowed, DAEMON_PREPARE_UPGRADE=true)');
@@ -165,64 +194,104 @@ async function main(): Promise<void> {
   visor.stderr?.on('data', onData);
   const visorExit = new Promise<number | null>((res) => visor.once('exit', (c) => res(c)));
   const height = async (): Promise<number> => Number((await rpc<{ sync_info: { latest_block_height: string } }>(rpcUrl, 'status')).sync_info.latest_block_height);
-  await until('the v1 node', 60_000, async () => ((await height()) >= 2 ? true : undefined));
+  await until(`the ${from} node`, 60_000, async () => ((await height()) >= 3 ? true : undefined));
 
-  // 4. the proposal and the vote
-  const H = (await height()) + 25;
-  const info = JSON.stringify({ binaries: { [target]: `${mirror}/${v2Archive}?checksum=sha256:${v2Sum}` } });
+  // what `cosmovisor/current` runs: the CLI of the release the chain is at
+  const bin = (): string => join(home, 'cosmovisor', existsSync(join(home, 'cosmovisor', 'current')) ? 'current' : 'genesis', 'bin', 'chaind');
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpcUrl, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
-  say(`proposing upgrade v2 at height ${H}; --upgrade-info ${info}`);
-  const submitted = JSON.parse(await cli(v1, ['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 'chaininfo, valset, validators v2', '--deposit', '10000000stake', '--upgrade-height', String(H), '--upgrade-info', info, '--allow-loopback-http', '--from', 'alice', ...flags])) as { code: number; txhash: string };
-  if (submitted.code !== 0) fail(`proposal rejected: ${JSON.stringify(submitted)}`);
-  const voted = JSON.parse(await cli(v1, ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', ...flags])) as { code: number };
-  if (voted.code !== 0) fail(`vote rejected: ${JSON.stringify(voted)}`);
-  say(`proposal 1 submitted (${submitted.txhash.slice(0, 12)}…) and voted yes by the validator`);
-  const plan = await until('the plan to pass', 60_000, async () => (await cli(v1, ['query', 'upgrade', 'plan', '-o', 'json', '--node', rpcUrl])).trim());
-  say(`plan scheduled: ${plan}`);
-
-  // 5. the halt, the switch, v2
-  await until(`the halt at ${H} and chainvisor's summary`, 180_000, () => (/downtime/i.test(visorLog) ? true : visor.exitCode !== null ? fail(`chainvisor exited (${visor.exitCode}):\n${visorLog.slice(-4000)}`) : undefined));
-  const v2 = join(home, 'cosmovisor', 'current', 'bin', 'chaind');
-  await until('a block after the upgrade', 30_000, async () => ((await height()) > H ? true : undefined));
-  for (const l of visorLines) console.log(`    | ${l}`);
-  const need: [string, RegExp][] = [
-    ['the v1 node halting at the height', new RegExp(`UPGRADE "v2" NEEDED at height: ${H}`)],
-    ['v2 applying its handler at the height', new RegExp(`applying upgrade "v2" at height: ${H}`)],
-    ['the downtime', /downtime/i],
-  ];
-  for (const [what, re] of need) if (!re.test(visorLog)) fail(`not seen: ${what}`);
-
-  const version = (await cli(v2, ['version'])).trim();
-  const applied = (await cli(v2, ['query', 'upgrade', 'applied', 'v2', '--node', rpcUrl])).trim();
-  const versions = (await cli(v2, ['query', 'upgrade', 'module_versions', '--node', rpcUrl])).trim();
-  const record = JSON.parse(applied) as { header: { height: string } };
-  if (record.header.height !== String(H)) fail(`query upgrade applied v2: height ${record.header.height}, expected ${H}`);
-  const raw = async (store: string, keyHex: string): Promise<{ code: number; value: string | null; log: string }> => {
-    const r = await rpc<{ response: { code: number; value: string | null; log: string } }>(rpcUrl, 'abci_query', { path: `/store/${store}/key`, data: keyHex });
-    return r.response;
+  /** The chain's mean block interval over its last blocks (ms). */
+  const blockInterval = async (): Promise<number> => {
+    const h = await height();
+    const k = Math.min(5, h - 1);
+    const timeAt = async (x: number): Promise<number> => Date.parse((await rpc<{ block: { header: { time: string } } }>(rpcUrl, 'block', { height: String(x) })).block.header.time.replace(/(\.\d{3})\d*/, '$1'));
+    return Math.max(100, ((await timeAt(h)) - (await timeAt(h - k))) / k);
   };
-  const chaininfoStart = await raw('chaininfo', '01');
-  const totalPower = await raw('valset', '03');
-  const oldStore = await raw('validators', '03');
-  if (chaininfoStart.code !== 0 || chaininfoStart.value === null) fail(`the chaininfo store: ${JSON.stringify(chaininfoStart)}`);
-  if (totalPower.code !== 0 || totalPower.value === null) fail(`valset total power: ${JSON.stringify(totalPower)}`);
-  if (oldStore.code === 0) fail('the old "validators" store name still answers');
-  if (!/chaininfo/.test(versions) || !/validators[\s\S]{0,40}"?2"?/.test(versions)) fail(`module versions: ${versions}`);
-  const hexOf = (b64: string | null): string => Buffer.from(b64 ?? '', 'base64').toString('hex');
+  const summary: string[] = [];
+  let visorSeen = 0;
 
-  console.log('');
-  say(`v2 running: ${version}; chain at height ${await height()} (upgrade height ${H})`);
-  console.log(`query upgrade applied v2:\n${applied}`);
-  console.log(`query upgrade module_versions:\n${versions}`);
-  console.log(`abci_query /store/chaininfo/key 0x01 (the height chaininfo started): ${hexOf(chaininfoStart.value)}`);
-  console.log(`abci_query /store/valset/key 0x03 (validators v2: total power, migrated): ${hexOf(totalPower.value)}`);
-  console.log(`abci_query /store/validators/key 0x03 (the old name): code ${oldStore.code}: ${oldStore.log}`);
-  const downtime = visorLines.filter((l) => /downtime/i.test(l));
-  for (const l of downtime) console.log(l.trim());
+  for (const name of hops) {
+    // 4. the proposal, its id from the submit tx's events, the vote; the height from the chain's voting period
+    const cliNow = bin();
+    const gov = JSON.parse(await cli(cliNow, ['query', 'gov', 'params', '-o', 'json', '--node', rpcUrl])) as { params?: { voting_period?: string }; voting_params?: { voting_period?: string } };
+    const voting = durationMs(gov.params?.voting_period ?? gov.voting_params?.voting_period ?? fail(`query gov params: no voting_period`));
+    const interval = await blockInterval();
+    // the vote must end before the height: the voting period twice over, and some blocks for the txs
+    const ahead = Math.ceil((2 * voting) / interval) + 5;
+    const H = (await height()) + ahead;
+    const info = JSON.stringify({ binaries: { [target]: `${mirror}/${archiveOf(name)}?checksum=sha256:${sumOf(name)}` } });
+    say(`proposing upgrade ${name} at height ${H}; --upgrade-info ${info}`);
+    const submitted = JSON.parse(await cli(cliNow, ['tx', 'upgrade', 'software-upgrade', name, '--title', name, '--summary', `upgrade ${name} (npm run rehearse)`, '--deposit', '10000000stake', '--upgrade-height', String(H), '--upgrade-info', info, '--allow-loopback-http', '--from', 'alice', ...flags])) as { code: number; txhash: string };
+    if (submitted.code !== 0) fail(`proposal rejected: ${JSON.stringify(submitted)}`);
+    const txr = await until('the submit tx', 30_000, () => rpc<{ tx_result: { events: { type: string; attributes: { key: string; value: string }[] }[] } }>(rpcUrl, 'tx', { hash: Buffer.from(submitted.txhash, 'hex').toString('base64') }));
+    const id =
+      txr.tx_result.events.filter((e) => e.type === 'submit_proposal').flatMap((e) => e.attributes.filter((a) => a.key === 'proposal_id').map((a) => a.value))[0] ??
+      fail(`no submit_proposal proposal_id in the events of tx ${submitted.txhash}`);
+    const voted = JSON.parse(await cli(cliNow, ['tx', 'gov', 'vote', id, 'yes', '--from', 'validator', ...flags])) as { code: number };
+    if (voted.code !== 0) fail(`vote rejected: ${JSON.stringify(voted)}`);
+    say(`proposal ${id} submitted (${submitted.txhash.slice(0, 12)}…) and voted yes by the validator`);
+    const plan = await until('the plan to pass', voting + 30 * interval + 30_000, async () => {
+      const p = (await cli(cliNow, ['query', 'upgrade', 'plan', '-o', 'json', '--node', rpcUrl])).trim();
+      return p.includes(`"${name}"`) ? p : undefined;
+    });
+    say(`plan scheduled: ${plan}`);
+
+    // 5. the halt, the switch, the new release
+    const done = new RegExp(`upgrade ${name} at height ${H} done: downtime`);
+    const waitHalt = Math.max(0, H - (await height())) * interval * 3 + 180_000;
+    await until(`the halt at ${H} and chainvisor's summary`, waitHalt, () => (done.test(visorLog) ? true : visor.exitCode !== null ? fail(`chainvisor exited (${visor.exitCode}):\n${visorLog.slice(-4000)}`) : undefined));
+    await until('a block after the upgrade', 30_000, async () => ((await height()) > H ? true : undefined));
+    for (const l of visorLines.slice(visorSeen)) console.log(`    | ${l}`);
+    visorSeen = visorLines.length;
+    const need: [string, RegExp][] = [
+      [`the ${opts.path[opts.path.indexOf(name) - 1]} node halting at the height`, new RegExp(`UPGRADE "${name}" NEEDED at height: ${H}`)],
+      [`${name} applying its handler at the height`, new RegExp(`applying upgrade "${name}" at height: ${H}`)],
+      ['the downtime', done],
+    ];
+    for (const [what, re] of need) if (!re.test(visorLog)) fail(`not seen: ${what}`);
+    const current = readlinkSync(join(home, 'cosmovisor', 'current'));
+    if (!current.endsWith(join('upgrades', name))) fail(`chainvisor did not switch: cosmovisor/current -> ${current}`);
+
+    const newBin = bin();
+    const version = (await cli(newBin, ['version'])).trim();
+    const applied = (await cli(newBin, ['query', 'upgrade', 'applied', name, '--node', rpcUrl])).trim();
+    const versions = (await cli(newBin, ['query', 'upgrade', 'module_versions', '--node', rpcUrl])).trim();
+    const record = JSON.parse(applied) as { header: { height: string } };
+    if (record.header.height !== String(H)) fail(`query upgrade applied ${name}: height ${record.header.height}, expected ${H}`);
+
+    console.log('');
+    say(`${name} running: ${version}; chain at height ${await height()} (upgrade height ${H})`);
+    console.log(`query upgrade applied ${name}:\n${applied}`);
+    console.log(`query upgrade module_versions:\n${versions}`);
+    // 6. the upgrade's own checks
+    const checks = await rehearsalChecksOf(name);
+    if (checks === undefined) say(`upgrade ${name} has no checks of its own (packages/chaind/src/upgrades/${name}/rehearsal.ts)`);
+    else {
+      const node: RehearsedNode = {
+        upgrade: name,
+        height: BigInt(H),
+        query: (args) => cli(newBin, ['query', ...args, '--node', rpcUrl]),
+        storeKey: async (store, key): Promise<StoreRead> => {
+          const r = (await rpc<{ response: { code: number; value: string | null; log: string } }>(rpcUrl, 'abci_query', { path: `/store/${store}/key`, data: Buffer.from(key).toString('hex') })).response;
+          return { code: r.code, value: r.value === null ? undefined : new Uint8Array(Buffer.from(r.value, 'base64')), log: r.log };
+        },
+        report: (line) => console.log(line),
+      };
+      try {
+        await checks.after(node);
+      } catch (e) {
+        fail(`upgrade ${name}'s rehearsal checks: ${(e as Error).message}`);
+      }
+    }
+    const downtime = visorLines.filter((l) => done.test(l)).map((l) => l.trim());
+    for (const l of downtime) console.log(l);
+    summary.push(`${name} at height ${H} (proposal ${id}): ${/downtime ([0-9.]+m?s)/.exec(downtime[0] ?? '')?.[1] ?? 'unknown'} downtime`);
+  }
 
   visor.kill('SIGTERM');
   const code = await visorExit;
   say(`chainvisor stopped (exit ${code})`);
+  console.log(`upgrades rehearsed, ${opts.path.join(' → ')}:`);
+  for (const l of summary) console.log(`  ${l}`);
   console.log('rehearsal: OK');
 }
 

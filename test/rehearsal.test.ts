@@ -2,7 +2,7 @@
 // halt, the download and switch, v2's handler and the chain continuing (issue 6). The script checks
 // each step itself and ends with "rehearsal: OK"; here its output is checked for what a user reads.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -47,4 +47,21 @@ test('npm run rehearse: v1 → v2 under chainvisor, end to end', { timeout: 330_
   assert.match(out, /- name: validators\n\s+version: "2"/);
   assert.match(out, /\/store\/valset\/key 0x03 \(validators v2: total power, migrated\): 000000000000000a/);
   assert.match(out, /\/store\/validators\/key 0x03 \(the old name\): code 6: unknown store "validators"/);
+});
+
+test('npm run rehearse --from/--to: unknown releases and a backward path are refused at once, before any build', () => {
+  const run = (...args: string[]): { status: number | null; stderr: string; ms: number } => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { encoding: 'utf8', timeout: 60_000 });
+    return { status: r.status, stderr: r.stderr, ms: performance.now() - t };
+  };
+  const unknown = run('--from', 'v1', '--to', 'v9');
+  assert.equal(unknown.status, 2, unknown.stderr);
+  assert.match(unknown.stderr, /^rehearse: unknown release --to "v9": the releases are v1, v2/);
+  assert.match(unknown.stderr, /usage: npm run rehearse -- \[--from <release>\] \[--to <release>\]/);
+  const backward = run('--from', 'v2', '--to', 'v1');
+  assert.equal(backward.status, 2, backward.stderr);
+  assert.match(backward.stderr, /^rehearse: --to v1 is not after --from v2/);
+  // nothing was built or started: the answer comes in the time tsx takes to load the script
+  assert.ok(backward.ms < 20_000, `${backward.ms} ms`);
 });
