@@ -199,12 +199,13 @@ async function main(): Promise<void> {
   // what `cosmovisor/current` runs: the CLI of the release the chain is at
   const bin = (): string => join(home, 'cosmovisor', existsSync(join(home, 'cosmovisor', 'current')) ? 'current' : 'genesis', 'bin', 'chaind');
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpcUrl, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
-  /** The chain's mean block interval over its last blocks (ms). */
+  /** The chain's shortest block interval among its last blocks (ms): the height must not come before the vote ends. */
   const blockInterval = async (): Promise<number> => {
     const h = await height();
-    const k = Math.min(5, h - 1);
     const timeAt = async (x: number): Promise<number> => Date.parse((await rpc<{ block: { header: { time: string } } }>(rpcUrl, 'block', { height: String(x) })).block.header.time.replace(/(\.\d{3})\d*/, '$1'));
-    return Math.max(100, ((await timeAt(h)) - (await timeAt(h - k))) / k);
+    const times = await Promise.all(Array.from({ length: Math.min(6, h) }, (_, i) => timeAt(h - i)));
+    const gaps = times.slice(1).map((t, i) => times[i] - t);
+    return Math.max(100, Math.min(...gaps));
   };
   const summary: string[] = [];
   let visorSeen = 0;
@@ -229,7 +230,10 @@ async function main(): Promise<void> {
     const voted = JSON.parse(await cli(cliNow, ['tx', 'gov', 'vote', id, 'yes', '--from', 'validator', ...flags])) as { code: number };
     if (voted.code !== 0) fail(`vote rejected: ${JSON.stringify(voted)}`);
     say(`proposal ${id} submitted (${submitted.txhash.slice(0, 12)}…) and voted yes by the validator`);
-    const plan = await until('the plan to pass', voting + 30 * interval + 30_000, async () => {
+    // the plan, unless the node has halted for it already (it answers no queries then)
+    const halted = (): boolean => visorLog.includes(`UPGRADE "${name}" NEEDED`);
+    const plan = await until('the plan to pass', voting + ahead * interval + 30_000, async () => {
+      if (halted()) return '(the node halted for it already)';
       const p = (await cli(cliNow, ['query', 'upgrade', 'plan', '-o', 'json', '--node', rpcUrl])).trim();
       return p.includes(`"${name}"`) ? p : undefined;
     });
@@ -237,7 +241,7 @@ async function main(): Promise<void> {
 
     // 5. the halt, the switch, the new release
     const done = new RegExp(`upgrade ${name} at height ${H} done: downtime`);
-    const waitHalt = Math.max(0, H - (await height())) * interval * 3 + 180_000;
+    const waitHalt = ahead * interval * 3 + 180_000;
     await until(`the halt at ${H} and chainvisor's summary`, waitHalt, () => (done.test(visorLog) ? true : visor.exitCode !== null ? fail(`chainvisor exited (${visor.exitCode}):\n${visorLog.slice(-4000)}`) : undefined));
     await until('a block after the upgrade', 30_000, async () => ((await height()) > H ? true : undefined));
     for (const l of visorLines.slice(visorSeen)) console.log(`    | ${l}`);

@@ -1,0 +1,90 @@
+// `npm run rehearse -- --from <two before> --to <next>`: a path of two upgrades on one chain (v1 → v2 → v3
+// while v2 is the latest release), on a copy of the
+// repository with one more release (an empty upgrade v3 with its own rehearsal checks), as
+// `npm run new-upgrade` leaves it. The copy shares node_modules' files through hard links, so it is
+// quick to make; the releases are packaged from the copy.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { LATEST_RELEASE, RELEASES } from '@chaind/chaind/release';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SKIP = new Set(['node_modules', '.git', 'dist', 'tmp', '.bench-data']);
+
+function edit(file: string, from: RegExp, to: (m: string) => string): void {
+  const text = readFileSync(file, 'utf8');
+  assert.match(text, from, `${file} no longer has the layout this test edits`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+/** A copy of the repository whose RELEASES end with `name`, an upgrade that changes nothing but has its rehearsal checks. */
+function copyWithNextRelease(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'chaind-rehearse-path-'));
+  cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP.has(relative(ROOT, src).split('/')[0]) || relative(ROOT, src) === '' });
+  execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
+  const src = join(dir, 'packages/chaind/src');
+  edit(join(src, 'release.ts'), /export const RELEASES = \[[^\]]*/, (m) => `${m}, '${name}'`);
+  edit(join(src, 'upgrades/index.ts'), new RegExp(`import \\{ ${LATEST_RELEASE} \\} from '\\./${LATEST_RELEASE}/index\\.ts';`), (m) => `${m}\nimport { ${name} } from './${name}/index.ts';`);
+  edit(join(src, 'upgrades/index.ts'), /const BY_NAME: [^=]+= \{ [^}]*/, (m) => `${m.trimEnd()}, ${name} `);
+  mkdirSync(join(src, 'upgrades', name));
+  writeFileSync(join(src, 'upgrades', name, 'index.ts'), `import type { Upgrade } from '../types.ts';\n\nexport const ${name}: Upgrade = { name: '${name}', storeUpgrades: {} };\n`);
+  writeFileSync(
+    join(src, 'upgrades', name, 'rehearsal.ts'),
+    `import { RehearsalCheckError, type RehearsalChecks } from '../rehearsal.ts';
+
+export const rehearsal: RehearsalChecks = {
+  async after(node) {
+    const versions = await node.query(['upgrade', 'module_versions']);
+    if (!/chaininfo/.test(versions)) throw new RehearsalCheckError(\`module versions: \${versions}\`);
+    node.report(\`${name} checks: module versions kept at \${node.height}\`);
+  },
+};
+`,
+  );
+  return dir;
+}
+
+test(`npm run rehearse -- --from <the release before ${LATEST_RELEASE}> --to <the one after it>: each upgrade of the path in turn on one chain`, { timeout: 420_000 }, async () => {
+  const next = `v${Number(LATEST_RELEASE.slice(1)) + 1}`;
+  const from = RELEASES[RELEASES.length - 2];
+  const dir = copyWithNextRelease(next);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'scripts/rehearse.ts'), '--from', from, '--to', next], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const killGroup = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
+  const timer = setTimeout(killGroup, 400_000);
+  let code: number | null;
+  try {
+    code = await new Promise<number | null>((res) => child.once('exit', res));
+  } finally {
+    clearTimeout(timer);
+    killGroup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(code, 0, out.slice(-6000));
+  const hops = [LATEST_RELEASE, next];
+  for (const [i, name] of hops.entries()) {
+    const h = new RegExp(`proposing upgrade ${name} at height (\\d+)`).exec(out)?.[1];
+    assert.ok(h, `the proposal of ${name} names its height`);
+    // the proposal ids come from the chain: one proposal per hop
+    assert.match(out, new RegExp(`proposal ${i + 1} submitted`));
+    assert.match(out, new RegExp(`applying upgrade "${name}" at height: ${h}`));
+    assert.match(out, new RegExp(`upgrade ${name} at height ${h} done: downtime [0-9.]+m?s`));
+    assert.match(out, new RegExp(`  ${name} at height ${h} \\(proposal ${i + 1}\\): [0-9.]+m?s downtime`));
+  }
+  // the new upgrade's own checks ran, after its switch
+  assert.match(out, new RegExp(`${next} checks: module versions kept at \\d+`));
+  assert.match(out, new RegExp(`upgrades rehearsed, ${from} → ${LATEST_RELEASE} → ${next}:`));
+  assert.match(out, /rehearsal: OK\s*$/);
+});
