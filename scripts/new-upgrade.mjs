@@ -18,6 +18,7 @@ import { register } from 'tsx/esm/api';
 register();
 // the one list of releases, oldest first
 const { RELEASES } = await import('@chaind/chaind/release');
+const { ChaindError } = await import('@chaind/errors');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'packages/chaind/src');
@@ -32,7 +33,13 @@ const RESERVED = new Set(
 /** Names Windows refuses for a folder. */
 const DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 
-class ScaffoldError extends Error {}
+/** A refusal: the name or the tree is not one the scaffold can add an upgrade to; nothing was written. */
+class ScaffoldError extends ChaindError {
+  name = 'ScaffoldError';
+  constructor(message) {
+    super('new-upgrade', message);
+  }
+}
 const refuse = (msg) => {
   throw new ScaffoldError(msg);
 };
