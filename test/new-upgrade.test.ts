@@ -4,7 +4,7 @@
 // (its archive and `bin/chaind version --long`). The repository itself keeps its releases.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,43 @@ const snapshot = (dir: string): string => ['packages/chaind/src/release.ts', 'pa
 const NEW_UPGRADE = 'scripts/new-upgrade.mjs';
 const BIN = (dir: string, tool: string): string => join(dir, 'node_modules', tool);
 
+/** The walkthrough's added module: one store, a record written by its InitGenesis. */
+const NOTES_MODULE = `import type { AppModule } from '@chaind/sdk/app';
+import { u64be } from '@chaind/sdk/store';
+
+export function notesModule(): AppModule {
+  return {
+    name: 'notes',
+    storeKeys: ['notes'],
+    consensusVersion: 1n,
+    defaultGenesis: () => ({}),
+    initGenesis: (ctx) => ctx.kvStore('notes').set(Uint8Array.of(0x01), u64be(ctx.height)),
+  };
+}
+`;
+
+/** The walkthrough's v3: bank 1 → 2 (a record counting the balances) and the notes module, with `storeUpgrades`. */
+const filledV3 = (storeUpgrades: string): string => `import { u64be } from '@chaind/sdk/store';
+import type { Upgrade } from '../types.ts';
+import { notesModule } from './notes.ts';
+
+export const v3: Upgrade = {
+  name: 'v3',
+  storeUpgrades: ${storeUpgrades},
+  modules: {
+    bank: {
+      consensusVersion: 2n,
+      migrate(ctx) {
+        let n = 0n;
+        for (const _ of ctx.kvStore('bank').iterator(Uint8Array.of(0x02), Uint8Array.of(0x03))) n++;
+        ctx.kvStore('bank').set(Uint8Array.of(0xf0), u64be(n));
+      },
+    },
+    notes: { consensusVersion: 1n, create: notesModule },
+  },
+};
+`;
+
 describe('npm run new-upgrade', () => {
   test('v3 on a copy of the repository: lint, its test and its release pass with the empty upgrade; bad names change nothing', { timeout: 600_000 }, async () => {
     const repo = copyOfRepository();
@@ -110,6 +147,19 @@ describe('npm run new-upgrade', () => {
     assert.equal(t.code, 0, t.out);
     assert.match(t.out, /^# pass 1$/m);
     assert.match(t.out, /^# fail 0$/m);
+
+    // step 3 of the walkthrough: bank 1 → 2 and a new module; the generated test, unchanged, checks it
+    // and catches the most common mistake (the new module's store not in storeUpgrades.added)
+    const v3Dir = join(repo, 'packages/chaind/src/upgrades/v3');
+    writeFileSync(join(v3Dir, 'notes.ts'), NOTES_MODULE);
+    writeFileSync(join(v3Dir, 'index.ts'), filledV3("{ added: ['notes'] }"));
+    const filled = await node(repo, ['scripts/test.mjs', 'upgrades/v3/']);
+    assert.equal(filled.code, 0, filled.out);
+    writeFileSync(join(v3Dir, 'index.ts'), filledV3('{}'));
+    const forgot = await node(repo, ['scripts/test.mjs', 'upgrades/v3/']);
+    assert.equal(forgot.code, 1, forgot.out);
+    assert.match(forgot.out, /store "notes" is mounted by the application but does not exist/);
+    writeFileSync(join(v3Dir, 'index.ts'), filledV3("{ added: ['notes'] }"));
 
     // npm run release -- --release v3
     const out = join(repo, 'dist/releases');
