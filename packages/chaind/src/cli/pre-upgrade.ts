@@ -2,7 +2,8 @@
 // and before starting it. The sidecar contract: 0 = ready, 30 = this upgrade must not go ahead,
 // 31 = try again later. (The Cosmos SDK's default answers 1, "not implemented"; we implement it.)
 //
-// Reads <home>/data/upgrade-info.json and dry-runs the named upgrade on the committed state: the store
+// Reads <home>/data/upgrade-info.json (or takes the upgrade from --upgrade-name and --upgrade-height, to
+// dry-run a new release on a copy of a node's data) and dry-runs the named upgrade on the committed state: the store
 // upgrades as the loader would apply them and the handler as block H would run it, on a throw-away
 // branch of a read snapshot — nothing is written, so the real upgrade block starts from intact state.
 //   0   the upgrade is this binary's, the state is at H-1 and the dry run passed; or it is already applied
@@ -14,7 +15,7 @@
 import { ChaindError } from '@chaind/errors';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { CommitMultiStore, concatBytes, readU64be, utf8, type Snapshot } from '@chaind/sdk/store';
 import { DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
 import { readUpgradeInfo, upgradeInfoPath, type UpgradeInfo } from '@chaind/upgrade-plan';
@@ -61,16 +62,30 @@ function doneHeight(snap: Snapshot, name: string): bigint | undefined {
   return b === undefined ? undefined : readU64be(b);
 }
 
+/** The upgrade to dry-run instead of the one upgrade-info.json names (a developer's dry run on a copy of a node's data). */
+export interface PreUpgradeTarget {
+  readonly name: string;
+  /** Default: the state's height + 1 (the upgrade as the next block would apply it). */
+  readonly height?: bigint;
+}
+
 /** The check; returns the line to print on success, throws PreUpgradeExit otherwise. */
-export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UPGRADES): Promise<string> {
+export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UPGRADES, target?: PreUpgradeTarget): Promise<string> {
   const file = upgradeInfoPath(home);
-  let info: UpgradeInfo | undefined;
-  try {
-    info = readUpgradeInfo(file);
-  } catch (e) {
-    throw fail((e as Error).message);
+  let named: { readonly name: string; readonly height?: bigint; readonly info: string } | undefined;
+  if (target !== undefined) {
+    named = { ...target, info: '' };
+  } else {
+    let fromFile: UpgradeInfo | undefined;
+    try {
+      fromFile = readUpgradeInfo(file);
+    } catch (e) {
+      throw fail((e as Error).message);
+    }
+    if (fromFile === undefined) throw fail(`no upgrade to prepare: ${file} does not exist`);
+    named = fromFile;
   }
-  if (info === undefined) throw fail(`no upgrade to prepare: ${file} does not exist`);
+  const info = named;
   const upgrade = upgrades.find((u) => u.name === info.name);
   if (upgrade === undefined) {
     const known = upgrades.length === 0 ? 'none' : upgrades.map((u) => u.name).join(', ');
@@ -94,7 +109,7 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
       throw e;
     }
     try {
-      const h = info.height;
+      const h = info.height ?? snap.height + 1n;
       const done = doneHeight(snap, info.name);
       if (done !== undefined) return `upgrade "${info.name}" was already applied at height ${done}: nothing to prepare`;
       const later = upgrades.slice(upgrades.indexOf(upgrade) + 1).map((u) => u.name);
@@ -127,14 +142,32 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
   }
 }
 
+interface PreUpgradeOptions extends HomeOptions {
+  readonly upgradeName?: string;
+  readonly upgradeHeight?: bigint;
+}
+
+function parseHeight(v: string): bigint {
+  if (!/^[0-9]+$/.test(v) || BigInt(v) <= 0n) throw new InvalidArgumentError('a positive integer');
+  return BigInt(v);
+}
+
 export function registerPreUpgradeCommand(program: Command): void {
   addHomeOption(
     program
       .command('pre-upgrade')
-      .description('check that this binary can apply the upgrade named in data/upgrade-info.json (exit 0 ok, 30 fail, 31 retry)'),
-  ).action(async (o: HomeOptions) => {
+      .description('check that this binary can apply the upgrade named in data/upgrade-info.json, or by --upgrade-name (exit 0 ok, 30 fail, 31 retry)')
+      .option('--upgrade-name <name>', "dry-run this upgrade instead of upgrade-info.json's (e.g. a new release on a copy of a node's data)")
+      .option('--upgrade-height <height>', 'with --upgrade-name: the upgrade height (default: the state height + 1)', parseHeight),
+  ).action(async (o: PreUpgradeOptions) => {
+    if (o.upgradeHeight !== undefined && o.upgradeName === undefined) {
+      console.error('Error: --upgrade-height needs --upgrade-name');
+      process.exitCode = 1;
+      return;
+    }
     try {
-      console.log(`pre-upgrade: ${await preUpgrade(homeOf(o))}`);
+      const target = o.upgradeName === undefined ? undefined : { name: o.upgradeName, height: o.upgradeHeight };
+      console.log(`pre-upgrade: ${await preUpgrade(homeOf(o), UPGRADES, target)}`);
       process.exitCode = PRE_UPGRADE_OK;
     } catch (e) {
       if (!(e instanceof PreUpgradeExit)) throw e;

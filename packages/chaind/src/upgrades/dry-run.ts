@@ -38,7 +38,7 @@ export function dryRunUpgrade(o: DryRunOptions): DryRunResult {
   const committed = view.getStore(UPGRADE_STORE_KEY).get(PLAN_KEY);
   const plan = committed === undefined ? undefined : Plan.decode(committed);
   if (plan !== undefined && plan.name !== o.upgrade.name) {
-    throw new Error(`upgrade-info.json names upgrade "${o.upgrade.name}" but the chain's scheduled plan is "${plan.name}" at height ${plan.height}`);
+    throw new Error(`the upgrade to prepare is "${o.upgrade.name}" but the chain's scheduled plan is "${plan.name}" at height ${plan.height}`);
   }
   const ctx = new Context({
     store: new ScratchMultiStore(view),

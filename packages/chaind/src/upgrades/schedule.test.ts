@@ -4,10 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { AppModule } from '@chaind/sdk/app';
-import { QueryModuleVersionsRequest, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { concatBytes, toHex, u64be, utf8 } from '@chaind/sdk/store';
-import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
-import { newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
+import { assertSameAsGenesis, newHome, queriedModuleVersions, removeTmpDirs, storeLayout, TestChain, upgradedThrough } from '@chaind/chaind/testing';
 import { moduleVersions } from '../app.ts';
 import { moduleSchedule, UpgradeListError } from './schedule.ts';
 import type { Upgrade } from './types.ts';
@@ -63,62 +61,23 @@ const v3: Upgrade = {
 
 const V3_VERSIONS = { auth: '1', bank: '2', chaininfo: '2', gov: '1', notes: '1', upgrade: '1', validators: '2' };
 
-function versions(c: TestChain): Record<string, string> {
-  const r = c.query('/chain.upgrade.v1beta1.Query/ModuleVersions', QueryModuleVersionsRequest.encode({ moduleName: '' }).finish());
-  assert.equal(r.code, 0, r.log);
-  return Object.fromEntries(QueryModuleVersionsResponse.decode(r.value).moduleVersions.map((m) => [m.name, m.version.toString()]));
-}
-
-/**
- * The layout of the stores an upgrade touches: per store, the first bytes its keys start with; chaininfo's
- * upgrade records (0x02) are history, which a chain started from genesis does not have.
- */
-function layout(c: TestChain): Record<string, string[]> {
-  return c.app.withQueryContext((ctx) => {
-    const out: Record<string, string[]> = {};
-    for (const store of ['bank', 'chaininfo', NOTES, 'valset']) {
-      const firsts = new Set<string>();
-      for (const e of ctx.kvStore(store).iterator()) if (!(store === 'chaininfo' && e.key[0] === 0x02)) firsts.add(toHex(e.key.subarray(0, 1)));
-      out[store] = [...firsts].sort();
-    }
-    return out;
-  });
-}
-
-async function upgradeTo(home: string, name: string, known: readonly Upgrade[], next: readonly Upgrade[]): Promise<bigint> {
-  const old = TestChain.open(home, { upgrades: known });
-  const h = old.height + 25n;
-  old.pass([softwareUpgrade(name, h)]);
-  old.blocksUntil(h - 1n);
-  assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed');
-  await old.close();
-  const c = TestChain.open(home, { upgrades: next });
-  c.block();
-  assert.equal(c.height, h);
-  await c.close();
-  return h;
-}
-
 describe('upgrade N+1 (a throw-away v3 after v2)', () => {
   test('v1 → v2 → v3 on real storage: bank 1 → 2, chaininfo 1 → 2, notes added, and v3 recorded in the history without v3 saying so', async () => {
-    const home = newHome();
-    const h2 = await upgradeTo(home, 'v2', [], [v2]);
-    const h3 = await upgradeTo(home, 'v3', [v2], [v2, v3]);
-    const c = TestChain.open(home, { upgrades: [v2, v3] });
-    assert.deepEqual(versions(c), V3_VERSIONS);
+    const { chain: c, heights } = await upgradedThrough([v2, v3]);
+    const { v2: h2, v3: h3 } = heights;
+    assert.deepEqual(queriedModuleVersions(c), V3_VERSIONS);
     assert.equal(c.raw('bank', BALANCE_COUNT_KEY) !== undefined, true, 'bank 2 record written by the migration');
     assert.equal(c.raw('chaininfo', STARTED_AT_V1), undefined, 'chaininfo 2 moved the start record');
     assert.equal(c.raw('chaininfo', STARTED_AT_V2), toHex(u64be(h2)));
     assert.equal(c.raw('chaininfo', concatBytes(Uint8Array.of(0x02), utf8('v2'))), toHex(u64be(h2)));
     assert.equal(c.raw('chaininfo', concatBytes(Uint8Array.of(0x02), utf8('v3'))), toHex(u64be(h3)), 'v3 recorded by chaininfo\'s hook');
     assert.equal(c.raw(NOTES, Uint8Array.of(0x01)), toHex(u64be(h3)), 'notes InitGenesis ran at v3');
-    const upgraded = layout(c);
+    // a chain started from v3's genesis: the same module versions and layout from its first block
+    assert.deepEqual(storeLayout(c, [v2, v3]), { bank: ['00', '02', '05', 'f0'], chaininfo: ['03'], notes: ['01'], valset: ['01', '02', '03'] });
+    await assertSameAsGenesis(c, [v2, v3]);
     await c.close();
 
-    // a chain started from v3's genesis: the same module versions and layout from its first block
     const g = TestChain.open(newHome(), { upgrades: [v2, v3] });
-    assert.deepEqual(versions(g), V3_VERSIONS);
-    assert.deepEqual(layout(g), upgraded);
     assert.equal(g.raw('chaininfo', STARTED_AT_V2), toHex(u64be(1n)), 'the genesis chain started at its genesis height, in the chaininfo 2 layout');
     assert.equal(g.raw('bank', BALANCE_COUNT_KEY) !== undefined, true);
     assert.equal(g.raw('chaininfo', concatBytes(Uint8Array.of(0x02), utf8('v3'))), undefined, 'no upgrade was applied');

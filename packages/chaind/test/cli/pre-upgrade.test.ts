@@ -1,7 +1,7 @@
 // `chaind pre-upgrade` as a real child process over state a v1 chain left at its halt: 0 ok, 30 fail,
 // 31 retry, and the state untouched whatever the answer.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { toHex } from '@chaind/sdk/store';
@@ -58,6 +58,41 @@ describe('chaind pre-upgrade', () => {
     assert.equal(c.height, h);
     await c.close();
     answer(await preUpgradeV2(home), 0, `pre-upgrade: upgrade "v2" was already applied at height ${h}: nothing to prepare`);
+  });
+
+  test('0: --upgrade-name and --upgrade-height dry-run an upgrade on a copy of the data without upgrade-info.json; the height defaults to the next block', async () => {
+    const { home, h, appHash } = await haltedAtV2();
+    // a developer's copy of the node's data: no upgrade-info.json
+    const copy = newHome();
+    cpSync(join(home, 'data'), join(copy, 'data'), { recursive: true });
+    rmSync(upgradeInfoPath(copy));
+    answer(await preUpgradeV2(copy), 30, `Error: no upgrade to prepare: ${upgradeInfoPath(copy)} does not exist`);
+    const named = await chaind(['pre-upgrade', '--home', copy, '--upgrade-name', 'v2', '--upgrade-height', String(h)], { env: { CHAIND_RELEASE: 'v2' } });
+    answer(named, 0, `pre-upgrade: upgrade "v2" at height ${h}: dry run passed (module versions: chaininfo new → 1, validators 1 → 2)`);
+    assert.equal(existsSync(upgradeInfoPath(copy)), false, 'no upgrade-info.json written');
+    await untouched(copy, h, appHash);
+
+    // a chain with no plan at all (a copy of a running node): the upgrade as the next block would apply it
+    const running = newHome();
+    const c = TestChain.open(running);
+    c.blocksUntil(7n);
+    const runningHash = toHex(c.app.store.lastCommitInfo().appHash);
+    await c.close();
+    const next = await chaind(['pre-upgrade', '--home', running, '--upgrade-name', 'v2'], { env: { CHAIND_RELEASE: 'v2' } });
+    answer(next, 0, 'pre-upgrade: upgrade "v2" at height 8: dry run passed (module versions: chaininfo new → 1, validators 1 → 2)');
+    const after = TestChain.open(running);
+    assert.equal(after.height, 7n);
+    assert.equal(toHex(after.app.store.lastCommitInfo().appHash), runningHash, 'state untouched');
+    await after.close();
+
+    // the release before it does not know it; a height without a name, or not a height, is a usage error
+    answer(await chaind(['pre-upgrade', '--home', running, '--upgrade-name', 'v2'], { env: { CHAIND_RELEASE: 'v1' } }), 30, 'Error: this binary (release v1) does not know upgrade "v2" (it knows: none): install the release that has it');
+    const alone = await chaind(['pre-upgrade', '--home', running, '--upgrade-height', '8'], { env: { CHAIND_RELEASE: 'v2' } });
+    assert.equal(alone.code, 1, alone.stderr);
+    assert.equal(alone.stderr.trimEnd(), 'Error: --upgrade-height needs --upgrade-name');
+    const bad = await chaind(['pre-upgrade', '--home', running, '--upgrade-name', 'v2', '--upgrade-height', 'ten'], { env: { CHAIND_RELEASE: 'v2' } });
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /option '--upgrade-height <height>' argument 'ten' is invalid\. a positive integer/);
   });
 
   test('30: a binary that does not know the upgrade (release v1)', async () => {

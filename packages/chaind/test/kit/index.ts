@@ -1,7 +1,8 @@
 // @chaind/chaind/testing: chaind's test kit (never imported by production code). The real chain app
 // over LMDB that a test reopens as another binary (chain.ts), the upgrades of a "new binary"
-// (upgrades.ts), a whole solo node behind its RPC server (node.ts), the chaind binary as a child
-// process (cli.ts), a validator network's homes made with the CLI (homes.ts), CometBFT v0.38's checks
+// (upgrades.ts), a chain upgraded through a list of upgrades and its comparison with one started from
+// that release's genesis (upgrade-history.ts), a whole solo node behind its RPC server (node.ts), the
+// chaind binary as a child process (cli.ts), a validator network's homes made with the CLI (homes.ts), CometBFT v0.38's checks
 // of a genesis.json (comet.ts), CometBFT's side of the ABCI connections and a network's blocks
 // (network.ts), a wallet's amino JSON converters (amino.ts). Keys, temp dirs and block requests are the framework kit's.
 export { DENOM, freePort, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
@@ -13,4 +14,5 @@ export * from './homes.ts';
 export * from './network.ts';
 export * from './node.ts';
 export * from './upgrades.ts';
+export * from './upgrade-history.ts';
 export * from './next-release.ts';

@@ -3,14 +3,13 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { QueryModuleVersionsRequest, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { fromBech32 } from '@chaind/sdk/crypto';
 import { concatBytes, toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { validatorKey } from '@chaind/sdk/x/validators';
 import { chainModules, moduleVersions } from '../../app.ts';
-import { newHome, PASSED, removeTmpDirs, softwareUpgrade, TestChain, VALIDATOR } from '@chaind/chaind/testing';
+import { newHome, PASSED, queriedModuleVersions, removeTmpDirs, softwareUpgrade, TestChain, VALIDATOR } from '@chaind/chaind/testing';
 import { v2 } from './index.ts';
 
 after(removeTmpDirs);
@@ -18,11 +17,7 @@ after(removeTmpDirs);
 const hex = (b: Uint8Array): string => toHex(b);
 const VALIDATOR_RECORD = validatorKey(fromBech32(VALIDATOR.address, 'chain').data);
 
-function versions(c: TestChain): Record<string, string> {
-  const r = c.query('/chain.upgrade.v1beta1.Query/ModuleVersions', QueryModuleVersionsRequest.encode({ moduleName: '' }).finish());
-  assert.equal(r.code, 0, r.log);
-  return Object.fromEntries(QueryModuleVersionsResponse.decode(r.value).moduleVersions.map((m) => [m.name, m.version.toString()]));
-}
+const versions = queriedModuleVersions;
 
 /** A proposal after the upgrade: the validators (now in "valset") still tally the vote. */
 function governs(c: TestChain): void {
