@@ -232,11 +232,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       await closeStores();
       return result;
     })());
-  const done = driver.done.then((r) => {
-    // set before the servers close; the process exits right after, so a scrape seldom sees it
-    if (r.reason === 'halt') metrics.haltedForUpgrade();
-    return shutdown(r);
-  });
+  const done = driver.done.then(shutdown);
   return {
     parts,
     servers,

@@ -509,6 +509,7 @@ export class SoloDriver implements BlockProducer {
     } catch (e) {
       this.inBlock = false;
       const r = stopResultFromError(e, this.tip.height);
+      if (r.reason === 'halt') this.metrics.haltedForUpgrade();
       if (r.reason === 'halt') this.logger.error('halting', { height: (this.tip.height + 1n).toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
       else if (r.reason === 'error') this.logger.error('block production failed', { height: (this.tip.height + 1n).toString(), error: r.error.message });
       return this.finish(r);

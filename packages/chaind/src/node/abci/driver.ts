@@ -183,6 +183,7 @@ export class AbciDriver implements ConsensusDriver {
     } catch (e) {
       const r = stopResultFromError(e, this.app.lastBlockHeight);
       if (r.reason === 'halt') {
+        this.metrics.haltedForUpgrade();
         // nothing of block H is committed: CometBFT stores H and replays it to the next binary
         this.logger.error('halting', { height: req.height.toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
         // the exception reaches CometBFT before the process exits: finish when the server has written it
