@@ -90,7 +90,7 @@ describe('Prometheus metrics of chaind and chainvisor through an upgrade', () =>
     await passAndWait(c, h);
     const p1 = await scrape(nodeUrl);
     assert.ok((sample(p1, 'cometbft_abci_connection_method_timing_seconds_count', { method: 'check_tx' }) ?? 0) >= 2, 'CheckTx of the proposal and the vote');
-    assert.ok((sample(p1, 'cometbft_consensus_total_txs') ?? 0) >= 2);
+    assert.ok((sample(p1, 'cometbft_consensus_block_txs_sum') ?? 0) >= 2);
     assert.equal(sample(p1, 'cometbft_upgrade_plan_height', { name: 'v2' }), h);
     const left1 = sample(p1, 'cometbft_upgrade_blocks_to_plan', { name: 'v2' }) ?? NaN;
     assert.equal(left1, h - (sample(p1, 'cometbft_consensus_height') ?? NaN));
