@@ -97,6 +97,17 @@ describe('settings', () => {
     });
   });
 
+  test('metrics: off by default; host:port or empty; at most 3 connections by default', () => {
+    assert.equal(loadConfig({ env: base }).metricsAddress, '');
+    assert.equal(loadConfig({ env: base }).metricsMaxConnections, 3);
+    const c = loadConfig({ env: { ...base, DAEMON_METRICS_ADDRESS: '[::1]:26670', DAEMON_METRICS_MAX_CONNECTIONS: '0' } });
+    assert.equal(c.metricsAddress, '[::1]:26670');
+    assert.equal(c.metricsMaxConnections, 0);
+    assert.throws(() => loadConfig({ env: { ...base, DAEMON_METRICS_ADDRESS: ':26670' } }), {
+      message: 'invalid configuration (1 problem):\n  DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ":26670"',
+    });
+  });
+
   test('a backup folder inside data/ is refused (it would copy itself)', () => {
     assert.throws(() => loadConfig({ env: { ...base, DAEMON_DATA_BACKUP_DIR: '/srv/node/data/backups' } }), {
       message: 'invalid configuration (1 problem):\n  DAEMON_DATA_BACKUP_DIR: must not be inside /srv/node/data',

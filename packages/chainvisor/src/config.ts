@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_LAYOUTS } from './log-time.ts';
+import { parseMetricsAddress } from './metrics.ts';
 import { DEFAULT_EXTRACT_LIMITS, folderNameProblem } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
@@ -32,6 +33,10 @@ export interface Config {
   readonly timeFormatLogs: string;
   readonly customPreupgrade: string;
   readonly disableRecase: boolean;
+  /** host:port of chainvisor's Prometheus /metrics; '' off */
+  readonly metricsAddress: string;
+  /** connections the metrics endpoint serves at once; 0 no limit */
+  readonly metricsMaxConnections: number;
   /** the config file read, if any */
   readonly configFile?: string;
   /** problems that do not stop chainvisor (unknown config.toml keys), for the caller to log */
@@ -72,6 +77,8 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_GRPC_ADDRESS', kind: 'string', def: 'localhost:9090', doc: "node gRPC (host:port) for prepare-upgrade's CurrentPlan" },
   { env: 'DAEMON_RPC_ADDRESS', kind: 'string', def: 'http://127.0.0.1:26657', doc: 'node CometBFT JSON-RPC: chain height and first block after an upgrade', differs: 'ours' },
   { env: 'DAEMON_PREPARE_UPGRADE', kind: 'bool', def: 'false', doc: '`run` polls CurrentPlan and prepares the release ahead of the halt', differs: 'ours' },
+  { env: 'DAEMON_METRICS_ADDRESS', kind: 'string', def: '', doc: "host:port where `run` serves Prometheus metrics at /metrics (state, downloads, last upgrade's downtime); empty: off", differs: 'ours' },
+  { env: 'DAEMON_METRICS_MAX_CONNECTIONS', kind: 'uint', def: '3', doc: 'connections the metrics endpoint serves at once; 0: no limit', differs: 'ours' },
   { env: 'COSMOVISOR_DISABLE_LOGS', kind: 'bool', def: 'false', doc: "silence chainvisor's own info/warning lines (errors still print)" },
   { env: 'COSMOVISOR_COLOR_LOGS', kind: 'bool', def: 'true', doc: 'colour the level (only on a terminal)' },
   { env: 'COSMOVISOR_TIMEFORMAT_LOGS', kind: 'string', def: 'kitchen', doc: `timestamp layout: ${Object.keys(TIME_LAYOUTS).join(', ')}; empty or none: no timestamp` },
@@ -198,6 +205,8 @@ export function loadConfig(o: LoadOptions): Config {
     errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${JSON.stringify(str('DAEMON_GRPC_ADDRESS'))}`);
   if (values.has('DAEMON_RPC_ADDRESS') && !/^https?:\/\/[^\s/]+/.test(str('DAEMON_RPC_ADDRESS')))
     errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${JSON.stringify(str('DAEMON_RPC_ADDRESS'))}`);
+  if (values.has('DAEMON_METRICS_ADDRESS') && str('DAEMON_METRICS_ADDRESS') !== '' && parseMetricsAddress(str('DAEMON_METRICS_ADDRESS')) === undefined)
+    errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${JSON.stringify(str('DAEMON_METRICS_ADDRESS'))}`);
   for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
   // 0 would fail every download at once rather than mean "no timeout"
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
@@ -231,6 +240,8 @@ export function loadConfig(o: LoadOptions): Config {
     timeFormatLogs: str('COSMOVISOR_TIMEFORMAT_LOGS'),
     customPreupgrade: str('COSMOVISOR_CUSTOM_PREUPGRADE'),
     disableRecase: b('COSMOVISOR_DISABLE_RECASE'),
+    metricsAddress: str('DAEMON_METRICS_ADDRESS'),
+    metricsMaxConnections: n('DAEMON_METRICS_MAX_CONNECTIONS'),
     ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
     warnings,
   };
@@ -270,6 +281,8 @@ export function toToml(c: Config): string {
     ['daemon_grpc_address', c.grpcAddress],
     ['daemon_rpc_address', c.rpcAddress],
     ['daemon_prepare_upgrade', c.prepareUpgrade],
+    ['daemon_metrics_address', c.metricsAddress],
+    ['daemon_metrics_max_connections', c.metricsMaxConnections],
     ['cosmovisor_disable_logs', c.disableLogs],
     ['cosmovisor_color_logs', c.colorLogs],
     ['cosmovisor_timeformat_logs', c.timeFormatLogs],

@@ -14,6 +14,7 @@ import { FetchError, goToLower, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpg
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
+import { createVisorMetrics, nopVisorMetrics, serveVisorMetrics, type VisorMetrics, type VisorMetricsServer } from './metrics.ts';
 import { isPending, type UpgradeContext } from './upgrade.ts';
 
 export const VERSION = '0.1.0';
@@ -101,9 +102,21 @@ function writeAtomic(path: string, text: string): void {
 async function runCommand(args: readonly string[]): Promise<number> {
   const { configFile, daemonArgs } = splitRunArgs(args);
   const { cfg, l, log } = setup(configFile);
-  const install = releaseInstaller(cfg, log);
-  const ctx: UpgradeContext = { cfg, l, log, install };
-  return run(ctx, daemonArgs, cfg.prepareUpgrade ? { autoPrepare: (signal) => autoPrepare({ ...ctx, install }, signal) } : {});
+  let metrics: VisorMetrics = nopVisorMetrics;
+  let server: VisorMetricsServer | undefined;
+  if (cfg.metricsAddress !== '') {
+    const m = createVisorMetrics();
+    server = await serveVisorMetrics(cfg.metricsAddress, cfg.metricsMaxConnections, m.registry);
+    metrics = m.metrics;
+    log.info(`metrics at ${server.url}`);
+  }
+  try {
+    const install = releaseInstaller(cfg, log, metrics);
+    const ctx: UpgradeContext = { cfg, l, log, install, metrics };
+    return await run(ctx, daemonArgs, cfg.prepareUpgrade ? { autoPrepare: (signal) => autoPrepare({ ...ctx, install }, signal) } : {});
+  } finally {
+    await server?.close();
+  }
 }
 
 function program(result: { code: number }): Command {

@@ -99,6 +99,8 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
     const stale = staleRelease(dir, plan.info);
     if (stale === null) {
       log.info(`release ${plan.name} ready (already installed at ${bin})`);
+      ctx.metrics?.prepared(plan.name);
+      ctx.metrics?.state('prepared');
       return 'present';
     }
     log.warn(`the release in ${dir} is not the one of plan ${plan.name}: ${stale}: replacing it`);
@@ -107,8 +109,16 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   const info = parseUpgradeInfo(JSON.stringify({ name: plan.name, height: plan.height.toString(), info: plan.info }));
   if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.why}`);
   log.info(`preparing upgrade ${plan.name} (height ${plan.height})`);
-  await ctx.install(info.info, dir);
+  ctx.metrics?.state('downloading');
+  try {
+    await ctx.install(info.info, dir);
+  } catch (e) {
+    ctx.metrics?.state('running');
+    throw e;
+  }
   log.info(`release ${plan.name} ready`);
+  ctx.metrics?.prepared(plan.name);
+  ctx.metrics?.state('prepared');
   return 'installed';
 }
 

@@ -4,6 +4,7 @@ import { installRelease, type FetchPolicy } from './fetch/index.ts';
 import type { Logger } from './log.ts';
 import { PLAN_RECORD, planRecordText } from './plan-record.ts';
 import type { Installer } from './upgrade.ts';
+import { nopVisorMetrics, type VisorMetrics } from './metrics.ts';
 
 export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
   return {
@@ -20,13 +21,13 @@ export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
 }
 
 /** The download path: plan info → this platform's URL + checksum → verified, extracted, renamed into destDir. */
-export function releaseInstaller(cfg: Config, log: Logger): Installer {
+export function releaseInstaller(cfg: Config, log: Logger, metrics: VisorMetrics = nopVisorMetrics): Installer {
   const policy = fetchPolicy(cfg, log);
   return async (info, destDir) => {
     const src = await resolveRelease(info.info, policy);
     log.info(`downloading upgrade ${info.name} for ${src.platform}`);
     // destDir holds no binary, or another plan's release: either way it is replaced, along with the plan it was for
-    const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true, files: { [PLAN_RECORD]: planRecordText(info, src) } });
+    const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true, observe: (b, t) => metrics.download(b, t), files: { [PLAN_RECORD]: planRecordText(info, src) } });
     log.info(`release ${info.name}: download ${Math.round(r.downloadMs)}ms, verify ${Math.round(r.verifyMs)}ms, extract ${Math.round(r.extractMs)}ms`);
     return r;
   };

@@ -4,6 +4,7 @@ import { watchBatch } from './batch-watch.ts';
 import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
 import { currentBinary } from './layout.ts';
 import { ms } from './log.ts';
+import { nopVisorMetrics } from './metrics.ts';
 import { describeExit, launch, type Daemon } from './process.ts';
 import { skipUpgradeHeights } from './skip.ts';
 import { latestHeight, waitForHeight } from './rpc.ts';
@@ -54,6 +55,7 @@ function breakdown(t: Timings): string {
  */
 export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOptions = {}): Promise<ExitCode> {
   const { cfg, l, log } = ctx;
+  const metrics = ctx.metrics ?? nopVisorMetrics;
   let daemon: Daemon | undefined;
   let stopping: NodeJS.Signals | undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
@@ -69,6 +71,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
     let next: UpgradeInfoFile | undefined;
     let haltSeenAt: number | undefined;
     let stopMs = 0;
+    let launches = 0;
     for (;;) {
       if (stopping) return EXIT.OK;
       // before EVERY launch: never start the old binary past an upgrade height (cosmovisor #25861)
@@ -76,6 +79,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       let done: UpgradeDone | undefined;
       let t0 = 0;
       if (next) {
+        metrics.state('upgrading');
         t0 = haltSeenAt ?? performance.now();
         done = await performUpgrade(ctx, next, stopMs);
         next = undefined;
@@ -92,6 +96,8 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}`);
       const startAt = performance.now();
       const d = launch(bin, args);
+      metrics.state('running');
+      if (launches++ > 0) metrics.restarted();
       daemon = d;
       const stopTasks = new AbortController();
       if (done) void summarize(ctx, done, t0, startAt, stopTasks.signal);
@@ -131,6 +137,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       watcher.close();
       if (first === 'upgrade') {
         haltSeenAt = performance.now();
+        metrics.state('upgrading');
         log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
         const s = await d.stop(cfg.shutdownGraceMs);
         if (s.killed) log.warn(`${l.daemonName} did not stop within DAEMON_SHUTDOWN_GRACE (${ms(cfg.shutdownGraceMs)}): sent SIGKILL`);
@@ -162,6 +169,10 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
 /** The summary line after an upgrade: downtime = halt seen → first block committed by the new binary. */
 async function summarize(ctx: UpgradeContext, done: UpgradeDone, t0: number, startAt: number, signal: AbortSignal): Promise<void> {
   const at = await waitForHeight(ctx.cfg.rpcAddress, done.info.height, signal);
+  const t = done.timings;
+  const sec = (n: number): number => n / 1000;
+  const phases = { stop: sec(t.stop), delay: sec(t.delay), backup: sec(t.backup), script: sec(t.script), binary: sec(t.binary), preUpgrade: sec(t.preUpgrade), switch: sec(t.switch) };
+  ctx.metrics?.upgraded(done.info.name, at === undefined ? undefined : sec(at - t0), { ...phases, start: at === undefined ? 0 : sec(at - startAt) });
   const head = `upgrade ${done.info.name} at height ${done.info.height} done`;
   if (at === undefined) {
     ctx.log.warn(`${head}: downtime unknown, the node did not report height ${done.info.height} at ${ctx.cfg.rpcAddress} before it stopped (${breakdown(done.timings)})`);

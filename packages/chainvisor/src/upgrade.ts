@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { ms, type Logger } from './log.ts';
+import type { VisorMetrics } from './metrics.ts';
 import { staleRelease } from './plan-record.ts';
 
 /** Fetches, verifies and installs the release of `info` into `destDir` (binary at destDir/bin/<daemon>). */
@@ -18,6 +19,8 @@ export interface UpgradeContext {
   readonly log: Logger;
   /** the download path; absent when downloads are not wired (tests of the local path) */
   readonly install?: Installer;
+  /** where state, downloads and downtime are reported (default: nowhere) */
+  readonly metrics?: VisorMetrics;
 }
 
 /** Milliseconds spent in each step, for the downtime summary. */

@@ -102,6 +102,7 @@ describe('defaults', () => {
       consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
       mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024, cacheSize: 0, maxPendingTxs: 11, maxPendingBytes: 4096, preverifyAhead: 3, preverifyAheadBytes: 100 },
       p2p: { laddr: { host: '0.0.0.0', port: 0 } },
+      instrumentation: { prometheus: true, listenAddr: { host: '::1', port: 26670 }, maxOpenConnections: 0, namespace: 'node_1' },
     };
     const app: AppConfig = {
       minimumGasPrices: [
@@ -129,6 +130,7 @@ describe('defaults', () => {
         cometRpcTimeoutMs: 2500,
         cometRpcMaxResponseBytes: 65_536,
       },
+      instrumentation: { prometheus: true, listenAddr: { host: '0.0.0.0', port: 26671 }, maxOpenConnections: 7, namespace: 'chaind_app' },
     };
     const n = renderNodeConfig(node);
     assert.match(n, /^laddr = "tcp:\/\/\[::1\]:36657"$/m);
@@ -193,6 +195,8 @@ describe('problems', () => {
       ...defaultNodeConfig('cometbft-host'),
       // CometBFT's p2p listens on every interface by default; chaind's default stays on this machine
       p2p: { laddr: { host: '0.0.0.0', port: 26656 } },
+      // Go's ":26660", every interface, as CometBFT listens there (when prometheus = true)
+      instrumentation: { ...defaultNodeConfig('').instrumentation, listenAddr: { host: '0.0.0.0', port: 26660 } },
     });
   });
 
@@ -202,7 +206,7 @@ describe('problems', () => {
     const written = parse(readFileSync(configPaths(home).node, 'utf8'), { integersAsBigInt: true }) as Record<string, unknown>;
     // the Go types of config/config.go (v0.38): viper decodes TOML into them; a duration is a time.Duration
     // from a Go duration string, an int an int64 on the 64-bit hosts CometBFT runs on
-    const goTypes: Record<string, 'string' | 'int' | 'duration'> = {
+    const goTypes: Record<string, 'string' | 'int' | 'duration' | 'bool'> = {
       proxy_app: 'string',
       abci: 'string',
       moniker: 'string',
@@ -218,6 +222,10 @@ describe('problems', () => {
       'mempool.cache_size': 'int',
       'p2p.laddr': 'string',
       'p2p.persistent_peers': 'string',
+      'instrumentation.prometheus': 'bool',
+      'instrumentation.prometheus_listen_addr': 'string',
+      'instrumentation.max_open_connections': 'int',
+      'instrumentation.namespace': 'string',
     };
     // chaind's own keys, which CometBFT ignores (viper's Unmarshal drops keys it has no field for)
     const chaindOnly = [
@@ -245,6 +253,7 @@ describe('problems', () => {
         const t = goTypes[key];
         assert.ok(t !== undefined, `${key}: add CometBFT's type to this table`);
         if (t === 'int') assert.ok(typeof value === 'bigint' && value >= 0n && value < 1n << 63n, `${key} = ${String(value)} is not an int`);
+        else if (t === 'bool') assert.equal(typeof value, 'boolean', key);
         else assert.equal(typeof value, 'string', key);
         if (t === 'duration') assert.notEqual(parseDuration(value as string), undefined, `${key} = ${String(value)} is not a Go duration`);
       }

@@ -80,6 +80,19 @@ export interface NodeConfig {
   };
   /** Kept so a CometBFT config.toml reads the same; the solo driver has no peers. */
   readonly p2p: { readonly laddr: ListenAddress };
+  /** CometBFT's [instrumentation]: the solo node's Prometheus /metrics (behind CometBFT, CometBFT serves these). */
+  readonly instrumentation: Instrumentation;
+}
+
+/** A Prometheus endpoint: CometBFT's [instrumentation] keys (config.toml), or chaind's in app.toml behind CometBFT. */
+export interface Instrumentation {
+  /** Serve /metrics (off by default, as in CometBFT). */
+  readonly prometheus: boolean;
+  readonly listenAddr: ListenAddress;
+  /** Connections served at once; 0 no limit. */
+  readonly maxOpenConnections: number;
+  /** The prefix of every metric name. */
+  readonly namespace: string;
 }
 
 /** A minimum gas price as createChainApp takes it: amount is a decimal string ("0.025"). */
@@ -130,6 +143,8 @@ export interface AppConfig {
     /** The largest answer read from CometBFT's JSON-RPC. */
     readonly cometRpcMaxResponseBytes: number;
   };
+  /** chaind's Prometheus endpoint behind CometBFT (`--with-comet=false`), where config.toml's [instrumentation] is CometBFT's. */
+  readonly instrumentation: Instrumentation;
 }
 
 export interface LoadedConfig {
@@ -182,6 +197,8 @@ export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
       preverifyAheadBytes: 8_388_608,
     },
     p2p: { laddr: { host: '127.0.0.1', port: 26656 } },
+    // CometBFT's defaults, but on loopback when the key is absent (CometBFT's ":26660" is every interface)
+    instrumentation: { prometheus: false, listenAddr: { host: '127.0.0.1', port: 26660 }, maxOpenConnections: 3, namespace: 'cometbft' },
   };
 }
 
@@ -209,6 +226,8 @@ export function defaultAppConfig(): AppConfig {
       cometRpcTimeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
       cometRpcMaxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
     },
+    // the port beside CometBFT's 26660; its own namespace, so the two programs' series never share a name
+    instrumentation: { prometheus: false, listenAddr: { host: '127.0.0.1', port: 26661 }, maxOpenConnections: 3, namespace: 'chaind' },
   };
 }
 
@@ -318,14 +337,26 @@ class Reader {
     return v;
   }
 
-  address(key: string, dflt: ListenAddress, example: string): ListenAddress {
+  address(key: string, dflt: ListenAddress, example: string, read?: string): ListenAddress {
     const v = this.get(key);
     if (v === undefined) return dflt;
     const expected = `a TCP listen address such as "${example}"`;
     if (typeof v !== 'string') this.fail(key, v, expected);
-    const a = parseListenAddress(v);
+    const a = parseListenAddress(read ?? v);
     if (typeof a === 'string') this.fail(key, v, expected, a);
     return a;
+  }
+
+  /** A listen address where Go's ":port" (every interface, as CometBFT's prometheus_listen_addr default) is accepted too. */
+  goAddress(key: string, dflt: ListenAddress, example: string): ListenAddress {
+    const v = this.get(key);
+    if (typeof v === 'string' && /^:\d{1,5}$/.test(v)) return this.address(key, dflt, example, `0.0.0.0${v}`);
+    return this.address(key, dflt, example);
+  }
+
+  /** A Prometheus namespace: a metric name's first part. */
+  namespace(key: string, dflt: string): string {
+    return this.string(key, dflt, 'a name of letters, digits and underscores such as "cometbft"', (s) => (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(s) ? undefined : 'not a Prometheus name'));
   }
 
   /** A warning for every key present but neither read nor in `known` ("key", "section", "section.key"). */
@@ -403,6 +434,12 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
       preverifyAheadBytes: Number(r.int('mempool.preverify_ahead_bytes', BigInt(d.mempool.preverifyAheadBytes), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
     },
     p2p: { laddr: r.address('p2p.laddr', d.p2p.laddr, 'tcp://127.0.0.1:26656') },
+    instrumentation: {
+      prometheus: r.bool('instrumentation.prometheus', d.instrumentation.prometheus),
+      listenAddr: r.goAddress('instrumentation.prometheus_listen_addr', d.instrumentation.listenAddr, '127.0.0.1:26660'),
+      maxOpenConnections: Number(r.int('instrumentation.max_open_connections', BigInt(d.instrumentation.maxOpenConnections), 0n, 1_000_000n)),
+      namespace: r.namespace('instrumentation.namespace', d.instrumentation.namespace),
+    },
   };
   return { config, warnings: r.unknownKeys(COMETBFT_KEY_PATHS) };
 }
@@ -452,6 +489,12 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       maxConnections: Number(r.int('abci.max-connections', BigInt(d.abci.maxConnections), 1n, 1_000_000n)),
       cometRpcTimeoutMs: r.duration('abci.comet-rpc-timeout', d.abci.cometRpcTimeoutMs, true),
       cometRpcMaxResponseBytes: Number(r.int('abci.comet-rpc-max-response-bytes', BigInt(d.abci.cometRpcMaxResponseBytes), 1n, 2_147_483_647n)),
+    },
+    instrumentation: {
+      prometheus: r.bool('instrumentation.prometheus', d.instrumentation.prometheus),
+      listenAddr: r.goAddress('instrumentation.prometheus-listen-addr', d.instrumentation.listenAddr, '127.0.0.1:26661'),
+      maxOpenConnections: Number(r.int('instrumentation.max-open-connections', BigInt(d.instrumentation.maxOpenConnections), 0n, 1_000_000n)),
+      namespace: r.namespace('instrumentation.namespace', d.instrumentation.namespace),
     },
   };
   return { config, warnings: r.unknownKeys() };

@@ -84,6 +84,18 @@ laddr = ${str(tcpAddress(c.p2p.laddr))}
 # The peers CometBFT keeps connected: "<node id>@<host>:<port>" separated by commas, each node id from
 # \`chaind comet show-node-id\` on that node's home.
 persistent_peers = ""
+
+[instrumentation]
+# Prometheus metrics at http://<prometheus_listen_addr>/metrics (docs/operator-guide.md "Metrics"): served
+# by chaind in solo mode; with CometBFT, CometBFT serves its own here and chaind's are app.toml's
+# [instrumentation]. Off by default, as in CometBFT.
+prometheus = ${c.instrumentation.prometheus}
+# 127.0.0.1 keeps it on this machine; CometBFT's ":26660" (or "0.0.0.0:26660") is every interface.
+prometheus_listen_addr = ${str(hostPort(c.instrumentation.listenAddr))}
+# Most connections open at once (scrapers); 0: no limit.
+max_open_connections = ${c.instrumentation.maxOpenConnections}
+# The prefix of every metric name: "cometbft", so dashboards made for CometBFT's metrics read chaind's.
+namespace = ${str(c.instrumentation.namespace)}
 `;
 }
 
@@ -148,6 +160,17 @@ max-connections = ${c.abci.maxConnections}
 # call may take, and the largest answer read, in bytes.
 comet-rpc-timeout = ${str(formatDuration(c.abci.cometRpcTimeoutMs))}
 comet-rpc-max-response-bytes = ${c.abci.cometRpcMaxResponseBytes}
+
+[instrumentation]
+# chaind's Prometheus metrics behind CometBFT (\`start --with-comet=false\`), where CometBFT serves its own
+# on config.toml's [instrumentation] address: chaind's go here, on another port (the same one is refused
+# at start-up). Solo mode ignores this section (config.toml's serves everything). chaind's keys.
+prometheus = ${c.instrumentation.prometheus}
+prometheus-listen-addr = ${str(hostPort(c.instrumentation.listenAddr))}
+# Most connections open at once (scrapers); 0: no limit.
+max-open-connections = ${c.instrumentation.maxOpenConnections}
+# The prefix of every metric name: "chaind", apart from CometBFT's "cometbft" series.
+namespace = ${str(c.instrumentation.namespace)}
 `;
 }
 

@@ -28,6 +28,7 @@ import { stopResultFromError, type ConsensusDriver, type DriverStopResult } from
 import { SoloDriver } from './solo.ts';
 import { AbciDriver } from './abci/driver.ts';
 import { CometRpc } from './abci/comet-rpc.ts';
+import { createNodeMetrics, metricsEndpoint, nopMetrics, startMetricsServer, type MetricsServer, type NodeMetrics } from './metrics/index.ts';
 
 
 export interface NodeOptions {
@@ -69,6 +70,8 @@ export interface NodeParts {
   /** Absent behind CometBFT. */
   readonly solo?: SoloParts;
   readonly logger: Logger;
+  /** The node's metrics (nopMetrics when [instrumentation] is off). */
+  readonly metrics: NodeMetrics;
 }
 
 export type ServerStarter = (parts: NodeParts) => Promise<NodeServer[]>;
@@ -120,10 +123,28 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     throw new NodeStartError(stopResultFromError(e, 0n));
   }
   const haltHeight = o.haltHeight ?? (config.app.haltHeight > 0n ? config.app.haltHeight : undefined);
+  let metrics: NodeMetrics = nopMetrics;
+  let metricsServer: MetricsServer | undefined;
+  try {
+    const m = metricsEndpoint(config, addresses.abci.withComet);
+    for (const w of m.warnings) logger.warn(w);
+    if (m.endpoint !== undefined) {
+      const p = createNodeMetrics(m.endpoint.namespace);
+      metricsServer = await startMetricsServer({ ...m.endpoint.listenAddr, maxOpenConnections: m.endpoint.maxOpenConnections, registry: p.registry });
+      metrics = p.metrics;
+      logger.info('metrics server listening', { url: metricsServer.url });
+    }
+  } catch (e) {
+    await chain.close();
+    throw e;
+  }
   let driver: ConsensusDriver;
   let stopDriver: () => Promise<DriverStopResult>;
   let solo: SoloParts | undefined;
-  let closeStores = (): Promise<void> => chain.close();
+  let closeStores = async (): Promise<void> => {
+    await metricsServer?.close();
+    await chain.close();
+  };
   try {
     validateGenesis(genesis, chain.app.modules);
     if (!addresses.abci.withComet) {
@@ -143,6 +164,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
           comet,
           logger,
           haltHeight,
+          metrics,
         },
         genesis.chainId,
       );
@@ -152,11 +174,14 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       const key = await readPrivValidatorKey(o.home);
       const blockStore = BlockStore.open(join(o.home, 'data', 'blockstore.db'));
       closeStores = async () => {
+        await metricsServer?.close();
         await blockStore.close();
         await chain.close();
       };
+      const app = chain.app;
       const mempool = new Mempool({
-        app: chain.app,
+        // CheckTx timed here: the mempool itself keeps no clock
+        app: { checkTx: (req) => metrics.timeCheckTx(() => app.checkTx(req)), decodeTx: (b) => app.decodeTx(b), modules: app.modules },
         maxTxs: config.node.mempool.size,
         maxTxsBytes: config.node.mempool.maxTxsBytes,
         maxTxBytes: config.node.mempool.maxTxBytes,
@@ -179,7 +204,9 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
         blockIntervalMs: config.node.consensus.blockIntervalMs,
         logger,
         haltHeight,
+        metrics,
       });
+      metrics.mempool(() => ({ txs: mempool.size(), bytes: mempool.bytes() }));
       driver = soloDriver;
       stopDriver = () => soloDriver.stop();
       solo = { driver: soloDriver, validatorPubKey: key.pubKey, blockStore, mempool };
@@ -188,7 +215,8 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await closeStores();
     throw new NodeStartError(stopResultFromError(e, chain.app.lastBlockHeight));
   }
-  const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger };
+  observeBlocks(driver, chain, metrics);
+  const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
   let servers: NodeServer[] = [];
   try {
     servers = await startServers(parts);
@@ -216,4 +244,20 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   };
 }
 
-
+/** Each committed block, and the plan it leaves scheduled, into the metrics (both drivers announce their blocks). */
+function observeBlocks(driver: ConsensusDriver, chain: ChainApp, metrics: NodeMetrics): void {
+  if (metrics === nopMetrics) return;
+  const plan = (height: bigint): void => {
+    try {
+      const p = chain.app.withQueryContext((ctx) => chain.upgrade.getUpgradePlan(ctx));
+      metrics.plan(p === undefined ? undefined : { name: p.name, height: p.height }, height);
+    } catch {
+      // the app is closing: the last value stays
+    }
+  };
+  plan(driver.height);
+  driver.onBlock((b) => {
+    metrics.blockCommitted(b.height, b.txHashes.length);
+    plan(b.height);
+  });
+}

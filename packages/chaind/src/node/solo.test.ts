@@ -29,6 +29,7 @@ import { timestampFromMs, voteSignBytes } from './commit.ts';
 import { commitHash, dataHash, EMPTY_HASH, encodeBlock, resultsHash, sha256, validatorsHash } from './hash.ts';
 import type { DriverStopResult } from './driver.ts';
 import { HandshakeError, SoloDriver, type BlockEvent, type SoloDriverOptions } from './solo.ts';
+import { createNodeMetrics } from './metrics/index.ts';
 
 /** Every driver a test made: a failing test must not leave one ticking (the runner would never exit). */
 const drivers = new Set<SoloDriver>();
@@ -366,8 +367,10 @@ describe('solo driver', () => {
   test('a scheduled upgrade halts at exactly the plan height: exit code 10, nothing of that height stored; the new binary continues', async () => {
     const home = newHome();
     let n = new Node(home);
-    const d = await n.start();
+    const { metrics, registry } = createNodeMetrics('chaind');
+    const d = await n.start({ metrics });
     await waitForBlock(d, (e) => e.height >= 1n);
+    assert.match(await registry.metrics(), /^chaind_upgrade_halted 0$/m);
     const planHeight = d.height + 30n;
     const submit = MsgSubmitProposal.fromPartial({
       messages: [softwareUpgrade('v2', planHeight, '{"binaries":{}}')],
@@ -398,6 +401,8 @@ describe('solo driver', () => {
     assert.equal(n.appHeight, planHeight - 1n, 'nothing of the plan height in the app');
     assert.ok(existsSync(upgradeInfoPath(home)), 'upgrade-info.json written');
     assert.ok(n.logger.lines.some((l) => l.msg === 'halting' && l.fields?.kind === 'upgrade-needed'));
+    // the halt is in the metrics (the node process exits right after: a scrape seldom sees it)
+    assert.match(await registry.metrics(), /^chaind_upgrade_halted 1$/m);
     assertChain(n.blockStore, planHeight - 1n);
     await n.close();
 

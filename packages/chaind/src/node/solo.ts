@@ -54,6 +54,7 @@ import {
   txsProtoSize,
 } from './protocol.ts';
 import { genesisState, nextState, validatorAddress, type ChainState } from './state.ts';
+import { nopMetrics, type NodeMetrics } from './metrics/index.ts';
 
 /** What the driver calls on the app: the ABCI consensus methods, and dropping a finalized block it will not commit. */
 export type SoloApp = Pick<Application, 'info' | 'initChain' | 'prepareProposal' | 'processProposal' | 'finalizeBlock' | 'commit'> & {
@@ -77,6 +78,8 @@ export interface SoloDriverOptions {
   readonly haltHeight?: bigint;
   /** Source of block times (default: the wall clock, millisecond precision). */
   readonly clock?: () => Timestamp;
+  /** Where FinalizeBlock's duration goes (default: nowhere). */
+  readonly metrics?: NodeMetrics;
 }
 
 /** A committed block, as this driver announces it: with the block it built. */
@@ -145,6 +148,7 @@ export class SoloDriver implements BlockProducer {
   private readonly logger: Logger;
   private readonly haltHeight: bigint | undefined;
   private readonly clock: () => Timestamp;
+  private readonly metrics: NodeMetrics;
   private readonly listeners = new Set<BlockListener>();
   private resolveDone!: (r: DriverStopResult) => void;
   private tip!: Tip;
@@ -169,6 +173,7 @@ export class SoloDriver implements BlockProducer {
     this.logger = o.logger ?? nopLogger;
     this.haltHeight = o.haltHeight;
     this.clock = o.clock ?? ((): Timestamp => timestampFromMs(Date.now()));
+    this.metrics = o.metrics ?? nopMetrics;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
@@ -409,7 +414,7 @@ export class SoloDriver implements BlockProducer {
     const { decidedLastCommit, ...rest } = req;
     const pp = this.app.processProposal({ ...rest, proposedLastCommit: decidedLastCommit });
     if (pp.status !== ResponseProcessProposal_ProposalStatus.ACCEPT) throw new Error(`the app rejected this node's own proposal at height ${p.block.header.height}`);
-    const results = this.app.finalizeBlock(req);
+    const results = this.metrics.timeFinalizeBlock(() => this.app.finalizeBlock(req));
     if (results.txResults.length !== p.block.data.txs.length) {
       this.app.abortBlock();
       throw new Error(`FinalizeBlock returned ${results.txResults.length} tx results for ${p.block.data.txs.length} txs`);
@@ -504,6 +509,7 @@ export class SoloDriver implements BlockProducer {
     } catch (e) {
       this.inBlock = false;
       const r = stopResultFromError(e, this.tip.height);
+      if (r.reason === 'halt') this.metrics.haltedForUpgrade();
       if (r.reason === 'halt') this.logger.error('halting', { height: (this.tip.height + 1n).toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
       else if (r.reason === 'error') this.logger.error('block production failed', { height: (this.tip.height + 1n).toString(), error: r.error.message });
       return this.finish(r);

@@ -32,6 +32,7 @@ import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, type ChainApp } from '../../src/app.ts';
 import { AbciDriver } from '../../src/node/abci/driver.ts';
+import type { NodeMetrics } from '../../src/node/metrics/index.ts';
 import { CometRpc } from '../../src/node/abci/comet-rpc.ts';
 import type { TxAdmission, TxLookup } from '../../src/node/driver.ts';
 import { ABCI_VERSION, BLOCK_PROTOCOL, COMETBFT_VERSION, P2P_PROTOCOL } from '../../src/node/protocol.ts';
@@ -299,6 +300,8 @@ export interface AbciTestAppOptions {
   readonly comet?: TxAdmission & TxLookup;
   readonly address?: string;
   readonly haltHeight?: bigint;
+  /** Where the driver reports CheckTx and FinalizeBlock durations (default: nowhere). */
+  readonly metrics?: NodeMetrics;
 }
 
 /** chaind's app behind its ABCI server, in this process, listening on a free loopback port. */
@@ -316,7 +319,7 @@ export class AbciTestApp {
     const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: o.upgrades ?? [] });
     const comet = o.comet ?? new CometRpc({ url: 'http://127.0.0.1:9', timeoutMs: 1000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 });
     try {
-      const driver = await AbciDriver.listen({ app: chain.app, address: o.address ?? 'tcp://127.0.0.1:0', comet, logger, haltHeight: o.haltHeight }, CHAIN_ID);
+      const driver = await AbciDriver.listen({ app: chain.app, address: o.address ?? 'tcp://127.0.0.1:0', comet, logger, haltHeight: o.haltHeight, metrics: o.metrics }, CHAIN_ID);
       return new AbciTestApp(home, logger, chain, driver);
     } catch (e) {
       await chain.close();

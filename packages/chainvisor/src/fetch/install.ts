@@ -2,7 +2,7 @@
 // into place. destDir only ever appears complete.
 import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type ReleaseSource } from '@chaind/upgrade-plan';
+import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type Progress, type ReleaseSource } from '@chaind/upgrade-plan';
 import { syncTree } from '../fsync.ts';
 import { makeProgress } from './progress.ts';
 
@@ -19,6 +19,8 @@ export interface InstallOptions extends FetchPolicy {
   readonly daemonName: string;
   /** replace an existing destDir (else 'exists') */
   readonly replace?: boolean;
+  /** told the bytes received (and the total, null when unknown) as they arrive: the metrics */
+  readonly observe?: (bytes: number, total: number | null) => void;
   /** small files written into the release folder before it is renamed into place (the plan record) */
   readonly files?: Readonly<Record<string, string>>;
 }
@@ -174,7 +176,14 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     o.log(`downloading ${p.shown}`);
     const file = join(tmp, 'download');
     const fileName = p.fileName || name;
-    const dl = await downloadRelease(p, file, { ...o, progress: (total) => makeProgress(o.progress, fileName, total, o.log) });
+    const progress = (total: number | null): Progress => {
+      const shown = makeProgress(o.progress, fileName, total, o.log);
+      const observe = o.observe;
+      if (observe === undefined) return shown;
+      observe(0, total);
+      return { update: (b) => (observe(b, total), shown.update(b)), done: (ok) => shown.done(ok) };
+    };
+    const dl = await downloadRelease(p, file, { ...o, progress });
     o.log(`downloaded ${dl.bytes} bytes in ${dl.downloadMs.toFixed(0)} ms, ${p.checksum ? `${p.checksum.algo} verified` : 'not verified'} (sha256 ${dl.sha256})`);
 
     const e0 = performance.now();

@@ -21,6 +21,7 @@ import { DENOM, sendMsg } from '@chaind/sdk/testing';
 import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount, one, removeTmpDirs, signTx, testGenesis } from '@chaind/chaind/testing';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
+import { createNodeMetrics } from '../metrics/index.ts';
 
 after(removeTmpDirs);
 
@@ -118,6 +119,25 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.equal(b.results[0].txResults[0].code, 0, b.results[0].txResults[0].log);
       assert.equal(await balance(conns, BOB.address), before + 5n);
       assert.equal(net.mempool.length, 0);
+    } finally {
+      await conns.close();
+      await app.stop();
+    }
+  });
+
+  test('with metrics: CheckTx on the mempool connection and FinalizeBlock on the consensus one are timed', async () => {
+    const { metrics, registry } = createNodeMetrics('chaind');
+    const app = await AbciTestApp.start({ metrics });
+    const conns = await AppConnections.open(app.address);
+    try {
+      const net = new CometNetwork([conns], { genesis: testGenesis(), validators: [{ address: consensusAddress(testConsensusKey(0)), power: 10n }] });
+      await net.handshake(0);
+      await net.block();
+      assert.equal((await net.submit(0, signTx(app.chain.app, ALICE, [sendMsg(ALICE.address, BOB.address, '5')]))).code, 0);
+      await net.block();
+      const text = await registry.metrics();
+      assert.match(text, /^chaind_abci_connection_method_timing_seconds_count\{method="check_tx",type="sync"\} 1$/m);
+      assert.match(text, /^chaind_abci_connection_method_timing_seconds_count\{method="finalize_block",type="sync"\} 2$/m);
     } finally {
       await conns.close();
       await app.stop();

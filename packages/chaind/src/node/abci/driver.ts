@@ -12,6 +12,7 @@ import type { CommittedBlock, ConsensusDriver, DriverStopResult, TxAdmission, Tx
 import { stopResultFromError } from '../driver.ts';
 import { txHash } from '../hash.ts';
 import { answerQuery, type AnswerApp } from '../query/simulate.ts';
+import { nopMetrics, type NodeMetrics } from '../metrics/index.ts';
 import { AbciConnection, snapshotResponse, voteExtensionResponse, type RequestKind } from './connection.ts';
 
 /** The app as CometBFT calls it, and dropping a finalized block that will not be committed. */
@@ -34,6 +35,8 @@ export interface AbciDriverOptions {
   readonly logger?: Logger;
   /** Stop once this height is committed (`--halt-height`, app.toml halt-height). */
   readonly haltHeight?: bigint;
+  /** Where CheckTx's and FinalizeBlock's durations go (default: nowhere). */
+  readonly metrics?: NodeMetrics;
 }
 
 /** How long a halt waits for its exception to be written to CometBFT before the node stops anyway. */
@@ -47,6 +50,7 @@ export class AbciDriver implements ConsensusDriver {
   private readonly app: AbciApp;
   private readonly logger: Logger;
   private readonly haltHeight: bigint | undefined;
+  private readonly metrics: NodeMetrics;
   private readonly listeners = new Set<(b: CommittedBlock) => void>();
   private server: AbciServer | undefined;
   private resolveDone!: (r: DriverStopResult) => void;
@@ -64,6 +68,7 @@ export class AbciDriver implements ConsensusDriver {
     this.txs = o.comet;
     this.logger = o.logger ?? nopLogger;
     this.haltHeight = o.haltHeight;
+    this.metrics = o.metrics ?? nopMetrics;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
@@ -144,7 +149,7 @@ export class AbciDriver implements ConsensusDriver {
       case 'query':
         return { query: answerQuery(app, req.query!, app.lastBlockHeight) };
       case 'checkTx':
-        return { checkTx: app.checkTx(req.checkTx!) };
+        return { checkTx: this.metrics.timeCheckTx(() => app.checkTx(req.checkTx!)) };
       case 'initChain': {
         const res = app.initChain(req.initChain!);
         this.logger.info('InitChain', { chainId: req.initChain!.chainId, validators: res.validators.length, appHash: toHex(res.appHash) });
@@ -174,10 +179,11 @@ export class AbciDriver implements ConsensusDriver {
     }
     let res: CommittedBlock['results'];
     try {
-      res = this.app.finalizeBlock(req);
+      res = this.metrics.timeFinalizeBlock(() => this.app.finalizeBlock(req));
     } catch (e) {
       const r = stopResultFromError(e, this.app.lastBlockHeight);
       if (r.reason === 'halt') {
+        this.metrics.haltedForUpgrade();
         // nothing of block H is committed: CometBFT stores H and replays it to the next binary
         this.logger.error('halting', { height: req.height.toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
         // the exception reaches CometBFT before the process exits: finish when the server has written it

@@ -1,0 +1,3 @@
+export * from './metrics.ts';
+export * from './server.ts';
+export * from './endpoint.ts';

@@ -1,0 +1,100 @@
+// The node's Prometheus metrics: every definition here, behind the NodeMetrics interface the drivers and
+// node.ts call (nopMetrics when [instrumentation] is off). Names follow CometBFT's where CometBFT has
+// the same measurement, so dashboards made for it read a solo chaind node; the upgrade ones are ours.
+import { Gauge, Histogram, Registry } from 'prom-client';
+
+/** What the node reports; every method is cheap and never throws. */
+export interface NodeMetrics {
+  /** A block committed at `height` with `txs` transactions. */
+  blockCommitted(height: bigint, txs: number): void;
+  /** The committed upgrade plan after a block at `height` (undefined: none scheduled). */
+  plan(plan: { readonly name: string; readonly height: bigint } | undefined, height: bigint): void;
+  /** Runs CheckTx (`fn`) and records how long it took. */
+  timeCheckTx<R>(fn: () => R): R;
+  /** Runs FinalizeBlock (`fn`) and records how long it took. */
+  timeFinalizeBlock<R>(fn: () => R): R;
+  /** The node stopped at an upgrade height (it exits right after). */
+  haltedForUpgrade(): void;
+  /** Where the mempool's size is read at each scrape (solo mode only: behind CometBFT it is CometBFT's). */
+  mempool(read: () => { readonly txs: number; readonly bytes: number }): void;
+}
+
+/** Reports nothing: the node without [instrumentation] prometheus. */
+export const nopMetrics: NodeMetrics = {
+  blockCommitted() {},
+  plan() {},
+  timeCheckTx: (fn) => fn(),
+  timeFinalizeBlock: (fn) => fn(),
+  haltedForUpgrade() {},
+  mempool() {},
+};
+
+export interface PrometheusNodeMetrics {
+  readonly metrics: NodeMetrics;
+  readonly registry: Registry;
+}
+
+const seconds = (t0: number): number => (performance.now() - t0) / 1000;
+
+/** The metrics, registered in a registry of their own, every name prefixed with `namespace` + "_". */
+export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
+  const registry = new Registry();
+  const n = (s: string): string => `${namespace}_${s}`;
+  const registers = [registry];
+  const height = new Gauge({ name: n('consensus_height'), help: 'Height of the last committed block.', registers });
+  const interval = new Histogram({
+    name: n('consensus_block_interval_seconds'),
+    help: 'Time between this node committing one block and the next.',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers,
+  });
+  const numTxs = new Gauge({ name: n('consensus_num_txs'), help: 'Transactions in the last committed block.', registers });
+  const blockTxs = new Histogram({ name: n('consensus_block_txs'), help: 'Transactions per committed block (its _sum: transactions committed since the node started).', buckets: [0, 1, 10, 100, 1000, 5000], registers });
+  const abciTiming = new Histogram({
+    name: n('abci_connection_method_timing_seconds'),
+    help: 'Time spent in an ABCI method of the app (check_tx, finalize_block).',
+    labelNames: ['method', 'type'],
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers,
+  });
+  const planHeight = new Gauge({ name: n('upgrade_plan_height'), help: 'Height of the scheduled upgrade plan (no series when none).', labelNames: ['name'], registers });
+  const blocksToPlan = new Gauge({ name: n('upgrade_blocks_to_plan'), help: 'Blocks from the last committed one to the scheduled upgrade plan (no series when none).', labelNames: ['name'], registers });
+  const halted = new Gauge({ name: n('upgrade_halted'), help: '1 once the node has halted at an upgrade height.', registers });
+  halted.set(0);
+  let read: (() => { readonly txs: number; readonly bytes: number }) | undefined;
+  new Gauge({ name: n('mempool_size'), help: 'Transactions in the mempool.', registers, collect() { if (read) this.set(read().txs); } });
+  new Gauge({ name: n('mempool_size_bytes'), help: 'Bytes of the transactions in the mempool.', registers, collect() { if (read) this.set(read().bytes); } });
+  let lastCommit: number | undefined;
+  const timed = <R>(method: string, fn: () => R): R => {
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      abciTiming.observe({ method, type: 'sync' }, seconds(t0));
+    }
+  };
+  const metrics: NodeMetrics = {
+    blockCommitted(h, txs) {
+      const now = performance.now();
+      if (lastCommit !== undefined) interval.observe((now - lastCommit) / 1000);
+      lastCommit = now;
+      height.set(Number(h));
+      numTxs.set(txs);
+      blockTxs.observe(txs);
+    },
+    plan(p, h) {
+      planHeight.reset();
+      blocksToPlan.reset();
+      if (p === undefined) return;
+      planHeight.set({ name: p.name }, Number(p.height));
+      blocksToPlan.set({ name: p.name }, Number(p.height - h));
+    },
+    timeCheckTx: (fn) => timed('check_tx', fn),
+    timeFinalizeBlock: (fn) => timed('finalize_block', fn),
+    haltedForUpgrade: () => halted.set(1),
+    mempool(r) {
+      read = r;
+    },
+  };
+  return { metrics, registry };
+}
