@@ -110,6 +110,21 @@ describe('upgrade ${name}', () => {
 `;
 }
 
+function rehearsalFile(name) {
+  return `// What \`npm run rehearse\` checks after upgrade ${name}, on the upgraded node as an operator sees it
+// (see ../rehearsal.ts and ../v2/rehearsal.ts): one check per row of the table in ./index.ts.
+import { RehearsalCheckError, type RehearsalChecks } from '../rehearsal.ts';
+
+export const rehearsal: RehearsalChecks = {
+  async after(node) {
+    const versions = (await node.query(['upgrade', 'module_versions'])).trim();
+    if (versions === '') throw new RehearsalCheckError('no module versions');
+    node.report(\`${name}: module versions after the upgrade at \${node.height}: \${versions.split('\\n').length} lines\`);
+  },
+};
+`;
+}
+
 function main() {
   const args = process.argv.slice(2);
   if (args.length !== 1) refuse('usage: npm run new-upgrade -- <name>   (e.g. v3)');
@@ -135,6 +150,7 @@ function main() {
   const files = [
     [join(dir, 'index.ts'), entryFile(name)],
     [join(dir, `${name}.test.ts`), testFile(name)],
+    [join(dir, 'rehearsal.ts'), rehearsalFile(name)],
     [INDEX_TS, index],
     [RELEASE_TS, release],
   ];
@@ -152,6 +168,7 @@ function main() {
   console.log(`new-upgrade: upgrade and release ${name} after ${previous}
   created  ${rel(join(dir, 'index.ts'))}
   created  ${rel(join(dir, `${name}.test.ts`))}
+  created  ${rel(join(dir, 'rehearsal.ts'))}
   edited   ${rel(INDEX_TS)}  (import and BY_NAME entry)
   edited   ${rel(RELEASE_TS)}  ('${name}' at the end of RELEASES)
 
@@ -162,7 +179,7 @@ Checklist (docs/upgrade-guide.md, "Adding the next upgrade, step by step"):
   3. npm run lint && npm test -- upgrades/${name}
   4. npm run release -- --release ${name}          (dist/releases/chaind-${name}-<os>-<arch>.tar.gz)
   5. dry run on a copy of a node's data:  chaind pre-upgrade --home <copy> --upgrade-name ${name} --upgrade-height <H>
-  6. npm run rehearse -- --from ${previous} --to ${name}, and extend its checks with what ${name} changes
+  6. npm run rehearse -- --from ${previous} --to ${name}, and extend ${rel(join(dir, 'rehearsal.ts'))} with what ${name} changes
   7. docs: the upgrade's table in docs/upgrade-guide.md if operators need to know; the release notes`);
 }
 

@@ -107,7 +107,7 @@ export const v3: Upgrade = {
 `;
 
 describe('npm run new-upgrade', () => {
-  test('v3 on a copy of the repository: lint, its test and its release pass with the empty upgrade; bad names change nothing', { timeout: 600_000 }, async () => {
+  test('v3 on a copy of the repository: lint, its test and the rehearsal from v2 pass with the empty upgrade, its release with a filled one; bad names change nothing', { timeout: 900_000 }, async () => {
     const repo = copyOfRepository();
     const before = snapshot(repo);
     for (const [name, error] of [
@@ -127,6 +127,7 @@ describe('npm run new-upgrade', () => {
     assert.match(made.out, /^new-upgrade: upgrade and release v3 after v2\n/);
     assert.match(made.out, /created {2}packages\/chaind\/src\/upgrades\/v3\/index\.ts\n/);
     assert.match(made.out, /created {2}packages\/chaind\/src\/upgrades\/v3\/v3\.test\.ts\n/);
+    assert.match(made.out, /created {2}packages\/chaind\/src\/upgrades\/v3\/rehearsal\.ts\n/);
     assert.match(made.out, /npm run rehearse -- --from v2 --to v3/);
     assert.match(readFileSync(join(repo, 'packages/chaind/src/release.ts'), 'utf8'), /^export const RELEASES = \['v1', 'v2', 'v3'\] as const;$/m);
     const index = readFileSync(join(repo, 'packages/chaind/src/upgrades/index.ts'), 'utf8');
@@ -147,6 +148,13 @@ describe('npm run new-upgrade', () => {
     assert.equal(t.code, 0, t.out);
     assert.match(t.out, /^# pass 1$/m);
     assert.match(t.out, /^# fail 0$/m);
+
+    // npm run rehearse -- --from v2 --to v3: the packaged v2 and the empty v3 under chainvisor, a governance
+    // upgrade, the halt, the switch, v3 applying, and v3's scaffolded checks
+    const rehearsed = await node(repo, ['--import', 'tsx', 'scripts/rehearse.ts', '--from', 'v2', '--to', 'v3'], 300_000);
+    assert.equal(rehearsed.code, 0, rehearsed.out);
+    assert.match(rehearsed.out, /v3: module versions after the upgrade at \d+/);
+    assert.match(rehearsed.out, /^rehearsal: OK$/m);
 
     // step 3 of the walkthrough: bank 1 → 2 and a new module; the generated test, unchanged, checks it
     // and catches the most common mistake (the new module's store not in storeUpgrades.added)

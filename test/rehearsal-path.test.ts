@@ -1,11 +1,11 @@
 // `npm run rehearse -- --from <two before> --to <next>`: a path of two upgrades on one chain (v1 → v2 → v3
 // while v2 is the latest release), on a copy of the
-// repository with one more release (an empty upgrade v3 with its own rehearsal checks), as
-// `npm run new-upgrade` leaves it. The copy shares node_modules' files through hard links, so it is
+// repository with one more release made by `npm run new-upgrade` (an empty upgrade v3 with its
+// scaffolded rehearsal checks). The copy shares node_modules' files through hard links, so it is
 // quick to make; the releases are packaged from the copy.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
@@ -15,36 +15,12 @@ import { LATEST_RELEASE, RELEASES } from '@chaind/chaind/release';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['node_modules', '.git', 'dist', 'tmp', '.bench-data']);
 
-function edit(file: string, from: RegExp, to: (m: string) => string): void {
-  const text = readFileSync(file, 'utf8');
-  assert.match(text, from, `${file} no longer has the layout this test edits`);
-  writeFileSync(file, text.replace(from, to));
-}
-
-/** A copy of the repository whose RELEASES end with `name`, an upgrade that changes nothing but has its rehearsal checks. */
+/** A copy of the repository with one more release, `name`, made by `npm run new-upgrade` (an empty upgrade and its scaffolded checks). */
 function copyWithNextRelease(name: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'chaind-rehearse-path-'));
   cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP.has(relative(ROOT, src).split('/')[0]) || relative(ROOT, src) === '' });
   execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
-  const src = join(dir, 'packages/chaind/src');
-  edit(join(src, 'release.ts'), /export const RELEASES = \[[^\]]*/, (m) => `${m}, '${name}'`);
-  edit(join(src, 'upgrades/index.ts'), new RegExp(`import \\{ ${LATEST_RELEASE} \\} from '\\./${LATEST_RELEASE}/index\\.ts';`), (m) => `${m}\nimport { ${name} } from './${name}/index.ts';`);
-  edit(join(src, 'upgrades/index.ts'), /const BY_NAME: [^=]+= \{ [^}]*/, (m) => `${m.trimEnd()}, ${name} `);
-  mkdirSync(join(src, 'upgrades', name));
-  writeFileSync(join(src, 'upgrades', name, 'index.ts'), `import type { Upgrade } from '../types.ts';\n\nexport const ${name}: Upgrade = { name: '${name}', storeUpgrades: {} };\n`);
-  writeFileSync(
-    join(src, 'upgrades', name, 'rehearsal.ts'),
-    `import { RehearsalCheckError, type RehearsalChecks } from '../rehearsal.ts';
-
-export const rehearsal: RehearsalChecks = {
-  async after(node) {
-    const versions = await node.query(['upgrade', 'module_versions']);
-    if (!/chaininfo/.test(versions)) throw new RehearsalCheckError(\`module versions: \${versions}\`);
-    node.report(\`${name} checks: module versions kept at \${node.height}\`);
-  },
-};
-`,
-  );
+  execFileSync(process.execPath, [join(dir, 'scripts/new-upgrade.mjs'), name], { cwd: dir, stdio: 'pipe' });
   return dir;
 }
 
@@ -84,7 +60,7 @@ test(`npm run rehearse -- --from <the release before ${LATEST_RELEASE}> --to <th
     assert.match(out, new RegExp(`  ${name} at height ${h} \\(proposal ${i + 1}\\): [0-9.]+m?s downtime`));
   }
   // the new upgrade's own checks ran, after its switch
-  assert.match(out, new RegExp(`${next} checks: module versions kept at \\d+`));
+  assert.match(out, new RegExp(`${next}: module versions after the upgrade at \\d+`));
   assert.match(out, new RegExp(`upgrades rehearsed, ${from} → ${LATEST_RELEASE} → ${next}:`));
   assert.match(out, /rehearsal: OK\s*$/);
 });
