@@ -3,67 +3,20 @@
 // and eslint on the whole copy), the generated test, and the v3 release
 // (its archive and `bin/chaind version --long`). The repository itself keeps its releases.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const groups = new Set<number>();
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // gone already
-  }
-}
+import { removeTmpDirs } from '@chaind/chaind/testing';
+import { cleanUp, copyOfRepository, runNode, type Run } from './kit/repo.ts';
 
 after(() => {
-  for (const pid of groups) killGroup(pid);
+  cleanUp();
   removeTmpDirs();
 });
 
-interface Run {
-  readonly code: number | null;
-  readonly out: string;
-}
-
-/** `args` run by Node in `cwd`, in its own process group (killed whole at its end or on time-out). */
-async function node(cwd: string, args: readonly string[], timeoutMs = 180_000): Promise<Run> {
-  // not a subtest of this runner (NODE_TEST_CONTEXT), and the latest release from source
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...env, CHAIND_RELEASE: '' } });
-  const pid = child.pid as number;
-  groups.add(pid);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const timer = setTimeout(() => killGroup(pid), timeoutMs);
-  try {
-    const code = await new Promise<number | null>((res) => child.once('exit', res));
-    return { code, out };
-  } finally {
-    clearTimeout(timer);
-    killGroup(pid);
-    groups.delete(pid);
-  }
-}
-
-/** A copy of the working tree (tracked and untracked, not ignored files) with node_modules hard-linked. */
-function copyOfRepository(): string {
-  const dir = join(tmpDir('chaind-new-upgrade-'), 'repo');
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter((f) => f !== '' && existsSync(join(ROOT, f)));
-  for (const f of files) {
-    mkdirSync(dirname(join(dir, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(dir, f));
-  }
-  // workspace packages are relative links (node_modules/@chaind/x → ../../packages/x): they resolve inside the copy
-  execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
-  return dir;
-}
+/** `node <args>` in `cwd`, as the latest release from source, in its own process group. */
+const node = (cwd: string, args: readonly string[], timeoutMs = 180_000): Promise<Run> => runNode(args, { cwd, timeoutMs, env: { CHAIND_RELEASE: '' } });
 
 const snapshot = (dir: string): string => ['packages/chaind/src/release.ts', 'packages/chaind/src/upgrades/index.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\0') + readdirSync(join(dir, 'packages/chaind/src/upgrades')).join(',');
 const NEW_UPGRADE = 'scripts/new-upgrade.mjs';

@@ -4,50 +4,20 @@
 // scaffolded rehearsal checks). The copy shares node_modules' files through hard links, so it is
 // quick to make; the releases are packaged from the copy.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { LATEST_RELEASE, RELEASES } from '@chaind/chaind/release';
+import { cleanUp, copyOfRepository, runNode } from './kit/repo.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SKIP = new Set(['node_modules', '.git', 'dist', 'tmp', '.bench-data']);
-
-/** A copy of the repository with one more release, `name`, made by `npm run new-upgrade` (an empty upgrade and its scaffolded checks). */
-function copyWithNextRelease(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'chaind-rehearse-path-'));
-  cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP.has(relative(ROOT, src).split('/')[0]) || relative(ROOT, src) === '' });
-  execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
-  execFileSync(process.execPath, [join(dir, 'scripts/new-upgrade.mjs'), name], { cwd: dir, stdio: 'pipe' });
-  return dir;
-}
+after(cleanUp);
 
 test(`npm run rehearse -- --from <the release before ${LATEST_RELEASE}> --to <the one after it>: each upgrade of the path in turn on one chain`, { timeout: 420_000 }, async () => {
   const next = `v${Number(LATEST_RELEASE.slice(1)) + 1}`;
   const from = RELEASES[RELEASES.length - 2];
-  const dir = copyWithNextRelease(next);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'scripts/rehearse.ts'), '--from', from, '--to', next], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const killGroup = (): void => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  };
-  const timer = setTimeout(killGroup, 400_000);
-  let code: number | null;
-  try {
-    code = await new Promise<number | null>((res) => child.once('exit', res));
-  } finally {
-    clearTimeout(timer);
-    killGroup();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = copyOfRepository();
+  execFileSync(process.execPath, [join(dir, 'scripts/new-upgrade.mjs'), next], { cwd: dir, stdio: 'pipe' });
+  const { code, out } = await runNode(['--import', 'tsx', join(dir, 'scripts/rehearse.ts'), '--from', from, '--to', next], { cwd: dir, timeoutMs: 400_000 });
   assert.equal(code, 0, out.slice(-6000));
   const hops = [LATEST_RELEASE, next];
   for (const [i, name] of hops.entries()) {
