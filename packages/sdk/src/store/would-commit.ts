@@ -3,7 +3,10 @@
 // and deletes. The upgrade simulation reports both for the upgrade block.
 import { equalBytes } from '../bytes/index.ts';
 import { appHashOf, nextStoreHash } from './hash.ts';
+import { compareBytes } from './bytes.ts';
+import type { CacheKVStore } from './cachekv.ts';
 import type { BranchStore, Snapshot } from './multistore.ts';
+import type { Entry } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
 
 /** One store's changes. Bytes count key and value lengths; a changed key counts its value's growth (or shrink) in netBytes. */
@@ -61,23 +64,23 @@ export function wouldCommit(snapshot: Snapshot, u: StoreUpgrades, branch: Branch
     let bytesWritten = 0;
     let bytesDeleted = 0;
     let netBytes = 0;
-    const parent = ws.parent;
+    const before = priorValues(ws);
     ws.forEachChange((keys, ks, ke, values, vs, ve) => {
-      const before = parent.get(keys.subarray(ks, ke));
+      const prior = before(keys.subarray(ks, ke));
       const kl = ke - ks;
       if (vs < 0) {
-        if (before === undefined) return;
+        if (prior === undefined) return;
         keysDeleted++;
-        bytesDeleted += kl + before.length;
-        netBytes -= kl + before.length;
-      } else if (before === undefined) {
+        bytesDeleted += kl + prior.length;
+        netBytes -= kl + prior.length;
+      } else if (prior === undefined) {
         keysAdded++;
         bytesWritten += kl + (ve - vs);
         netBytes += kl + (ve - vs);
-      } else if (!equalBytes(before, values.subarray(vs, ve))) {
+      } else if (!equalBytes(prior, values.subarray(vs, ve))) {
         keysChanged++;
         bytesWritten += ve - vs;
-        netBytes += ve - vs - before.length;
+        netBytes += ve - vs - prior.length;
       }
     });
     stores.push({
@@ -105,4 +108,46 @@ export function wouldCommit(snapshot: Snapshot, u: StoreUpgrades, branch: Branch
   // an empty block over an unchanged layout keeps the last app hash (as the commit does)
   const appHash = changed || snapshot.height === 0n ? appHashOf(hashes) : snapshot.appHash;
   return { appHash, stores };
+}
+
+/** Write sets at least this large look their prior values up by one ordered scan rather than a lookup per key. */
+const SCAN_MIN_CHANGES = 1024;
+
+/**
+ * The committed value of each changed key, asked in key order. A large write set (a migration) reads
+ * them by walking the parent in key order beside it: one ordered scan instead of a lookup per key. If
+ * the walk passes more unchanged keys than there are changes (changes sparse in a large store), the
+ * rest are looked up one by one, so it never costs much more than the lookups.
+ */
+function priorValues(ws: CacheKVStore): (key: Uint8Array) => Uint8Array | undefined {
+  const parent = ws.parent;
+  const get = (key: Uint8Array): Uint8Array | undefined => parent.get(key);
+  if (ws.size < SCAN_MIN_CHANGES) return get;
+  let it: Iterator<Entry> | undefined;
+  let cur: Entry | undefined;
+  let skipped = 0;
+  const budget = ws.size;
+  return (key) => {
+    if (skipped > budget) return get(key);
+    if (it === undefined) {
+      it = parent.iterator(key)[Symbol.iterator]();
+      cur = next(it);
+    }
+    while (cur !== undefined && compareBytes(cur.key, key) < 0) {
+      if (++skipped > budget) {
+        it.return?.();
+        return get(key);
+      }
+      cur = next(it);
+    }
+    if (cur === undefined || compareBytes(cur.key, key) !== 0) return undefined;
+    const v = cur.value;
+    cur = next(it);
+    return v;
+  };
+}
+
+function next(it: Iterator<Entry>): Entry | undefined {
+  const r = it.next();
+  return r.done === true ? undefined : r.value;
 }
