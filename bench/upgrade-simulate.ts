@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { BaseApp, Context, ModuleManager, type AppModule } from '@chaind/sdk/app';
 import { CommitMultiStore, toHex } from '@chaind/sdk/store';
 import { upgradeModule, type UpgradeModule } from '@chaind/sdk/x/upgrade';
-import { dryRunUpgrade } from '../packages/chaind/src/upgrades/dry-run.ts';
+import { dryRunUpgrade } from '@chaind/chaind/simulate';
 import { chaindNodeFlags, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
 
 const N = Number(process.env.BENCH_KEYS ?? 1_000_000);

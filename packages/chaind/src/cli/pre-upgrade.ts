@@ -21,7 +21,7 @@ import { DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgra
 import { readUpgradeInfo, upgradeInfoPath, type UpgradeInfo } from '@chaind/upgrade-plan';
 import { CHAIND_RELEASE } from '../release.ts';
 import { versionChanges } from '../upgrades/dry-run.ts';
-import { simulateUpgrade } from '../upgrades/simulate.ts';
+import { blockTimeFor, simulateUpgrade } from '../upgrades/simulate.ts';
 import { UPGRADES, type Upgrade } from '../upgrades/index.ts';
 import { addHomeOption, homeOf, type HomeOptions } from './common.ts';
 
@@ -121,7 +121,7 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
         throw retry(`the state is at height ${snap.height}, before the upgrade height ${h} - 1: the old binary has not halted at the upgrade yet`);
       }
       if (snap.height >= h) throw fail(`the state is at height ${snap.height}, past the upgrade height ${h}, and upgrade "${info.name}" was not applied`);
-      const r = simulateUpgrade({ snapshot: snap, upgrade, upgrades, height: h, info: info.info, chainId: chainIdOf(home) });
+      const r = simulateUpgrade({ snapshot: snap, upgrade, upgrades, height: h, time: blockTimeFor(home, h).time, info: info.info, chainId: chainIdOf(home) });
       if (!r.passed) throw fail(`upgrade "${info.name}" at height ${h} would fail: ${r.error ?? ''}`);
       return `upgrade "${info.name}" at height ${h}: dry run passed (module versions: ${versionChanges(r).join(', ') || 'unchanged'})`;
     } finally {

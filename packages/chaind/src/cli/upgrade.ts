@@ -17,7 +17,7 @@ import { PLAN_KEY, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade'
 import { CHAIND_RELEASE } from '../release.ts';
 import { versionChanges, type DryRunResult } from '../upgrades/dry-run.ts';
 import { UPGRADES, type Upgrade } from '../upgrades/index.ts';
-import { BLOCK_TIME_SAMPLES, blockStorePathOf, extrapolateBlockTime, simulateUpgrade } from '../upgrades/simulate.ts';
+import { BLOCK_TIME_SAMPLES, blockTimeFor, simulateUpgrade, type TimeSource } from '../upgrades/simulate.ts';
 import { addHomeOption, homeOf, type HomeOptions } from './common.ts';
 import { chainIdOf, doneHeight } from './pre-upgrade.ts';
 
@@ -34,8 +34,7 @@ export class SimulateExit extends ChaindError<number> {
   }
 }
 
-/** Where the block time the handler saw came from. */
-export type TimeSource = 'blocks' | 'clock';
+export type { TimeSource };
 
 export interface Simulation extends DryRunResult {
   readonly timeSource: TimeSource;
@@ -60,8 +59,6 @@ function scheduledPlan(snap: Snapshot): Plan | undefined {
   const b = snap.getStore(UPGRADE_STORE_KEY).get(PLAN_KEY);
   return b === undefined ? undefined : Plan.decode(b);
 }
-
-const timeFromMs = (ms: number): Timestamp => ({ seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 });
 
 /**
  * Simulates the upgrade on the latest committed state of the node at `home` (which may keep running).
@@ -100,10 +97,9 @@ export async function simulateHome(home: string, req: SimulateRequest = {}, upgr
       if (done !== undefined) throw new SimulateExit(SIMULATE_FAIL, `upgrade "${name}" was already applied at height ${done}`);
       const height = req.heightAs ?? (plan !== undefined && plan.name === name ? plan.height : snap.height + 1n);
       if (height <= snap.height) throw new SimulateExit(SIMULATE_FAIL, `the state is at height ${snap.height}, past the upgrade height ${height}`);
-      const ext = extrapolateBlockTime(blockStorePathOf(home), height, req.timeSamples ?? BLOCK_TIME_SAMPLES);
-      const time = ext?.time ?? timeFromMs(Date.now());
-      const r = simulateUpgrade({ snapshot: snap, upgrade, upgrades, height, time, info: plan?.info ?? '', chainId: chainIdOf(home) });
-      return ext === undefined ? { ...r, timeSource: 'clock' } : { ...r, timeSource: 'blocks', medianBlockIntervalMs: ext.medianIntervalMs };
+      const t = blockTimeFor(home, height, req.timeSamples ?? BLOCK_TIME_SAMPLES);
+      const r = simulateUpgrade({ snapshot: snap, upgrade, upgrades, height, time: t.time, info: plan?.info ?? '', chainId: chainIdOf(home) });
+      return { ...r, timeSource: t.source, ...(t.medianIntervalMs !== undefined ? { medianBlockIntervalMs: t.medianIntervalMs } : {}) };
     } finally {
       snap.release();
     }

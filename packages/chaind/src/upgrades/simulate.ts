@@ -8,6 +8,8 @@ import type { Snapshot } from '@chaind/sdk/store';
 import { chainModules, setUpgradeHandlers } from '../app.ts';
 import { BlockStore } from '../node/blockstore.ts';
 import { dryRunUpgrade, type DryRunResult } from './dry-run.ts';
+
+export { dryRunUpgrade, versionChanges, type DryRunOptions, type DryRunResult, type StoreDiff } from './dry-run.ts';
 import { UPGRADES, type Upgrade } from './index.ts';
 
 export interface SimulateUpgradeOptions {
@@ -95,4 +97,22 @@ export function extrapolateBlockTime(blockStorePath: string, height: bigint, sam
   } finally {
     void bs.close();
   }
+}
+
+/** Where the block time a dry run uses came from: the node's recent blocks, or (no block store) the clock. */
+export type TimeSource = 'blocks' | 'clock';
+
+export interface BlockTime {
+  readonly time: Timestamp;
+  readonly source: TimeSource;
+  /** The median interval of recent blocks (source "blocks"). */
+  readonly medianIntervalMs?: number;
+}
+
+/** Block `height`'s time for the dry run of a node at `home`: extrapolated from its blocks, else the wall clock (never zero). */
+export function blockTimeFor(home: string, height: bigint, samples = BLOCK_TIME_SAMPLES): BlockTime {
+  const ext = extrapolateBlockTime(blockStorePathOf(home), height, samples);
+  if (ext !== undefined) return { time: ext.time, source: 'blocks', medianIntervalMs: ext.medianIntervalMs };
+  const now = Date.now();
+  return { time: { seconds: BigInt(Math.floor(now / 1000)), nanos: (now % 1000) * 1_000_000 }, source: 'clock' };
 }
