@@ -10,6 +10,7 @@ import { registerPreUpgradeCommand } from './pre-upgrade.ts';
 import { registerQueryCommands } from './query/index.ts';
 import { registerStartCommand } from './start.ts';
 import { registerTxCommands } from './tx/index.ts';
+import { registerUpgradeCommands } from './upgrade.ts';
 import { registerVersionCommand } from './version.ts';
 import { startNodeServers } from '../node/servers.ts';
 
@@ -28,6 +29,7 @@ registerDevCommand(program, startNodeServers);
 registerQueryCommands(program);
 registerTxCommands(program);
 registerPreUpgradeCommand(program);
+registerUpgradeCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -19,9 +19,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { CommitMultiStore, concatBytes, readU64be, utf8, type Snapshot } from '@chaind/sdk/store';
 import { DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
 import { readUpgradeInfo, upgradeInfoPath, type UpgradeInfo } from '@chaind/upgrade-plan';
-import { chainModules, setUpgradeHandlers } from '../app.ts';
 import { CHAIND_RELEASE } from '../release.ts';
-import { dryRunUpgrade } from '../upgrades/dry-run.ts';
+import { versionChanges } from '../upgrades/dry-run.ts';
+import { blockTimeFor, simulateUpgrade } from '../upgrades/simulate.ts';
 import { UPGRADES, type Upgrade } from '../upgrades/index.ts';
 import { addHomeOption, homeOf, type HomeOptions } from './common.ts';
 
@@ -47,7 +47,7 @@ export function isBusyError(e: unknown): boolean {
   return typeof err.message === 'string' && /MDB_READERS_FULL|MDB_BUSY|Resource temporarily unavailable|Device or resource busy/i.test(err.message);
 }
 
-function chainIdOf(home: string): string {
+export function chainIdOf(home: string): string {
   try {
     const g = JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as { chain_id?: unknown };
     return typeof g.chain_id === 'string' ? g.chain_id : '';
@@ -56,7 +56,7 @@ function chainIdOf(home: string): string {
   }
 }
 
-function doneHeight(snap: Snapshot, name: string): bigint | undefined {
+export function doneHeight(snap: Snapshot, name: string): bigint | undefined {
   if (!snap.hasStore(UPGRADE_STORE_KEY)) return undefined;
   const b = snap.getStore(UPGRADE_STORE_KEY).get(concatBytes(DONE_PREFIX, utf8(name)));
   return b === undefined ? undefined : readU64be(b);
@@ -121,19 +121,9 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
         throw retry(`the state is at height ${snap.height}, before the upgrade height ${h} - 1: the old binary has not halted at the upgrade yet`);
       }
       if (snap.height >= h) throw fail(`the state is at height ${snap.height}, past the upgrade height ${h}, and upgrade "${info.name}" was not applied`);
-      try {
-        const chain = chainModules({ upgrades });
-        chain.modules.registerServices();
-        setUpgradeHandlers(chain, upgrades);
-        const r = dryRunUpgrade({ snapshot: snap, upgrade, height: h, info: info.info, chainId: chainIdOf(home), modules: chain.modules, upgradeKeeper: chain.upgrade.keeper });
-        const changed = Object.keys(r.toVM)
-          .sort()
-          .filter((m) => r.fromVM[m] !== r.toVM[m])
-          .map((m) => `${m} ${r.fromVM[m] ?? 'new'} → ${r.toVM[m]}`);
-        return `upgrade "${info.name}" at height ${h}: dry run passed (module versions: ${changed.join(', ') || 'unchanged'})`;
-      } catch (e) {
-        throw fail(`upgrade "${info.name}" at height ${h} would fail: ${(e as Error).message}`);
-      }
+      const r = simulateUpgrade({ snapshot: snap, upgrade, upgrades, height: h, time: blockTimeFor(home, h).time, info: info.info, chainId: chainIdOf(home) });
+      if (!r.passed) throw fail(`upgrade "${info.name}" at height ${h} would fail: ${r.error ?? ''}`);
+      return `upgrade "${info.name}" at height ${h}: dry run passed (module versions: ${versionChanges(r).join(', ') || 'unchanged'})`;
     } finally {
       snap.release();
     }

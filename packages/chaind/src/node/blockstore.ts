@@ -87,10 +87,10 @@ export class BlockStore {
   private bottom: bigint;
   private closed = false;
 
-  private constructor(path: string) {
+  private constructor(path: string, readOnly: boolean) {
     // overlappingSync off: a block-store commit is on disk when save() returns, before the app commits
     // the block, so even a power loss can leave the app behind the block store (replayed) but never ahead
-    this.env = open({ path, maxDbs: DBS.length + 1, overlappingSync: false });
+    this.env = open({ path, maxDbs: DBS.length + 1, overlappingSync: false, readOnly });
     const dbs = {} as Record<DbName, BinaryDB>;
     for (const name of DBS) dbs[name] = this.env.openDB({ name, keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
     this.dbs = dbs;
@@ -102,7 +102,12 @@ export class BlockStore {
 
   /** Opens (creating when absent) the block store in directory `path`. */
   static open(path: string): BlockStore {
-    return new BlockStore(path);
+    return new BlockStore(path, false);
+  }
+
+  /** Opens an existing block store to read only, beside the node that writes it (another process may). */
+  static openReadOnly(path: string): BlockStore {
+    return new BlockStore(path, true);
   }
 
   /** The latest stored height; 0 when empty. */

@@ -16,3 +16,4 @@ export * from './node.ts';
 export * from './upgrades.ts';
 export * from './upgrade-history.ts';
 export * from './next-release.ts';
+export * from './state-diff.ts';

@@ -19,3 +19,4 @@ export {
   type StoreInfo,
 } from './multistore.ts';
 export { isEmptyStoreUpgrades, storeUpgradesFromJSON, type StoreRename, type StoreUpgrades } from './upgrades.ts';
+export { wouldCommit, type StoreDiff, type WouldCommit } from './would-commit.ts';

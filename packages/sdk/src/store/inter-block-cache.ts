@@ -101,6 +101,11 @@ export class InterBlockCache {
     return new CachedStore(this, this.generation, values, parent);
   }
 
+  /** The commits seen so far: a snapshot notes it, to tell whether the cache still holds its state. */
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
   isCurrent(generation: number): boolean {
     return generation === this.generation;
   }

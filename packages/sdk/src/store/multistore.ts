@@ -39,6 +39,8 @@ export interface ReadMultiStore {
 }
 
 export interface Snapshot extends ReadMultiStore {
+  /** The store's hash as of this snapshot's commit (empty for a store no block has written to). */
+  storeHash(name: string): Uint8Array;
   /** Releases the LMDB read transaction; the snapshot must not be used afterwards. */
   release(): void;
 }
@@ -307,6 +309,7 @@ export class CommitMultiStore implements MultiStore {
     const opts = { transaction: txn };
     const height = this.meta.get(META_HEIGHT, opts);
     const cached = (height ? readU64be(height) : 0n) === this.last.height;
+    const generation = this.cache.currentGeneration;
     const appHash = this.meta.get(META_APPHASH, opts);
     const reg = this.meta.get(META_REGISTRY, opts);
     const registry = reg ? decodeRegistry(reg) : new Map<string, StoreInfo>();
@@ -319,6 +322,11 @@ export class CommitMultiStore implements MultiStore {
       appHash: appHash ?? new Uint8Array(0),
       hasStore: (name) => registry.has(name),
       storeNames: () => [...registry.keys()].sort(),
+      storeHash(name: string): Uint8Array {
+        const info = registry.get(name);
+        if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
+        return info.hash;
+      },
       getStore(name: string): ReadKVStore {
         if (released) throw new StoreError('snapshot already released');
         let view = views.get(name);
@@ -326,7 +334,8 @@ export class CommitMultiStore implements MultiStore {
           const info = registry.get(name);
           if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
           const lmdb = new LmdbStoreView(data, idPrefix(info.id), txn);
-          view = cached ? cache.view(info.id, lmdb) : lmdb;
+          // a store first read after a later commit: the cache holds that commit's state, not this snapshot's
+          view = cached && cache.isCurrent(generation) ? cache.view(info.id, lmdb) : lmdb;
           views.set(name, view);
         }
         return view;
@@ -365,6 +374,11 @@ export class BranchStore implements MultiStore {
 
   branch(): BranchStore {
     return new BranchStore(this);
+  }
+
+  /** The write set of store `name` if this branch opened it (undefined: never read nor written through it). */
+  writeSet(name: string): CacheKVStore | undefined {
+    return this.stores.get(name);
   }
 
   /** Applies this branch's writes to the parent. Each store's go to that store's own write set, so the order of the stores changes nothing. */

@@ -381,6 +381,20 @@ describe('the inter-block cache (committed values kept from block to block)', ()
       snap.release();
     }
   }
+  test('a snapshot whose store is first read after a later commit reads its own state, not the cache of the newer one', async () => {
+    const ms = openStore(tmp(), ['s']);
+    ms.getStore('s').set(b('a'), b('1'));
+    ms.commit(1n);
+    const snap = ms.snapshot();
+    ms.getStore('s').set(b('a'), b('2'));
+    ms.commit(2n);
+    // a newer reader fills the cache with height 2's value
+    assert.equal(readNow(ms, 's', 'a'), '2');
+    assert.equal(s(snap.getStore('s').get(b('a'))), '1');
+    snap.release();
+    await ms.close();
+  });
+
 
   test('a key read again, present or absent, is not read from its store again, in later blocks too, until the bound clears the cache', () => {
     const cache = new InterBlockCache({ maxEntries: 3 });

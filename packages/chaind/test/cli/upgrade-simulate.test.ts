@@ -1,0 +1,214 @@
+// `chaind upgrade simulate` as real child processes: the v2 binary rehearses the v2 upgrade block on the
+// home of a running v1 node (its state from real blocks, committing more while it reads), then the v1
+// node halts, the v2 node applies the upgrade, and the upgrade block does what the simulation said. And
+// the exit codes: 20 fail, 21 unknown upgrade, 22 state not readable.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CommitMultiStore, prefixEnd, readU64be, toHex, type ReadMultiStore } from '@chaind/sdk/store';
+import { Keyring } from '@chaind/sdk/keyring';
+import { HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
+import { BIN, chaind, childEnv, newHome, removeTmpDirs, softwareUpgrade, stateDiff, TestChain, tmpDir, watchNode, type Run } from '@chaind/chaind/testing';
+import { SIMULATE_FAIL, SIMULATE_STATE_UNREADABLE, SIMULATE_UNKNOWN_UPGRADE, type SimulationJSON } from '../../src/cli/upgrade.ts';
+import type { Upgrade } from '../../src/upgrades/index.ts';
+
+const running = new Set<ChildProcess>();
+after(async () => {
+  for (const c of running) {
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await new Promise((r) => c.once('exit', r));
+    }
+  }
+  removeTmpDirs();
+});
+
+const as = (release: string, args: readonly string[]): Promise<Run> => chaind(args, { env: { CHAIND_RELEASE: release } });
+const simulateJSON = (home: string, ...args: string[]): Promise<Run> => as('v2', ['upgrade', 'simulate', ...args, '--home', home, '-o', 'json']);
+
+function parsed(r: Run, code = 0): SimulationJSON {
+  assert.equal(r.code, code, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  return JSON.parse(r.stdout) as SimulationJSON;
+}
+
+interface Node {
+  readonly child: ChildProcess;
+  readonly url: Promise<string>;
+  readonly log: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+function start(release: string, home: string, extra: readonly string[] = []): Node {
+  const args = ['start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false', ...extra];
+  const child = spawn(process.execPath, [BIN, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const w = watchNode(child, `chaind start (${release})`);
+  return { child, url: w.url, log: w.log, exited };
+}
+
+async function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const r = await Promise.race([p, new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), ms)))]);
+  clearTimeout(timer);
+  if (r === 'timeout') assert.fail(`timed out: ${what()}`);
+  return r;
+}
+
+async function rpc<T>(url: string, path: string): Promise<T> {
+  const res = await fetch(`${url}${path}`);
+  return ((await res.json()) as { result: T }).result;
+}
+
+const latestHeight = async (url: string): Promise<number> => Number((await rpc<{ sync_info: { latest_block_height: string } }>(url, '/status')).sync_info.latest_block_height);
+
+async function waitForHeight(url: string, h: number): Promise<void> {
+  for (let i = 0; i < 300 && (await latestHeight(url)) < h; i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** The module version map the upgrade store holds (0x02 ‖ name → u64be). */
+function versionMap(s: ReadMultiStore): Record<string, string> {
+  const out: Record<string, string> = {};
+  const p = Uint8Array.of(0x02);
+  for (const e of s.getStore('upgrade').iterator(p, prefixEnd(p))) out[Buffer.from(e.key.subarray(1)).toString('utf8')] = readU64be(e.value).toString();
+  return out;
+}
+
+const counts = (ds: readonly { name: string; keysAdded?: number; keys_added?: number; keysChanged?: number; keys_changed?: number; keysDeleted?: number; keys_deleted?: number }[]): string[] =>
+  ds
+    .map((d) => [d.name, d.keysAdded ?? d.keys_added ?? 0, d.keysChanged ?? d.keys_changed ?? 0, d.keysDeleted ?? d.keys_deleted ?? 0] as const)
+    .filter(([, a, c, d]) => a + c + d > 0)
+    .map(([n, a, c, d]) => `${n} +${a} ~${c} -${d}`);
+
+describe('chaind upgrade simulate', () => {
+  test('the v2 binary on a running v1 node: a consistent snapshot while blocks with txs commit; the real upgrade then matches it', { timeout: 300_000 }, async () => {
+    const home = join(tmpDir('chaind-sim-'), 'home');
+    // the development chain as release v1 creates it (its genesis has v1's modules), one block in
+    const created = await as('v1', ['dev', '--home', home, '--gov-period', '3s', '--halt-height', '1', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false']);
+    assert.equal(created.code, 0, created.stderr);
+    const cfg = join(home, 'config', 'config.toml');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "300ms"'));
+    const old = start('v1', home);
+    const url = await old.url;
+    const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y'];
+    const bob = (await (await Keyring.open(home, 'test')).get('bob')).address;
+    const h = (await latestHeight(url)) + 80;
+    const submit = await as('v1', ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', String(h), '--no-validate', '--title', 'v2', '--summary', 'to v2', '--deposit', '10000000stake', '--from', 'validator', '--gas', 'auto', '--broadcast-mode', 'commit', ...flags]);
+    assert.equal(submit.code, 0, submit.stderr);
+    const vote = await as('v1', ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', '--broadcast-mode', 'commit', ...flags]);
+    assert.equal(vote.code, 0, vote.stderr);
+    for (let i = 0; i < 100; i++) {
+      const q = await as('v1', ['query', 'upgrade', 'plan', '-o', 'json', '--node', url]);
+      if (q.code === 0 && (JSON.parse(q.stdout) as { name: string }).name === 'v2') break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+
+    // the node commits blocks with sends while the v2 binary reads its state
+    const sends = (async () => {
+      for (let i = 0; i < 3; i++) {
+        const r = await as('v1', ['tx', 'bank', 'send', 'alice', bob, '1stake', '--broadcast-mode', 'sync', ...flags]);
+        assert.equal(r.code, 0, r.stderr);
+      }
+    })();
+    const during = parsed(await simulateJSON(home));
+    await sends;
+    assert.equal(during.name, 'v2');
+    assert.equal(during.height, String(h), "the plan's height");
+    assert.equal(during.passed, true, during.error);
+    assert.equal(during.time_source, 'blocks');
+    assert.ok(during.median_block_interval_ms !== undefined && during.median_block_interval_ms >= 200 && during.median_block_interval_ms < 2000, String(during.median_block_interval_ms));
+    assert.ok(Date.parse(during.time) > Date.now(), `a block time ahead, at the plan's height: ${during.time}`);
+    // the snapshot is one committed state: the app hash the next block's header carries
+    const from = Number(during.from_height);
+    await waitForHeight(url, from + 1);
+    const header = await rpc<{ block: { header: { app_hash: string } } }>(url, `/block?height=${from + 1}`);
+    assert.equal(header.block.header.app_hash.toLowerCase(), during.from_app_hash);
+    assert.deepEqual(
+      Object.entries(during.module_versions).filter(([, v]) => v.from !== v.to),
+      [
+        ['chaininfo', { from: null, to: '1' }],
+        ['validators', { from: '1', to: '2' }],
+      ],
+    );
+    assert.ok(BigInt(during.gas_used) > 0n && during.wall_ms > 0 && during.peak_rss_bytes > 0);
+
+    // once the sends are in: the state the upgrade block will start from (empty blocks keep it)
+    await waitForHeight(url, (await latestHeight(url)) + 3);
+    const quiet = parsed(await simulateJSON(home, 'v2'));
+    const text = await as('v2', ['upgrade', 'simulate', '--home', home]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`^upgrade "v2" at height ${h} \\(time .+, extrapolated from blocks every [0-9.]+ ms\\) on the state at height \\d+: PASS$`, 'm'));
+    assert.match(text.stdout, /^store valset \(renamed from validators\): \+1 ~0 -0 keys/m);
+
+    assert.equal(await within(old.exited, 120_000, old.log), HALT_EXIT_CODES['upgrade-needed'], old.log().slice(-3000));
+    const before = newHome();
+    cpSync(join(home, 'data'), join(before, 'data'), { recursive: true });
+    const cur = start('v2', home, ['--halt-height', String(h)]);
+    assert.equal(await within(cur.exited, 60_000, cur.log), 0, cur.log().slice(-3000));
+
+    const a = CommitMultiStore.open(join(before, 'data', 'application.db'));
+    const b = CommitMultiStore.open(join(home, 'data', 'application.db'));
+    const sa = a.snapshot();
+    const sb = b.snapshot();
+    try {
+      assert.equal(sa.height, BigInt(h - 1));
+      assert.equal(toHex(sa.appHash), quiet.from_app_hash, 'the upgrade block started from the simulated state');
+      assert.equal(sb.height, BigInt(h));
+      assert.equal(toHex(sb.appHash), quiet.app_hash, 'the app hash the upgrade block committed');
+      assert.deepEqual(versionMap(sb), Object.fromEntries(Object.entries(quiet.module_versions).map(([m, v]) => [m, v.to])));
+      const oracle = stateDiff(sa, sb, new Map([['valset', 'validators']]));
+      assert.deepEqual(counts(quiet.stores), counts(oracle));
+      assert.deepEqual(counts(quiet.stores), ['chaininfo +2 ~0 -0', 'upgrade +3 ~1 -1', 'valset +1 ~0 -0']);
+    } finally {
+      sa.release();
+      sb.release();
+      await a.close();
+      await b.close();
+    }
+    // applied: nothing more to simulate
+    const again = await simulateJSON(home, 'v2');
+    assert.equal(again.code, SIMULATE_FAIL);
+    assert.equal(again.stderr.trimEnd(), `Error: upgrade "v2" was already applied at height ${h}`);
+  });
+
+  test('exit codes: 20 a failing handler (its error in the JSON), 21 an unknown or unscheduled upgrade, 22 no readable state', async () => {
+    // a chain whose validators module is already at consensus version 3: v2 cannot migrate it backwards
+    const bump = (name: string, v: bigint): Upgrade => ({ name, storeUpgrades: {}, modules: { validators: { consensusVersion: v, migrate: () => {} } } });
+    const home = newHome();
+    const c = TestChain.open(home, { upgrades: [bump('v0a', 2n), bump('v0b', 3n)] });
+    const h = c.height + 25n;
+    c.pass([softwareUpgrade('v2', h)]);
+    await c.close();
+    const failed = parsed(await simulateJSON(home), SIMULATE_FAIL);
+    assert.equal(failed.passed, false);
+    assert.equal(failed.error, 'module "validators" is at version 3 on chain but this binary has version 2: cannot migrate backwards');
+    assert.equal(failed.app_hash, undefined);
+    assert.deepEqual(failed.stores, []);
+
+    const r1 = await as('v1', ['upgrade', 'simulate', '--home', home]);
+    assert.equal(r1.code, SIMULATE_UNKNOWN_UPGRADE, r1.stderr);
+    assert.equal(r1.stderr.trimEnd(), 'Error: this binary (release v1) does not know upgrade "v2" (it knows: none): run the release that has it');
+    const r9 = await as('v2', ['upgrade', 'simulate', 'v9', '--home', home]);
+    assert.equal(r9.code, SIMULATE_UNKNOWN_UPGRADE, r9.stderr);
+    assert.equal(r9.stderr.trimEnd(), 'Error: this binary (release v2) does not know upgrade "v9" (it knows: v2): run the release that has it');
+
+    const plain = newHome();
+    await TestChain.open(plain).close();
+    const none = await as('v2', ['upgrade', 'simulate', '--home', plain]);
+    assert.equal(none.code, SIMULATE_UNKNOWN_UPGRADE, none.stderr);
+    assert.equal(none.stderr.trimEnd(), 'Error: no upgrade is scheduled: name the upgrade to simulate');
+    // named, on a chain with no plan: the next block's height
+    assert.equal(parsed(await simulateJSON(plain, 'v2')).height, '2');
+
+    const empty = newHome();
+    const r22 = await as('v2', ['upgrade', 'simulate', '--home', empty]);
+    assert.equal(r22.code, SIMULATE_STATE_UNREADABLE);
+    assert.match(r22.stderr.trimEnd(), /^Error: no application state at .*application\.db$/);
+    mkdirSync(join(empty, 'data', 'application.db'), { recursive: true });
+    const dir = await as('v2', ['upgrade', 'simulate', '--home', empty]);
+    assert.equal(dir.code, SIMULATE_STATE_UNREADABLE);
+    assert.match(dir.stderr, /^Error: cannot open .*application\.db: /);
+  });
+});
