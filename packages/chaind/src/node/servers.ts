@@ -44,6 +44,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         maxOpenConnections: api.maxOpenConnections,
         readTimeoutMs: api.readTimeoutMs,
         idleTimeoutMs: api.idleTimeoutMs,
+        dashboard: { home: p.home, driver: p.driver, app: p.chain.app },
       });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }
