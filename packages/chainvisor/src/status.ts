@@ -35,7 +35,7 @@ export function statusPath(cosmovisorDir: string): string {
  */
 export function statusFileWriter(path: string, log: Logger, progressIntervalMs = DEFAULT_STATUS_PROGRESS_INTERVAL_MS): VisorMetrics {
   let s: VisorStatus = { state: 'running', plan: null, checksum: null, download: null, updated: '', pid: process.pid };
-  let lastProgress = 0;
+  let lastProgress = -Infinity;
   let warned = false;
   const write = (next: Partial<VisorStatus>): void => {
     s = { ...s, ...next, updated: new Date().toISOString() };
