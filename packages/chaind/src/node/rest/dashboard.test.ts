@@ -26,7 +26,7 @@ describe('GET /upgrade and /upgrade/status', () => {
       txs: undefined as never,
       done: new Promise(() => {}),
     };
-    s = await startRestServer({ port: 0, app: c.app, dashboard: { home: c.home, driver, app: c.app } });
+    s = await startRestServer({ port: 0, app: c.app, dashboard: { home: c.home, driver, history: () => c.app.withQueryContext((ctx) => c.chain.upgradeHistory(ctx)) } });
   });
   after(async () => {
     await s.close();

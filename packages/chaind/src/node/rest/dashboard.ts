@@ -5,10 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Context } from '@chaind/sdk/app';
-import { prefixEnd, readU64be } from '@chaind/sdk/store';
-import { DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
-import { CHAININFO, upgradeHistory } from '../../upgrades/v2/chaininfo.ts';
 import { CHAIND_VERSION } from '../../version.ts';
 import type { BlockSource, ConsensusDriver } from '../driver.ts';
 
@@ -26,7 +22,8 @@ const PAGE = new URL('./dashboard.html', import.meta.url);
 export interface DashboardSource {
   readonly home: string;
   readonly driver: ConsensusDriver & { readonly blocks?: BlockSource };
-  readonly app: { withQueryContext<R>(fn: (ctx: Context) => R): R };
+  /** The applied upgrades by height, at the latest committed state. */
+  history(): { name: string; height: bigint }[];
   /** Blocks the recent interval is averaged over (default 20). */
   readonly intervalBlocks?: number;
 }
@@ -71,16 +68,6 @@ function readSideFile(path: string): SideFile {
   }
 }
 
-/** The applied upgrades: chaininfo's history from v2 on (it keeps those imported at genesis), else the upgrade module's records. */
-export function appliedUpgrades(ctx: Context): { name: string; height: bigint }[] {
-  if (ctx.store.hasStore(CHAININFO)) return upgradeHistory(ctx);
-  const out: { name: string; height: bigint }[] = [];
-  for (const e of ctx.kvStore(UPGRADE_STORE_KEY).iterator(DONE_PREFIX, prefixEnd(DONE_PREFIX))) {
-    out.push({ name: new TextDecoder().decode(e.key.subarray(DONE_PREFIX.length)), height: readU64be(e.value) });
-  }
-  return out;
-}
-
 function headerTimeMs(blocks: BlockSource | undefined, height: bigint): number | undefined {
   const t = blocks?.blockMeta(height)?.header?.time;
   return t === undefined ? undefined : Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6);
@@ -116,16 +103,14 @@ export function registerDashboard(f: FastifyInstance, src: DashboardSource): () 
         from = seen[0].height;
       }
       const interval = latest !== undefined && first !== undefined && height > from ? (latest - first) / Number(height - from) : null;
-      const history = src.app.withQueryContext((ctx) => appliedUpgrades(ctx));
+      const history = src.history();
       const body: DashboardStatus = {
         chain_id: src.driver.chainId,
         node_version: CHAIND_VERSION,
         height: height.toString(),
         block_time: latest === undefined ? null : new Date(latest).toISOString(),
         block_interval_ms: interval === null ? null : Math.round(interval),
-        history: history
-          .sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0))
-          .map((u) => {
+        history: history.map((u) => {
             const t = timeOf(u.height);
             return { name: u.name, height: u.height.toString(), time: t === undefined ? null : new Date(t).toISOString() };
           }),
