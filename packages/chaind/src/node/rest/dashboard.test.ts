@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { newHome, removeTmpDirs, TestChain } from '@chaind/chaind/testing';
+import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
+import { newHome, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2 } from '@chaind/chaind/testing';
+import type { Upgrade } from '../../upgrades/index.ts';
+import { v2 } from '../../upgrades/v2/index.ts';
 import type { CommittedBlock, ConsensusDriver } from '../driver.ts';
 import { DASHBOARD_STATUS_PATH, SIMULATE_RESULT_FILE, VISOR_STATUS_FILE, type DashboardStatus } from './dashboard.ts';
 import { startRestServer, type RestServer } from './server.ts';
@@ -76,5 +79,34 @@ describe('GET /upgrade and /upgrade/status', () => {
     assert.deepEqual((await status()).simulate, { ok: true, value: { ok: true, name: 'v2' } });
     rmSync(join(c.home, VISOR_STATUS_FILE));
     assert.equal((await status()).chainvisor, null);
+  });
+});
+
+describe('ChainApp.upgradeHistory (the dashboard\'s applied upgrades)', () => {
+  /** A v1 chain upgraded to `upgrade` at its height; the history seen after. */
+  async function historyAfter(upgrade: Upgrade): Promise<{ h: bigint; history: { name: string; height: bigint }[] }> {
+    const home = newHome();
+    const old = TestChain.open(home);
+    const h = old.height + 25n;
+    assert.deepEqual(old.app.withQueryContext((ctx) => old.chain.upgradeHistory(ctx)), [], 'none before');
+    old.pass([softwareUpgrade('v2', h)]);
+    old.blocksUntil(h - 1n);
+    assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError);
+    await old.close();
+    const c = TestChain.open(home, { upgrades: [upgrade] });
+    c.block();
+    const history = c.app.withQueryContext((ctx) => c.chain.upgradeHistory(ctx));
+    await c.close();
+    return { h, history };
+  }
+
+  test("an upgrade adding no history-keeping module: the upgrade module's records", async () => {
+    const { h, history } = await historyAfter(upgradeV2());
+    assert.deepEqual(history, [{ name: 'v2', height: h }]);
+  });
+
+  test("the real v2, which adds chaininfo: chaininfo's history", async () => {
+    const { h, history } = await historyAfter(v2);
+    assert.deepEqual(history, [{ name: 'v2', height: h }]);
   });
 });
