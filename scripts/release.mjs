@@ -11,6 +11,7 @@
 //   bin/verify-worker.mjs            the signature worker's own bundle (a worker thread runs an entry
 //                                    file, found beside the node's bundle: sdk admission/verify-pool.ts)
 //   bin/cosmos-descriptors.binpb     gRPC descriptors, found beside the bundle (import.meta.url)
+//   bin/dashboard.html               the upgrade dashboard page (GET /upgrade), found beside the bundle too
 //   node_modules/…                   what cannot be bundled, with its dependency closure: lmdb and
 //                                    secp256k1 (native addons and their prebuilt binaries),
 //                                    @fastify/swagger-ui (serves its static files from its folder),
@@ -193,6 +194,8 @@ async function stageRelease(release, stage) {
   chmodSync(join(bin, 'chaind'), 0o755);
   // descriptors.ts reads this one beside itself (import.meta.url): beside the bundle
   cpSync(join(ROOT, 'packages/chaind/src/node/query/cosmos-descriptors.binpb'), join(bin, 'cosmos-descriptors.binpb'));
+  // …and dashboard.ts serves this page beside itself too
+  cpSync(join(ROOT, 'packages/chaind/src/node/rest/dashboard.html'), join(bin, 'dashboard.html'));
   // …and the sdk's through import.meta.resolve('@chaind/sdk/gen/…'): a stub package with the same exports map
   const sdk = join(stage, 'node_modules/@chaind/sdk');
   const gen = 'src/gen/chain/upgrade/v1beta1';

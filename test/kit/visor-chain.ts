@@ -55,6 +55,8 @@ export interface VisorChain {
   readonly rpc: string;
   /** the node's gRPC host:port (DAEMON_GRPC_ADDRESS) */
   readonly grpc: string;
+  /** the node's REST server, http://host:port */
+  readonly rest: string;
   /** Starts chainvisor with the chain's addresses, `extra` appended to the daemon's arguments. */
   run(extra?: readonly string[]): Visor;
   /** runs the chaind CLI against this chain's home and node */
@@ -120,7 +122,7 @@ export async function createVisorChain(env: Readonly<Record<string, string>> = {
     return { child, exit, output: () => out };
   };
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpc, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
-  return { home, cv, rpc, grpc: `127.0.0.1:${grpcPort}`, run, height, tx: (args) => cli([...args, ...flags]) };
+  return { home, cv, rpc, grpc: `127.0.0.1:${grpcPort}`, rest: `http://127.0.0.1:${restPort}`, run, height, tx: (args) => cli([...args, ...flags]) };
 }
 
 /** Waits until the node under `v` has committed height `h` (fails with chainvisor's output if it exits first). */

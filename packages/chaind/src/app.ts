@@ -1,12 +1,12 @@
 import { SignaturePreverifier } from '@chaind/sdk/admission';
-import { BaseApp, ModuleManager, nopLogger, type AppModule, type Logger } from '@chaind/sdk/app';
+import { BaseApp, ModuleManager, nopLogger, type AppModule, type Context, type Logger } from '@chaind/sdk/app';
 import { moduleAddress } from '@chaind/sdk/crypto';
-import { CommitMultiStore } from '@chaind/sdk/store';
+import { CommitMultiStore, prefixEnd, readU64be } from '@chaind/sdk/store';
 import type { DecodedTx } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
-import { chooseStoreLoader, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
+import { chooseStoreLoader, DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
 import { VALIDATORS_MODULE_NAME, validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
 import { UPGRADES, type ChainKeepers, type Upgrade } from './upgrades/index.ts';
 import { moduleSchedule, scheduledModule, upgradeHandler, UpgradeListError, type ScheduledModule } from './upgrades/schedule.ts';
@@ -53,6 +53,8 @@ export interface ChainApp {
   readonly bank: BankKeeper;
   readonly validators: ValidatorsKeeper;
   readonly gov: GovKeeper;
+  /** The applied upgrades by height: the history a module keeps (chaininfo, from v2 on), else the upgrade module's records. */
+  upgradeHistory(ctx: Context): { name: string; height: bigint }[];
   close(): Promise<void>;
 }
 
@@ -187,6 +189,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     bank: bank.keeper,
     validators: validators.keeper,
     gov: gov.keeper,
+    upgradeHistory: (ctx) => upgradeHistoryOf(ctx, chain.schedule),
     preverify: (tx) => preverifier.preverify(tx),
     refused: (tx) => preverifier.refused(tx),
     close: async () => {
@@ -195,6 +198,19 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
       await app.store.close();
     },
   };
+}
+
+function upgradeHistoryOf(ctx: Context, schedule: ReadonlyMap<string, ScheduledModule>): { name: string; height: bigint }[] {
+  // a module's history keeps the upgrades imported at genesis too; the upgrade module's, only those applied here
+  const keeper = [...schedule.values()].find((s) => s.history !== undefined && ctx.store.hasStore(s.storeKey ?? s.name));
+  const out: { name: string; height: bigint }[] = [];
+  if (keeper?.history !== undefined) out.push(...keeper.history(ctx));
+  else {
+    for (const e of ctx.kvStore(UPGRADE_STORE_KEY).iterator(DONE_PREFIX, prefixEnd(DONE_PREFIX))) {
+      out.push({ name: new TextDecoder().decode(e.key.subarray(DONE_PREFIX.length)), height: readU64be(e.value) });
+    }
+  }
+  return out.sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The protocol version committed under key 0x3, which Info reports as the app version. */

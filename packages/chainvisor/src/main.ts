@@ -14,7 +14,8 @@ import { FetchError, goToLower, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpg
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';
 import { releaseInstaller } from './release.ts';
 import { run } from './run.ts';
-import { createVisorMetrics, nopVisorMetrics, serveVisorMetrics, type VisorMetrics, type VisorMetricsServer } from './metrics.ts';
+import { bothMetrics, statusFileWriter, statusPath } from './status.ts';
+import { createVisorMetrics, serveVisorMetrics, type VisorMetrics, type VisorMetricsServer } from './metrics.ts';
 import { isPending, type UpgradeContext } from './upgrade.ts';
 
 export const VERSION = '0.1.0';
@@ -102,12 +103,13 @@ function writeAtomic(path: string, text: string): void {
 async function runCommand(args: readonly string[]): Promise<number> {
   const { configFile, daemonArgs } = splitRunArgs(args);
   const { cfg, l, log } = setup(configFile);
-  let metrics: VisorMetrics = nopVisorMetrics;
+  // the status file (the node's upgrade dashboard reads it) is always kept; the metrics when configured
+  let metrics: VisorMetrics = statusFileWriter(statusPath(l.root), log);
   let server: VisorMetricsServer | undefined;
   if (cfg.metricsAddress !== '') {
     const m = createVisorMetrics();
     server = await serveVisorMetrics(cfg.metricsAddress, cfg.metricsMaxConnections, m.registry);
-    metrics = m.metrics;
+    metrics = bothMetrics(m.metrics, metrics);
     log.info(`metrics at ${server.url}`);
   }
   try {

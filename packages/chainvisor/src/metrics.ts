@@ -22,8 +22,16 @@ export interface DowntimePhases {
   readonly start: number;
 }
 
+/** The plan a state is about (downloading, prepared): its release's checksum once prepared. */
+export interface PlanRef {
+  readonly name: string;
+  readonly height: bigint;
+  readonly checksum?: string | null;
+}
+
 export interface VisorMetrics {
-  state(s: VisorState): void;
+  /** `plan`: the plan being downloaded or prepared (the status file shows it; the metrics need only the state). */
+  state(s: VisorState, plan?: PlanRef): void;
   /** A download's progress: bytes received, of `total` (null: unknown). */
   download(bytes: number, total: number | null): void;
   /** The release of plan `name` is installed ahead of its halt. */

@@ -50,3 +50,13 @@ export function staleRelease(dir: string, info: string): string | null {
   if (r.info === info) return null;
   return `it was installed for the plan ${r.name} at height ${r.height} with another info (${r.checksum ?? 'no checksum'} from ${r.url})`;
 }
+
+/** The record of the release installed in `dir`; undefined when there is none or it cannot be read. */
+export function readPlanRecord(dir: string): PlanRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(join(dir, PLAN_RECORD), 'utf8')) as PlanRecord;
+    return typeof r === 'object' && r !== null && typeof r.name === 'string' ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,7 +4,7 @@ import { credentials, Client, status as GrpcStatus, type ServiceError } from '@g
 import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
-import { staleRelease } from './plan-record.ts';
+import { readPlanRecord, staleRelease } from './plan-record.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
 
 /** chain.upgrade.v1beta1.Plan, the fields chainvisor needs. */
@@ -100,7 +100,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
     if (stale === null) {
       log.info(`release ${plan.name} ready (already installed at ${bin})`);
       ctx.metrics?.prepared(plan.name);
-      ctx.metrics?.state('prepared');
+      ctx.metrics?.state('prepared', { ...plan, checksum: readPlanRecord(dir)?.checksum ?? null });
       return 'present';
     }
     log.warn(`the release in ${dir} is not the one of plan ${plan.name}: ${stale}: replacing it`);
@@ -109,7 +109,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   const info = parseUpgradeInfo(JSON.stringify({ name: plan.name, height: plan.height.toString(), info: plan.info }));
   if (info.state !== 'ok') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `plan ${plan.name}: ${info.why}`);
   log.info(`preparing upgrade ${plan.name} (height ${plan.height})`);
-  ctx.metrics?.state('downloading');
+  ctx.metrics?.state('downloading', plan);
   try {
     await ctx.install(info.info, dir);
   } catch (e) {
@@ -118,7 +118,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
   }
   log.info(`release ${plan.name} ready`);
   ctx.metrics?.prepared(plan.name);
-  ctx.metrics?.state('prepared');
+  ctx.metrics?.state('prepared', { ...plan, checksum: readPlanRecord(dir)?.checksum ?? null });
   return 'installed';
 }
 

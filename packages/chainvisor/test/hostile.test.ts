@@ -255,7 +255,7 @@ describe('hostile upgrades under chainvisor run', () => {
       const expected = { ...before, ...(text ? { 'upgrade-info.json': Buffer.from(text).toString('base64') } : {}) };
       assert.deepEqual(after, expected, 'data/ is as the node left it');
       assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), [], 'nothing left in upgrades/');
-      assert.deepEqual(readdirSync(h.cv).sort(), ['current', 'genesis', 'upgrades']);
+      assert.deepEqual(readdirSync(h.cv).sort(), ['current', 'genesis', 'status.json', 'upgrades'], 'nothing but the status file (docs/chainvisor.md) is added');
       assert.deepEqual(readdirSync(h.home).sort(), ['cosmovisor', 'data', ...(c.backup ? ['data-backup-v2-20'] : []), 'launches.log']);
       if (c.backup) assert.deepEqual(snapshot(join(h.home, 'data-backup-v2-20')), after, 'the backup is a complete copy');
       assert.equal(srv.hits.length, c.hits);

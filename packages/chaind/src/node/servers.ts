@@ -44,6 +44,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         maxOpenConnections: api.maxOpenConnections,
         readTimeoutMs: api.readTimeoutMs,
         idleTimeoutMs: api.idleTimeoutMs,
+        dashboard: { home: p.home, driver: p.driver, history: () => p.chain.app.withQueryContext((ctx) => p.chain.upgradeHistory(ctx)) },
       });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }

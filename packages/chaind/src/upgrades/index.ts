@@ -5,7 +5,7 @@ import type { Upgrade } from './types.ts';
 // upgrade folders out of an earlier release's bundle by that name)
 import { v2 } from './v2/index.ts';
 
-export type { ChainKeepers, ModuleMigration, ModuleUpgrade, Upgrade, UpgradeHook } from './types.ts';
+export type { ChainKeepers, ModuleMigration, ModuleUpgrade, Upgrade, UpgradeHistory, UpgradeHook } from './types.ts';
 
 /** Every upgrade of the chain by name; in an earlier release's bundle a later upgrade is undefined. */
 const BY_NAME: Readonly<Record<string, Upgrade | undefined>> = { v2 };

@@ -4,7 +4,7 @@
 import { ChaindError } from '@chaind/errors';
 import type { AppModule, ModuleManager } from '@chaind/sdk/app';
 import type { UpgradeHandler } from '@chaind/sdk/x/upgrade';
-import type { ChainKeepers, ModuleMigration, Upgrade, UpgradeHook } from './types.ts';
+import type { ChainKeepers, ModuleMigration, Upgrade, UpgradeHistory, UpgradeHook } from './types.ts';
 
 export class UpgradeListError extends ChaindError<'upgrade-list'> {
   override readonly name = 'UpgradeListError';
@@ -32,6 +32,7 @@ export interface ScheduledModule {
   readonly migrations: readonly ScheduledMigration[];
   readonly storeKey?: string;
   readonly onEveryUpgrade?: { readonly upgrade: string; readonly hook: UpgradeHook };
+  readonly history?: UpgradeHistory;
 }
 
 /**
@@ -63,6 +64,7 @@ export function moduleSchedule(genesis: Readonly<Record<string, bigint>>, upgrad
           migrations: [],
           storeKey: d.storeKey,
           onEveryUpgrade: d.onEveryUpgrade && { upgrade: u.name, hook: d.onEveryUpgrade },
+          history: d.history,
         });
         continue;
       }
@@ -87,6 +89,7 @@ export function moduleSchedule(genesis: Readonly<Record<string, bigint>>, upgrad
         migrations,
         storeKey: d.storeKey ?? prev.storeKey,
         onEveryUpgrade: d.onEveryUpgrade ? { upgrade: u.name, hook: d.onEveryUpgrade } : prev.onEveryUpgrade,
+        history: d.history ?? prev.history,
       });
     }
   }

@@ -44,7 +44,12 @@ export interface ModuleUpgrade {
    * It writes this version's layout, so an upgrade that migrates the module must restate it.
    */
   readonly onEveryUpgrade?: UpgradeHook;
+  /** The chain's applied upgrades, when this module keeps them (chaininfo): the upgrade dashboard shows them. */
+  readonly history?: UpgradeHistory;
 }
+
+/** The applied upgrades a module records, read from its store. */
+export type UpgradeHistory = (ctx: Context) => { name: string; height: bigint }[];
 
 /**
  * One upgrade of this chain (one folder under src/upgrades/): its name (the governance plan's), the

@@ -15,6 +15,7 @@ import { httpStatusOf } from '../query/status.ts';
 import { TX_METHODS, TxServiceError, type TxNode } from '../tx-service.ts';
 import { buildRequest, renderGatewayJson, RenderError, type Params } from './gateway-json.ts';
 import { fastifyPath, GATEWAY_ROUTES, pathParamNames, TX_ROUTES, type GatewayRoute, type TxRoute } from './routes.ts';
+import { registerDashboard, type DashboardSource } from './dashboard.ts';
 import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './schema.ts';
 
 export interface RestServerOptions {
@@ -34,6 +35,8 @@ export interface RestServerOptions {
   /** A connection with no traffic for this long is closed (default 10 s; the SDK's rpc-write-timeout). */
   readonly idleTimeoutMs?: number;
   readonly logger?: Logger;
+  /** What the upgrade dashboard (/upgrade) reads; without it the dashboard is not served. */
+  readonly dashboard?: DashboardSource;
 }
 
 export const DEFAULT_REST_MAX_OPEN_CONNECTIONS = 1000;
@@ -303,6 +306,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   await f.register(swaggerUi, { routePrefix: '/swagger' });
   for (const b of bound) registerRoute(f, b, o.app, registry, logger);
   if (o.txNode !== undefined) for (const r of TX_ROUTES) registerTxRoute(f, r, o.txNode, registry, logger);
+  const stopDashboard = o.dashboard === undefined ? undefined : registerDashboard(f, o.dashboard);
 
   const maxConns = o.maxOpenConnections ?? DEFAULT_REST_MAX_OPEN_CONNECTIONS;
   if (maxConns > 0) f.server.maxConnections = maxConns;
@@ -315,6 +319,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   return {
     url,
     close(): Promise<void> {
+      stopDashboard?.();
       closed ??= f.close();
       return closed;
     },

@@ -14,7 +14,7 @@
 // every module's InitGenesis is followed by its migrations. From v2 on, every upgrade is recorded in
 // chaininfo's history by chaininfo's onEveryUpgrade hook.
 import type { Upgrade } from '../types.ts';
-import { CHAININFO, chainInfoModule, recordUpgrade } from './chaininfo.ts';
+import { CHAININFO, chainInfoModule, recordUpgrade, upgradeHistory } from './chaininfo.ts';
 import { VALSET_STORE_KEY, writeTotalPower } from './validators-v2.ts';
 
 export const V2 = 'v2';
@@ -23,7 +23,7 @@ export const v2: Upgrade = {
   name: V2,
   storeUpgrades: { added: [CHAININFO], renamed: [{ oldKey: 'validators', newKey: VALSET_STORE_KEY }] },
   modules: {
-    chaininfo: { consensusVersion: 1n, create: chainInfoModule, onEveryUpgrade: (ctx, plan) => recordUpgrade(ctx, plan.name, ctx.height) },
+    chaininfo: { consensusVersion: 1n, create: chainInfoModule, onEveryUpgrade: (ctx, plan) => recordUpgrade(ctx, plan.name, ctx.height), history: upgradeHistory },
     validators: { consensusVersion: 2n, storeKey: VALSET_STORE_KEY, migrate: (ctx, k) => writeTotalPower(ctx, k.validators) },
   },
 };

@@ -1,0 +1,124 @@
+// The upgrade dashboard (issue 21): GET /upgrade serves dashboard.html as is (one self-contained page), and
+// GET /upgrade/status the JSON it needs besides the gateway routes: chain id, height, block time and the recent
+// block interval, the applied-upgrade history with times, chainvisor's status file and `upgrade simulate`'s
+// last result. The page fetches the plan, proposals, tallies and module versions from the gateway routes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { CHAIND_VERSION } from '../../version.ts';
+import type { BlockSource, ConsensusDriver } from '../driver.ts';
+
+export const DASHBOARD_PATH = '/upgrade';
+export const DASHBOARD_STATUS_PATH = '/upgrade/status';
+/** chainvisor's status file, relative to the node's home ($DAEMON_HOME). */
+export const VISOR_STATUS_FILE = join('cosmovisor', 'status.json');
+/** `upgrade simulate`'s last result, relative to the node's home. */
+export const SIMULATE_RESULT_FILE = join('data', 'upgrade-simulate.json');
+/** Blocks the recent block interval is averaged over. */
+export const DEFAULT_DASHBOARD_INTERVAL_BLOCKS = 20;
+
+const PAGE = new URL('./dashboard.html', import.meta.url);
+
+export interface DashboardSource {
+  readonly home: string;
+  readonly driver: ConsensusDriver & { readonly blocks?: BlockSource };
+  /** The applied upgrades by height, at the latest committed state. */
+  history(): { name: string; height: bigint }[];
+  /** Blocks the recent interval is averaged over (default 20). */
+  readonly intervalBlocks?: number;
+}
+
+export interface AppliedUpgrade {
+  readonly name: string;
+  readonly height: string;
+  /** the block time at that height; null when this node does not keep the block */
+  readonly time: string | null;
+}
+
+/** A file another program writes: its JSON, null when absent, or why it cannot be read. */
+export type SideFile = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string } | null;
+
+export interface DashboardStatus {
+  readonly chain_id: string;
+  readonly node_version: string;
+  readonly height: string;
+  /** the latest block's time (its header in solo mode, when this node saw it behind CometBFT) */
+  readonly block_time: string | null;
+  /** mean time between the recent blocks, ms; null before two blocks */
+  readonly block_interval_ms: number | null;
+  readonly history: readonly AppliedUpgrade[];
+  readonly chainvisor: SideFile;
+  readonly simulate: SideFile;
+}
+
+function readSideFile(path: string): SideFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { ok: false, error: `cannot read ${path}: ${(e as Error).message}` };
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: `${path} is not a JSON object` };
+    return { ok: true, value };
+  } catch {
+    return { ok: false, error: `${path} is not valid JSON` };
+  }
+}
+
+function headerTimeMs(blocks: BlockSource | undefined, height: bigint): number | undefined {
+  const t = blocks?.blockMeta(height)?.header?.time;
+  return t === undefined ? undefined : Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6);
+}
+
+/** Serves the page and its status JSON; returns the function that stops watching blocks. */
+export function registerDashboard(f: FastifyInstance, src: DashboardSource): () => void {
+  const n = src.intervalBlocks ?? DEFAULT_DASHBOARD_INTERVAL_BLOCKS;
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`dashboard interval blocks must be a positive integer, got ${n}`);
+  // behind CometBFT the node keeps no blocks: the times it saw them arrive stand in for their header times
+  const seen: { height: bigint; ms: number }[] = [];
+  const unsubscribe = src.driver.onBlock((b) => {
+    seen.push({ height: b.height, ms: Date.now() });
+    if (seen.length > n + 1) seen.shift();
+  });
+  const timeOf = (h: bigint): number | undefined => headerTimeMs(src.driver.blocks, h) ?? seen.find((x) => x.height === h)?.ms;
+
+  f.get(DASHBOARD_PATH, { schema: { summary: 'The upgrade dashboard: a self-contained HTML page.', tags: ['chaind'] } }, async (_req, reply) => {
+    // read per request: a few KB, and an edited page shows without a restart
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(readFileSync(PAGE, 'utf8'));
+  });
+  f.get(
+    DASHBOARD_STATUS_PATH,
+    { schema: { summary: "What the upgrade dashboard needs besides the gateway routes: height, block times, upgrade history, chainvisor's status, the last upgrade simulation.", tags: ['chaind'] } },
+    async (_req, reply) => {
+      const height = src.driver.height;
+      const latest = timeOf(height);
+      const back = height - BigInt(n) > 0n ? height - BigInt(n) : 1n;
+      let first = timeOf(back);
+      let from = back;
+      if (first === undefined && seen.length > 1) {
+        first = seen[0].ms;
+        from = seen[0].height;
+      }
+      const interval = latest !== undefined && first !== undefined && height > from ? (latest - first) / Number(height - from) : null;
+      const history = src.history();
+      const body: DashboardStatus = {
+        chain_id: src.driver.chainId,
+        node_version: CHAIND_VERSION,
+        height: height.toString(),
+        block_time: latest === undefined ? null : new Date(latest).toISOString(),
+        block_interval_ms: interval === null ? null : Math.round(interval),
+        history: history.map((u) => {
+            const t = timeOf(u.height);
+            return { name: u.name, height: u.height.toString(), time: t === undefined ? null : new Date(t).toISOString() };
+          }),
+        chainvisor: readSideFile(join(src.home, VISOR_STATUS_FILE)),
+        simulate: readSideFile(join(src.home, SIMULATE_RESULT_FILE)),
+      };
+      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body));
+    },
+  );
+  return unsubscribe;
+}
