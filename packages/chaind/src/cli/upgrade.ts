@@ -14,6 +14,8 @@ import type { Timestamp } from '@chaind/sdk/app';
 import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { CommitMultiStore, type Snapshot, type StoreDiff } from '@chaind/sdk/store';
 import { PLAN_KEY, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
+import { writeFileAtomic } from '../config/index.ts';
+import { SIMULATE_RESULT_FILE } from '../node/rest/dashboard.ts';
 import { CHAIND_RELEASE } from '../release.ts';
 import { versionChanges, type DryRunResult } from '../upgrades/dry-run.ts';
 import { UPGRADES, type Upgrade } from '../upgrades/index.ts';
@@ -230,7 +232,15 @@ export function registerUpgradeCommands(program: Command): void {
       process.exitCode = e.code;
       return;
     }
-    console.log(o.output === 'json' ? JSON.stringify(simulationJSON(s), null, 2) : simulationText(s));
+    const json = simulationJSON(s);
+    console.log(o.output === 'json' ? JSON.stringify(json, null, 2) : simulationText(s));
     process.exitCode = s.passed ? SIMULATE_PASS : SIMULATE_FAIL;
+    // the last result, for the node's upgrade dashboard; only a file beside the state, never the state
+    const file = join(homeOf(o), SIMULATE_RESULT_FILE);
+    try {
+      await writeFileAtomic(file, `${JSON.stringify({ ...json, finished_at: new Date().toISOString() }, null, 2)}\n`, 0o644);
+    } catch (e) {
+      console.error(`warning: the result was not saved for the dashboard in ${file}: ${(e as Error).message}`);
+    }
   });
 }

@@ -120,6 +120,10 @@ describe('chaind upgrade simulate', () => {
     assert.equal(during.time_source, 'blocks');
     assert.ok(during.median_block_interval_ms !== undefined && during.median_block_interval_ms >= 200 && during.median_block_interval_ms < 2000, String(during.median_block_interval_ms));
     assert.ok(Date.parse(during.time) > Date.now(), `a block time ahead, at the plan's height: ${during.time}`);
+    // the last result is kept for the node's dashboard (/upgrade/status reads it)
+    const saved = JSON.parse(readFileSync(join(home, 'data', 'upgrade-simulate.json'), 'utf8')) as SimulationJSON & { finished_at: string };
+    assert.deepEqual({ name: saved.name, passed: saved.passed, app_hash: saved.app_hash }, { name: 'v2', passed: true, app_hash: during.app_hash });
+    assert.ok(Math.abs(Date.parse(saved.finished_at) - Date.now()) < 60_000, saved.finished_at);
     // the snapshot is one committed state: the app hash the next block's header carries
     const from = Number(during.from_height);
     await waitForHeight(url, from + 1);
