@@ -29,6 +29,7 @@ import { SoloDriver } from './solo.ts';
 import { AbciDriver } from './abci/driver.ts';
 import { CometRpc } from './abci/comet-rpc.ts';
 import { createNodeMetrics, metricsEndpoint, nopMetrics, startMetricsServer, type MetricsServer, type NodeMetrics } from './metrics/index.ts';
+import { lastSimulation } from './rest/dashboard.ts';
 
 
 export interface NodeOptions {
@@ -216,6 +217,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     throw new NodeStartError(stopResultFromError(e, chain.app.lastBlockHeight));
   }
   observeBlocks(driver, chain, metrics);
+  metrics.simulation(() => lastSimulation(o.home));
   const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
   let servers: NodeServer[] = [];
   try {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { lastSimulation } from '../rest/dashboard.ts';
 import { createNodeMetrics } from './metrics.ts';
 import { startMetricsServer } from './server.ts';
 
@@ -33,6 +37,27 @@ describe('node metrics', () => {
     assert.doesNotMatch(text, /upgrade_plan_height\{|upgrade_blocks_to_plan\{/);
     assert.match(text, /^chaind_upgrade_halted 1$/m);
     assert.match(text, /^chaind_mempool_size 0$/m);
+  });
+
+  test("upgrade_simulate_passed follows the home's last `upgrade simulate` result file, read at each scrape", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'chaind-metrics-'));
+    try {
+      mkdirSync(join(home, 'data'));
+      const { metrics, registry } = createNodeMetrics('chaind');
+      metrics.simulation(() => lastSimulation(home));
+      assert.doesNotMatch(await registry.metrics(), /upgrade_simulate_passed\{/, 'no series before a simulation');
+      const result = (o: object): void => writeFileSync(join(home, 'data', 'upgrade-simulate.json'), JSON.stringify(o));
+      result({ name: 'v2', passed: true, finished_at: '2026-11-24T00:00:00Z' });
+      assert.match(await registry.metrics(), /^chaind_upgrade_simulate_passed\{name="v2"\} 1$/m);
+      result({ name: 'v3', passed: false, error: 'migration failed' });
+      const failed = await registry.metrics();
+      assert.match(failed, /^chaind_upgrade_simulate_passed\{name="v3"\} 0$/m);
+      assert.doesNotMatch(failed, /name="v2"/, 'only the last result');
+      writeFileSync(join(home, 'data', 'upgrade-simulate.json'), '{"name": "v3", "pass');
+      assert.doesNotMatch(await registry.metrics(), /upgrade_simulate_passed\{/, 'a half-written file is no result');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test('the endpoint serves /metrics only', async () => {

@@ -17,6 +17,8 @@ export interface NodeMetrics {
   haltedForUpgrade(): void;
   /** Where the mempool's size is read at each scrape (solo mode only: behind CometBFT it is CometBFT's). */
   mempool(read: () => { readonly txs: number; readonly bytes: number }): void;
+  /** Where `upgrade simulate`'s last result is read at each scrape (undefined: none). */
+  simulation(read: () => { readonly name: string; readonly passed: boolean } | undefined): void;
 }
 
 /** Reports nothing: the node without [instrumentation] prometheus. */
@@ -27,6 +29,7 @@ export const nopMetrics: NodeMetrics = {
   timeFinalizeBlock: (fn) => fn(),
   haltedForUpgrade() {},
   mempool() {},
+  simulation() {},
 };
 
 export interface PrometheusNodeMetrics {
@@ -64,6 +67,18 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
   let read: (() => { readonly txs: number; readonly bytes: number }) | undefined;
   new Gauge({ name: n('mempool_size'), help: 'Transactions in the mempool.', registers, collect() { if (read) this.set(read().txs); } });
   new Gauge({ name: n('mempool_size_bytes'), help: 'Bytes of the transactions in the mempool.', registers, collect() { if (read) this.set(read().bytes); } });
+  let readSimulation: (() => { readonly name: string; readonly passed: boolean } | undefined) | undefined;
+  new Gauge({
+    name: n('upgrade_simulate_passed'),
+    help: "1 if the last `chaind upgrade simulate` on this node's home passed, 0 if it failed (no series before one has run).",
+    labelNames: ['name'],
+    registers,
+    collect() {
+      this.reset();
+      const r = readSimulation?.();
+      if (r !== undefined) this.set({ name: r.name }, r.passed ? 1 : 0);
+    },
+  });
   let lastCommit: number | undefined;
   const timed = <R>(method: string, fn: () => R): R => {
     const t0 = performance.now();
@@ -94,6 +109,9 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
     haltedForUpgrade: () => halted.set(1),
     mempool(r) {
       read = r;
+    },
+    simulation(r) {
+      readSimulation = r;
     },
   };
   return { metrics, registry };

@@ -51,6 +51,14 @@ export interface DashboardStatus {
   readonly simulate: SideFile;
 }
 
+/** `upgrade simulate`'s last result in `home`, if it left a readable one: which upgrade, and whether it passed. */
+export function lastSimulation(home: string): { readonly name: string; readonly passed: boolean } | undefined {
+  const f = readSideFile(join(home, SIMULATE_RESULT_FILE));
+  if (f === null || !f.ok) return undefined;
+  const { name, passed } = f.value as { name?: unknown; passed?: unknown };
+  return typeof name === 'string' && typeof passed === 'boolean' ? { name, passed } : undefined;
+}
+
 function readSideFile(path: string): SideFile {
   let text: string;
   try {
