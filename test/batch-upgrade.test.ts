@@ -7,16 +7,16 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { CHAIND, CHAINVISOR, cleanupVisorChains, cli, createVisorChain, until, waitForHeight } from './kit/visor-chain.ts';
+import { CHAINVISOR, chaindScript, cleanupVisorChains, cli, createVisorChain, until, waitForHeight } from './kit/visor-chain.ts';
 
 describe('batch upgrades under chainvisor (add-batch-upgrade, upgrade-info.json.batch)', () => {
   afterEach(cleanupVisorChains);
 
   test('the first batch entry is carried out at its height without a governance plan; the next one then waits in upgrade-info.json', { timeout: 240_000 }, async () => {
     const c = await createVisorChain();
-    // the v2 release: chaind from source is the newest release
+    // the v2 release: chaind from source as v2
     const v2 = join(dirname(c.home), 'chaind-v2');
-    writeFileSync(v2, `#!/bin/sh\nexec "${process.execPath}" "${CHAIND}" "$@"\n`);
+    writeFileSync(v2, chaindScript('v2'));
     chmodSync(v2, 0o755);
     const v = c.run();
     await waitForHeight(c, v, 2);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, test } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { hex, serve, tgz, type Served } from '@chaind/upgrade-plan/testing';
-import { CHAIND, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight } from './kit/visor-chain.ts';
+import { chaindScript, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight } from './kit/visor-chain.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = resolve(fileURLToPath(new URL('..', import.meta.url)), 'test-artifacts', 'dashboard');
@@ -106,7 +106,7 @@ describe('the upgrade dashboard in a headless browser', () => {
   test('plan, countdown, readiness and history through v1 → v2 under chainvisor', { timeout: 300_000, skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const s = (srv = await serve());
-    const release = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: `#!/bin/sh\nexec "${process.execPath}" "${CHAIND}" "$@"\n`, mode: 0o755 }]);
+    const release = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: chaindScript('v2'), mode: 0o755 }]);
     s.file('/chaind-v2.tar.gz', release);
     const checksum = `sha256:${hex('sha256', release)}`;
     const info = JSON.stringify({ binaries: { any: `${s.base}/chaind-v2.tar.gz?checksum=${checksum}` } });

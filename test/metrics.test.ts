@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { freePort } from '@chaind/sdk/testing';
 import { hex, serve, tgz, type Served } from '@chaind/upgrade-plan/testing';
-import { CHAIND, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight } from './kit/visor-chain.ts';
+import { chaindScript, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight } from './kit/visor-chain.ts';
 
 /** One sample of a Prometheus text exposition: `name{labels} value`, labels written in any order. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -40,9 +40,9 @@ describe('Prometheus metrics of chaind and chainvisor through an upgrade', () =>
 
   test('scraped while blocks are made and through v1 → v2 under chainvisor', { timeout: 240_000 }, async () => {
     const t0 = performance.now();
-    // the v2 release on a loopback mirror: chaind from source is the newest release
+    // the v2 release on a loopback mirror: chaind from source as v2
     const s = (srv = await serve());
-    const release = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: `#!/bin/sh\nexec "${process.execPath}" "${CHAIND}" "$@"\n`, mode: 0o755 }]);
+    const release = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: chaindScript('v2'), mode: 0o755 }]);
     s.file('/chaind-v2.tar.gz', release);
     const info = JSON.stringify({ binaries: { any: `${s.base}/chaind-v2.tar.gz?checksum=sha256:${hex('sha256', release)}` } });
     const [nodePort, visorPort] = [await freePort(), await freePort()];

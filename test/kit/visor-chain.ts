@@ -32,6 +32,11 @@ export function cli(args: readonly string[]): Promise<CliRun> {
   });
 }
 
+/** A shell script running chaind from source as `release` (from source it is otherwise the newest release). */
+export function chaindScript(release: string): string {
+  return `#!/bin/sh\nCHAIND_RELEASE=${release} exec "${process.execPath}" "${CHAIND}" "$@"\n`;
+}
+
 export async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -89,7 +94,7 @@ export async function createVisorChain(env: Readonly<Record<string, string>> = {
   mkdirSync(join(cv, 'upgrades'), { recursive: true });
   const genesis = join(cv, 'genesis', 'bin', 'chaind');
   // from source, chaind is the newest release, which has v2's handler; the genesis binary must be v1's
-  writeFileSync(genesis, `#!/bin/sh\nCHAIND_RELEASE=v1 exec "${process.execPath}" "${CHAIND}" "$@"\n`);
+  writeFileSync(genesis, chaindScript('v1'));
   chmodSync(genesis, 0o755);
   symlinkSync('genesis', join(cv, 'current'));
   const [rpcPort, restPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
