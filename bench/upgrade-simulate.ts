@@ -14,6 +14,7 @@ import { CommitMultiStore, toHex } from '@chaind/sdk/store';
 import { upgradeModule, type UpgradeModule } from '@chaind/sdk/x/upgrade';
 import { dryRunUpgrade } from '@chaind/chaind/simulate';
 import { chaindNodeFlags, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
+import { blockRequest } from '@chaind/sdk/testing';
 
 const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
 const INTERVAL = Number(process.env.BENCH_INTERVAL_MS ?? 200);
@@ -124,16 +125,7 @@ let time = GENESIS;
 app.initChain({ time: { seconds: time, nanos: 0 }, chainId: CHAIN_ID, validators: [], appStateBytes: new Uint8Array(0), initialHeight: 1n });
 function finalize(): void {
   time++;
-  app.finalizeBlock({
-    txs: [],
-    decidedLastCommit: { round: 0, votes: [] },
-    misbehavior: [],
-    hash: new Uint8Array(32),
-    height: app.lastBlockHeight + 1n,
-    time: { seconds: time, nanos: 0 },
-    nextValidatorsHash: new Uint8Array(32),
-    proposerAddress: new Uint8Array(20),
-  });
+  app.finalizeBlock(blockRequest(app.lastBlockHeight + 1n, time));
 }
 function block(): void {
   finalize();
