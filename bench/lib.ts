@@ -72,3 +72,18 @@ export function runWithChaindNodeFlags(): void {
   const r = spawnSync(process.execPath, [...flags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
   process.exit(r.status ?? 1);
 }
+
+/** Key i of the migration benches: 16 to 32 bytes, unique (i is in bytes 4..7), scattered in key order by the leading mix. */
+export function migrationKey(i: number): Buffer {
+  const k = Buffer.alloc(16 + (i % 17), i & 0xff);
+  k.writeUInt32BE(Math.imul(i, 0x9e3779b1) >>> 0, 0);
+  k.writeUInt32BE(i, 4);
+  return k;
+}
+
+/** Value i of the migration benches: four u64 words. */
+export function migrationValue(i: number): Buffer {
+  const v = Buffer.alloc(32);
+  for (let w = 0; w < 4; w++) v.writeUInt32LE(Math.imul(i + w, 0x85ebca6b) >>> 0, w * 8);
+  return v;
+}

@@ -6,7 +6,7 @@ import { open } from 'lmdb';
 import { BaseApp, Context, ModuleManager, type AppModule, type BlockHeader } from '@chaind/sdk/app';
 import { CommitMultiStore, type KVStore } from '@chaind/sdk/store';
 import { upgradeModule } from '@chaind/sdk/x/upgrade';
-import { cleanup, header, median, ms, row, si, tempDir, timeMs } from './lib.ts';
+import { cleanup, header, median, ms, row, si, tempDir, timeMs, migrationKey, migrationValue } from './lib.ts';
 
 const N = 1_000_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 5); // migrations per variant (each a new upgrade on the same store), alternating
@@ -21,19 +21,8 @@ header(
 console.log('   new encoding: each value is 4 little-endian u64s, rewritten big-endian (Buffer#swap64), so the same');
 console.log(`   store migrates again in the next round; ${ROUNDS} rounds per variant, alternating, medians`);
 
-/** Key i: 16 to 32 bytes, unique (i is in bytes 4..7), scattered in key order by the leading mix. */
-function key(i: number): Buffer {
-  const k = Buffer.alloc(16 + (i % 17), i & 0xff);
-  k.writeUInt32BE(Math.imul(i, 0x9e3779b1) >>> 0, 0);
-  k.writeUInt32BE(i, 4);
-  return k;
-}
-/** Value i: four u64 words. */
-function value(i: number): Buffer {
-  const v = Buffer.alloc(32);
-  for (let w = 0; w < 4; w++) v.writeUInt32LE(Math.imul(i + w, 0x85ebca6b) >>> 0, w * 8);
-  return v;
-}
+const key = migrationKey;
+const value = migrationValue;
 
 /**
  * The migration both sides run: read every entry in key order, write the value in the new encoding.

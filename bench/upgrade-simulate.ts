@@ -13,7 +13,7 @@ import { BaseApp, Context, ModuleManager, type AppModule } from '@chaind/sdk/app
 import { CommitMultiStore, toHex } from '@chaind/sdk/store';
 import { upgradeModule, type UpgradeModule } from '@chaind/sdk/x/upgrade';
 import { dryRunUpgrade } from '@chaind/chaind/simulate';
-import { chaindNodeFlags, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs } from './lib.ts';
+import { chaindNodeFlags, header, median, ms, row, runWithChaindNodeFlags, si, tempDir, timeMs, migrationKey, migrationValue } from './lib.ts';
 import { blockRequest } from '@chaind/sdk/testing';
 
 const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
@@ -24,18 +24,8 @@ const STORE = 'data';
 const UPGRADE = 'migrate';
 const GENESIS = 1_700_000_000n;
 
-/** Key i: 16 to 32 bytes, unique, scattered in key order (as upgrade-migration). */
-function key(i: number): Buffer {
-  const k = Buffer.alloc(16 + (i % 17), i & 0xff);
-  k.writeUInt32BE(Math.imul(i, 0x9e3779b1) >>> 0, 0);
-  k.writeUInt32BE(i, 4);
-  return k;
-}
-function value(i: number): Buffer {
-  const v = Buffer.alloc(32);
-  for (let w = 0; w < 4; w++) v.writeUInt32LE(Math.imul(i + w, 0x85ebca6b) >>> 0, w * 8);
-  return v;
-}
+const key = migrationKey;
+const value = migrationValue;
 const scratch = Buffer.alloc(32);
 
 type Task = (ctx: Context) => void;
