@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -46,5 +47,25 @@ describe('backup of data/', () => {
     writeFileSync(join(deep, 'f'.repeat(4090 - deep.length - 1)), 'y');
     await assert.rejects(backupData(h.data, h.home, 'v2', 20n), { code: 'ENAMETOOLONG' });
     assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')), []);
+  });
+
+  test("a partial copy left by a killed run (SIGKILL mid-backup) is removed by the next backup; a live run's is left alone", async () => {
+    writeFileSync(join(h.data, 'x'), '1');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${dead}`, 'half'), { recursive: true });
+    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${process.ppid}`));
+    const r = await backupData(h.data, h.home, 'v2', 20n);
+    assert.equal(r.existed, false);
+    assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')).sort(), ['data-backup-v2-20', `data-backup-v2-20.tmp-${process.ppid}`]);
+  });
+
+  test('a partial copy left by a killed run is removed even when the complete backup already exists', async () => {
+    writeFileSync(join(h.data, 'x'), '1');
+    await backupData(h.data, h.home, 'v2', 20n);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${dead}`));
+    const r = await backupData(h.data, h.home, 'v2', 20n);
+    assert.equal(r.existed, true);
+    assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')), ['data-backup-v2-20']);
   });
 });

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { pidAlive } from './pid.ts';
 
 export interface BackupResult {
   readonly dir: string;
@@ -17,15 +18,16 @@ export interface BackupResult {
  *
  * Never hard links: LMDB's data.mdb is modified in place by the new binary, so a hard-linked "backup" would change
  * with it and be worthless. The copy goes to a `.tmp-<pid>` folder renamed into place, so a backup under the final
- * name is always complete; a copy that fails is removed before the error goes up.
+ * name is always complete; a copy that fails is removed before the error goes up, and one left by a killed run
+ * (SIGKILL mid-copy, its pid gone) is removed by the next backup: a partial copy of the state is no backup.
  */
 export async function backupData(dataDir: string, backupDir: string, name: string, height: bigint): Promise<BackupResult> {
   const t0 = performance.now();
   const dest = join(backupDir, `data-backup-${name}-${height.toString()}`);
+  await removeLeftovers(dest);
   if (await exists(dest)) return { dir: dest, files: 0, bytes: 0, ms: performance.now() - t0, existed: true };
   await mkdir(backupDir, { recursive: true });
   const tmp = `${dest}.tmp-${process.pid}`;
-  await rm(tmp, { recursive: true, force: true });
   const counts = { files: 0, bytes: 0 };
   try {
     await copyTree(dataDir, tmp, counts);
@@ -36,6 +38,24 @@ export async function backupData(dataDir: string, backupDir: string, name: strin
   }
   await rename(tmp, dest);
   return { dir: dest, ...counts, ms: performance.now() - t0, existed: false };
+}
+
+/** Removes `<dest>.tmp-<pid>` folders whose run is gone (or is us, after a restart that got the same pid). */
+async function removeLeftovers(dest: string): Promise<void> {
+  const dir = dirname(dest);
+  const prefix = `${basename(dest)}.tmp-`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.startsWith(prefix)) continue;
+    const pid = Number(n.slice(prefix.length));
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) continue;
+    await rm(join(dir, n), { recursive: true, force: true });
+  }
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat, writeFil
 import { basename, dirname, join } from 'node:path';
 import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type Progress, type ReleaseSource } from '@chaind/upgrade-plan';
 import { syncTree } from '../fsync.ts';
+import { pidAlive } from '../pid.ts';
 import { makeProgress } from './progress.ts';
 
 /** chainvisor's download settings: the rules' knobs, and how progress is shown. */
@@ -40,15 +41,6 @@ export interface InstallResult {
 
 /** Temp folders this process is using right now; others with our pid are leftovers of an earlier run. */
 const active = new Set<string>();
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes `.<name>.partial-<pid>-*` folders left by a killed attempt (the owner is gone, or is us
