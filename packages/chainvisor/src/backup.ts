@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { pidAlive } from './pid.ts';
+import { leftoversIn } from '@chaind/upgrade-plan';
 
 export interface BackupResult {
   readonly dir: string;
@@ -43,19 +43,7 @@ export async function backupData(dataDir: string, backupDir: string, name: strin
 /** Removes `<dest>.tmp-<pid>` folders whose run is gone (or is us, after a restart that got the same pid). */
 async function removeLeftovers(dest: string): Promise<void> {
   const dir = dirname(dest);
-  const prefix = `${basename(dest)}.tmp-`;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!n.startsWith(prefix)) continue;
-    const pid = Number(n.slice(prefix.length));
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) continue;
-    await rm(join(dir, n), { recursive: true, force: true });
-  }
+  for (const n of leftoversIn(dir, `${basename(dest)}.tmp-`)) await rm(join(dir, n), { recursive: true, force: true });
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -59,6 +60,16 @@ describe('current', () => {
     symlinkSync('genesis', `${l.current}.tmp-${process.pid}`);
     switchCurrent(l, join(l.upgradesDir, 'v2'));
     assert.equal(readlinkSync(l.current), 'upgrades/v2');
+  });
+
+  test("a temporary link left by a run killed mid-switch (another pid, gone) is removed by the next switch; a live run's is left alone", () => {
+    mkdirSync(join(l.upgradesDir, 'v2'), { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    symlinkSync('upgrades/v2', `${l.current}.tmp-${dead}`);
+    symlinkSync('upgrades/v2', `${l.current}.tmp-${process.ppid}`);
+    switchCurrent(l, join(l.upgradesDir, 'v2'));
+    assert.equal(readlinkSync(l.current), 'upgrades/v2');
+    assert.deepEqual(readdirSync(l.root).sort(), ['current', `current.tmp-${process.ppid}`, 'genesis', 'upgrades']);
   });
 
   test('a broken current is an error, never reset to genesis', () => {

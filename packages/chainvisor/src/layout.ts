@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { folderCollision, upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { folderCollision, leftoversIn, upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { syncDirSync } from './fsync.ts';
 
@@ -121,11 +121,8 @@ export function currentBinary(l: Layout): string {
  */
 export function switchCurrent(l: Layout, dir: string): void {
   const tmp = `${l.current}.tmp-${process.pid}`;
-  try {
-    unlinkSync(tmp);
-  } catch {
-    // no leftover: the usual case
-  }
+  // links left by runs killed mid-switch (ours included, after a restart that got the same pid)
+  for (const n of leftoversIn(l.root, `${basename(l.current)}.tmp-`)) unlinkSync(join(l.root, n));
   symlinkSync(relative(l.root, dir), tmp);
   renameSync(tmp, l.current);
   // the rename is durable only once the folder holding `current` is flushed

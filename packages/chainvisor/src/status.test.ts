@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -42,4 +43,13 @@ test('a status file that cannot be written does not stop chainvisor', () => {
   assert.doesNotThrow(() => w.state('prepared', { name: 'v2', height: 1n }));
   assert.equal(lines.length, 1, lines.join('\n'));
   assert.match(lines[0], /cannot write the status file .*missing\/status\.json/);
+});
+
+test('a temporary status file left by a killed run (its pid gone) is removed by the next run', () => {
+  const d = join(dir, 'killed');
+  mkdirSync(d);
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  writeFileSync(join(d, `status.json.tmp-${dead}`), '{"state":"downl');
+  statusFileWriter(statusPath(d), quiet).state('running');
+  assert.deepEqual(readdirSync(d), ['status.json']);
 });

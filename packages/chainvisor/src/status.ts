@@ -1,8 +1,9 @@
 // chainvisor's status file, $DAEMON_HOME/cosmovisor/status.json: the state of the metrics (running, downloading,
 // prepared, upgrading), the plan whose release is downloading or prepared with its checksum, and the download's
 // progress. The node's upgrade dashboard reads it; it is replaced atomically, so a reader sees a whole file.
-import { renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { leftoversIn } from '@chaind/upgrade-plan';
 import { syncDirSync, syncFileSync } from './fsync.ts';
 import type { Logger } from './log.ts';
 import type { PlanRef, VisorMetrics, VisorState } from './metrics.ts';
@@ -37,6 +38,8 @@ export function statusFileWriter(path: string, log: Logger, progressIntervalMs =
   let s: VisorStatus = { state: 'running', plan: null, checksum: null, download: null, updated: '', pid: process.pid };
   let lastProgress = -Infinity;
   let warned = false;
+  // temp files of runs killed before their rename: nothing else would ever remove them
+  for (const n of leftoversIn(dirname(path), `${basename(path)}.tmp-`)) rmSync(join(dirname(path), n), { force: true });
   const write = (next: Partial<VisorStatus>): void => {
     s = { ...s, ...next, updated: new Date().toISOString() };
     const tmp = `${path}.tmp-${process.pid}`;

@@ -4,6 +4,7 @@
 export { FetchError, UpgradeInfoError, UpgradeNameError, type FetchErrorKind } from './errors.ts';
 export { checkTree, DEFAULT_EXTRACT_LIMITS, extractTar, type ExtractLimits } from './extract.ts';
 export type { Downloaded, Progress } from './http.ts';
+export { leftoversIn, pidAlive } from './leftovers.ts';
 export { folderCollision, folderNameProblem, foldName, goToLower, MAX_NAME_BYTES, upgradeFolderName } from './names.ts';
 export { goPlatform, platformKey, type GoPlatform } from './platform.ts';
 export { DEFAULT_STALL_TIMEOUT_MS, isLocalAddress, isLoopbackHost, type ArchiveFormat, type Checksum, type DownloadPolicy, type HttpPolicy } from './policy.ts';

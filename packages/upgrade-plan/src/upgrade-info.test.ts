@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -73,5 +74,16 @@ describe('upgrade-info.json', () => {
     writeFileSync(p, '{"name":"..","height":3}');
     assert.deepEqual(readUpgradeInfo(p), { name: '..', height: 3n, info: '' });
     assert.equal(readUpgradeInfoFile(p).state, 'invalid');
+  });
+
+  test("a temp file left by a writer killed before its rename is removed by the next write; a live writer's is left alone", () => {
+    const h = home();
+    const f = upgradeInfoPath(h);
+    mkdirSync(join(h, 'data'));
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(`${f}.tmp-${dead}`, '{"name":"v2","ti');
+    writeFileSync(`${f}.tmp-${process.ppid}`, '');
+    writeUpgradeInfo(f, { name: 'v2', height: 20n, info: '' });
+    assert.deepEqual(readdirSync(join(h, 'data')).sort(), ['upgrade-info.json', `upgrade-info.json.tmp-${process.ppid}`]);
   });
 });

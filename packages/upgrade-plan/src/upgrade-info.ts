@@ -1,7 +1,8 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { UpgradeInfoError } from './errors.ts';
 import { UpgradeNameError } from './errors.ts';
+import { leftoversIn } from './leftovers.ts';
 import { upgradeFolderName } from './names.ts';
 
 /**
@@ -39,6 +40,8 @@ export function encodeUpgradeInfo(u: UpgradeInfo): string {
 export function writeUpgradeInfo(path: string, u: UpgradeInfo | UpgradeInfoFile): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
+  // a writer killed before its rename left its temp file: nothing reads it, so it would stay forever
+  for (const n of leftoversIn(dir, `${basename(path)}.tmp-`)) rmSync(join(dir, n), { force: true });
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w', 0o644);
   try {

@@ -1,10 +1,9 @@
 // installRelease: download to a temp folder beside destDir, verify, extract, check the binary, rename
 // into place. destDir only ever appears complete.
-import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { downloadRelease, FetchError, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type Progress, type ReleaseSource } from '@chaind/upgrade-plan';
+import { downloadRelease, FetchError, leftoversIn, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type Progress, type ReleaseSource } from '@chaind/upgrade-plan';
 import { syncTree } from '../fsync.ts';
-import { pidAlive } from '../pid.ts';
 import { makeProgress } from './progress.ts';
 
 /** chainvisor's download settings: the rules' knobs, and how progress is shown. */
@@ -48,20 +47,9 @@ const active = new Set<string>();
  * it never blocks us either way.
  */
 export async function removeLeftovers(parent: string, name: string): Promise<void> {
-  const prefix = `.${name}.partial-`;
-  let names: string[];
-  try {
-    names = await readdir(parent);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!n.startsWith(prefix)) continue;
-    const pid = Number(n.slice(prefix.length).split('-')[0]);
+  for (const n of leftoversIn(parent, `.${name}.partial-`)) {
     const p = join(parent, n);
-    if (active.has(p)) continue;
-    if (Number.isInteger(pid) && pid !== process.pid && pidAlive(pid)) continue;
-    await rm(p, { recursive: true, force: true });
+    if (!active.has(p)) await rm(p, { recursive: true, force: true });
   }
 }
 
