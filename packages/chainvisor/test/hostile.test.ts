@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT, type ExitCode } from '../src/exit-codes.ts';
 import { hex, serve, tgz, type RawEntry, type Served } from '@chaind/upgrade-plan/testing';
-import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
+import { baseEnv, chainvisor, killAll, makeHome, snapshot, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** The v2 release's binary: answers pre-upgrade, then runs until SIGTERM. */
 const NEW_BINARY = `#!${process.execPath}
@@ -30,16 +30,6 @@ const FILLER = ((): Buffer => {
   return b;
 })();
 const BOMB: RawEntry[] = [...GOOD, { path: 'share/filler', body: FILLER }];
-
-/** Every file (with its content) and folder under `dir`. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const p = join(e.parentPath, e.name);
-    out[p.slice(dir.length + 1)] = e.isDirectory() ? '<dir>' : e.isSymbolicLink() ? `-> ${readlinkSync(p)}` : readFileSync(p).toString('base64');
-  }
-  return out;
-}
 
 /** Some node state: what an upgrade must never touch when it fails. */
 function seedData(h: Home): void {

@@ -1,6 +1,6 @@
 // Shared by chainvisor's tests: a home with the cosmovisor layout, daemon scripts, the CLI as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -161,4 +161,14 @@ export function baseEnv(h: Home, extra: Record<string, string> = {}): Record<str
     DAEMON_ALLOW_LOOPBACK_HTTP: 'true',
     ...extra,
   };
+}
+
+/** Every file (with its content, base64), folder and symlink under `dir`, by relative path: two trees compare equal when the same. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const p = join(e.parentPath, e.name);
+    out[p.slice(dir.length + 1)] = e.isDirectory() ? '<dir>' : e.isSymbolicLink() ? `-> ${readlinkSync(p)}` : readFileSync(p).toString('base64');
+  }
+  return out;
 }
