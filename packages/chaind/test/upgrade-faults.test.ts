@@ -5,14 +5,17 @@
 // - the new binary is SIGKILLed at seeded-random moments across the upgrade block, restarted, again:
 //   the upgrade completes exactly once and the app hash at H equals an uninterrupted run's;
 // - the old binary is SIGKILLed at seeded-random moments around its halt: upgrade-info.json is whole
-//   or absent, and its restart at H writes it again, identical.
+//   or absent, and its restart at H writes it again, identical;
+// - the new binary meets the state database's size limit (app.toml state-db-max-bytes) in the upgrade
+//   block: it stops with a line naming the setting, nothing of H committed; with the limit raised it goes on.
+// FAULT_SEED=n reruns with other kill moments; FAULT_DEBUG=1 prints each kill's phase.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toBech32 } from '@chaind/sdk/crypto';
-import { CommitMultiStore, concatBytes, readU64be, toHex, u64be, utf8 } from '@chaind/sdk/store';
+import { CommitMultiStore, concatBytes, readU64be, toHex, utf8 } from '@chaind/sdk/store';
 import { DONE_PREFIX, HALT_EXIT_CODES, STORE_KEY as UPGRADE_STORE, VERSION_MAP_PREFIX } from '@chaind/sdk/x/upgrade';
 import { readUpgradeInfoFile, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, withoutWarning, type Run } from '@chaind/chaind/testing';
@@ -21,7 +24,8 @@ import { LATEST_RELEASE } from '../src/release.ts';
 /** Accounts funded at genesis besides the dev chain's three: the handler migrates every bank key. */
 const ACCOUNTS = 100_000;
 const KILLS = 20;
-const INFO_KILLS = 5;
+const INFO_KILLS = 6;
+const INFO_WINDOW_MS = 250;
 /** CI's fixed seed; FAULT_SEED reruns another. */
 const SEED = Number(process.env.FAULT_SEED ?? 22);
 const OLD = LATEST_RELEASE;
@@ -278,32 +282,47 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     const tHandshake = ref.at(/INF handshake done/) ?? assert.fail(ref.log());
     const tCommitted = ref.at(committed) ?? assert.fail(ref.log());
 
+    // the block at H runs after the handshake at H - 1, or, when a kill left it in the block store but
+    // not committed (after the block was saved), as the handshake's replay of H
+    const anchor = new RegExp(`INF (handshake done height=${h - 1n} |replaying block height=${h}\\b)`);
+    const doneAtH = new RegExp(`INF (committed block|handshake done) height=${h} `);
     /** The phase a killed run had reached, from its log. */
     const phase = (r: NodeRun): string => {
-      if (r.at(committed) !== undefined) return 'after commit';
-      if (r.at(/fault test migration done/) !== undefined) return 'FinalizeBlock end and Commit';
-      if (r.at(/fault test migration started/) !== undefined) return 'mid-migration';
-      if (r.at(/applying upgrade/) !== undefined) return 'module migrations';
-      if (r.at(/INF handshake done/) !== undefined) return 'store upgrades loaded, before the block';
+      if (r.at(doneAtH) !== undefined) return 'after commit';
+      const replay = r.at(new RegExp(`INF replaying block height=${h}\\b`)) !== undefined ? ' (replay of H)' : '';
+      if (r.at(/fault test migration done/) !== undefined) return `end of FinalizeBlock, Commit${replay}`;
+      if (r.at(/fault test migration started/) !== undefined) return `mid-migration${replay}`;
+      if (r.at(/applying upgrade/) !== undefined) return `module migrations${replay}`;
+      if (r.at(anchor) !== undefined) return `store upgrades loaded, before the block${replay}`;
       return 'start-up';
     };
-    // each kill comes a seeded-random time after the run's own handshake line (start-up time varies with
-    // the machine's load), within the uninterrupted block's span from there to its commit
     const rnd = seeded(SEED);
-    const span = tCommitted - tHandshake + 100;
+    const span = tCommitted - tHandshake;
     const phases = new Map<string, number>();
     const check = async (home: string): Promise<void> => {
       const got = await upgradeState(home);
       assert.deepEqual(got, want, `state at H after kills in ${home}`);
     };
     let home = fresh();
-    for (let i = 0; i < KILLS; i++) {
+    for (let i = 0; i < KILLS; ) {
       const r = startNode(bin, NEXT, home, halt);
-      await within(untilLine(r, /INF handshake done/), 60_000, () => r.log());
-      await new Promise((res) => setTimeout(res, rnd() * span));
+      await within(untilLine(r, new RegExp(`${anchor.source}|${doneAtH.source}`)), 60_000, () => r.log());
+      if (r.at(anchor) === undefined) {
+        // the last kill came after the commit of H but before its log line: this home is done
+        killGroup(r);
+        await r.exited;
+        phases.set('after commit, before its log line', (phases.get('after commit, before its log line') ?? 0) + 1);
+        await check(home);
+        home = fresh();
+        continue;
+      }
+      const wait = rnd() * span;
+      await new Promise((res) => setTimeout(res, wait));
       killGroup(r);
       await within(r.exited, 30_000, () => r.log());
+      i++;
       const p = phase(r);
+      if (process.env.FAULT_DEBUG) process.stderr.write(`kill ${i}: ${Math.round(wait)} ms -> ${p}\n`);
       phases.set(p, (phases.get(p) ?? 0) + 1);
       if (p === 'after commit') {
         // this home's upgrade block is done: it must be the uninterrupted run's; the next kills start afresh
@@ -316,34 +335,28 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     const lastEnd = await within(last.exited, 120_000, () => last.log().slice(-3000));
     assert.equal(lastEnd.code, 0, last.log().slice(-3000));
     await check(home);
-    const inBlock = [...phases.keys()].filter((p) => p !== 'start-up' && p !== 'after commit');
+    const inBlock = new Set([...phases.keys()].filter((p) => p !== 'start-up' && !p.startsWith('after commit')).map((p) => p.replace(' (replay of H)', '')));
     const tApplying = ref.at(/applying upgrade/) ?? 0;
     process.stderr.write(`uninterrupted upgrade block: ${tCommitted - tApplying} ms from "applying upgrade" to its commit (${want.migrated} keys migrated)\n`);
     process.stderr.write(`kills by phase (seed ${SEED}, 0–${Math.round(span)} ms after the handshake): ${JSON.stringify(Object.fromEntries(phases))}\n`);
-    assert.ok(inBlock.length >= 2, `the kills covered fewer than two phases of the upgrade block: ${JSON.stringify(Object.fromEntries(phases))}`);
+    assert.ok(inBlock.size >= 2, `the kills covered fewer than two phases of the upgrade block: ${JSON.stringify(Object.fromEntries(phases))}`);
   });
 
   test(`SIGKILL of the old binary ${INFO_KILLS} times around its halt: upgrade-info.json is whole or absent, and the restart at H writes it again, identical`, { timeout: 200_000 }, async () => {
     const home = join(tmpDir('chaind-fault-info-'), 'home');
     cpSync(halted, home, { recursive: true });
     const file = upgradeInfoPath(home);
-    // the time from spawn to the halt of an uninterrupted restart at H
-    rmSync(file);
-    const ref = startNode(bin, OLD, home);
-    const refEnd = await within(ref.exited, 120_000, () => ref.log().slice(-3000));
-    assert.equal(refEnd.code, HALT_EXIT_CODES['upgrade-needed'], ref.log().slice(-3000));
-    assert.equal(readFileSync(file, 'utf8'), info, 'the restart writes the same file');
-    const tHandshake = ref.at(/INF handshake done/) ?? assert.fail(ref.log());
-    const span = (ref.at(/halting/) ?? assert.fail(ref.log())) - tHandshake + 100;
+    // the halt comes right after the handshake at H - 1: the kills fall within INFO_WINDOW_MS of that line
     const rnd = seeded(SEED + 1);
-    const seen = { absent: 0, whole: 0 };
+    const seen = { absent: 0, whole: 0, afterHaltLine: 0 };
     for (let i = 0; i < INFO_KILLS; i++) {
       rmSync(file, { force: true });
       const r = startNode(bin, OLD, home);
       await within(untilLine(r, /INF handshake done/), 60_000, () => r.log());
-      await new Promise((res) => setTimeout(res, rnd() * span));
+      await new Promise((res) => setTimeout(res, rnd() * INFO_WINDOW_MS));
       killGroup(r);
       await within(r.exited, 30_000, () => r.log());
+      if (r.at(/halting/) !== undefined) seen.afterHaltLine++;
       const read = readUpgradeInfoFile(file);
       if (read.state === 'absent') seen.absent++;
       else {
@@ -352,7 +365,8 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
         seen.whole++;
       }
     }
-    process.stderr.write(`upgrade-info.json after kills around the halt (seed ${SEED + 1}): ${JSON.stringify(seen)}\n`);
+    const leftovers = readdirSync(dirname(file)).filter((f) => f.startsWith('upgrade-info.json.tmp-')).length;
+    process.stderr.write(`upgrade-info.json after kills around the halt (seed ${SEED + 1}): ${JSON.stringify({ ...seen, tempFilesLeft: leftovers })}\n`);
     // the restart at H writes it again
     rmSync(file, { force: true });
     const again = startNode(bin, OLD, home);
@@ -360,5 +374,41 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     assert.equal(end.code, HALT_EXIT_CODES['upgrade-needed'], again.log().slice(-3000));
     assert.equal(readFileSync(file, 'utf8'), info);
     assert.ok(existsSync(file));
+  });
+
+  test('the state database reaching its size limit mid-upgrade-block: the node stops with one line naming app.toml state-db-max-bytes, nothing of H committed; with the limit raised it goes on from H', { timeout: 200_000 }, async () => {
+    const home = join(tmpDir('chaind-fault-full-'), 'home');
+    cpSync(halted, home, { recursive: true });
+    const before = await upgradeState(home);
+    assert.equal(before.height, h - 1n);
+    const db = CommitMultiStore.open(join(home, 'data', 'application.db'));
+    const size = db.sizeBytes();
+    await db.close();
+    // room for an empty block, not for the upgrade's 100k-key migration
+    const appToml = join(home, 'config', 'app.toml');
+    const text = readFileSync(appToml, 'utf8');
+    const setLimit = (bytes: number): void => {
+      assert.match(text, /^state-db-max-bytes = \d+$/m);
+      writeFileSync(appToml, text.replace(/^state-db-max-bytes = \d+$/m, `state-db-max-bytes = ${bytes}`));
+    };
+    setLimit(size + 256 * 1024);
+    const full = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
+    const end = await within(full.exited, 120_000, () => full.log().slice(-3000));
+    assert.equal(end.code, 1, full.log().slice(-3000));
+    const lines = full.log().split('\n').filter((l) => l.includes('state database full'));
+    assert.ok(lines.length >= 1, full.log().slice(-3000));
+    for (const l of lines) assert.match(l, new RegExp(`committing height ${h} would grow it to about \\d+ bytes, over its limit of ${size + 256 * 1024} bytes \\(app\\.toml state-db-max-bytes\\)`));
+    process.stderr.write(`the node's stop at the size limit (${lines.length} line(s) in its log): ${lines[lines.length - 1]}\n`);
+    // nothing of H: the state at H - 1, its app hash unchanged
+    assert.deepEqual(await upgradeState(home), before);
+
+    setLimit(size + 256 * 1024 * 1024);
+    const again = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
+    const end2 = await within(again.exited, 120_000, () => again.log().slice(-3000));
+    assert.equal(end2.code, 0, again.log().slice(-3000));
+    const after = await upgradeState(home);
+    assert.equal(after.height, h + 2n);
+    assert.equal(after.runs, 1n);
+    assert.deepEqual(after.done.filter((d) => d.startsWith(`${NEXT}@`)), [`${NEXT}@${h}`]);
   });
 });
