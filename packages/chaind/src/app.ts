@@ -1,7 +1,7 @@
 import { SignaturePreverifier } from '@chaind/sdk/admission';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Context, type Logger } from '@chaind/sdk/app';
 import { moduleAddress } from '@chaind/sdk/crypto';
-import { CommitMultiStore, prefixEnd, readU64be } from '@chaind/sdk/store';
+import { CommitMultiStore, prefixEnd, readU64be, type StoreSizeLimit } from '@chaind/sdk/store';
 import type { DecodedTx } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
@@ -36,6 +36,8 @@ export interface ChainAppOptions {
   readonly simulationGasLimit?: bigint;
   /** Largest tx a simulation runs (the mempool's max_tx_bytes: a bigger tx could never be broadcast). */
   readonly simulationMaxTxBytes?: number;
+  /** The state database's size limit (app.toml state-db-max-bytes); none when absent. */
+  readonly stateDbMaxBytes?: StoreSizeLimit;
   /** Worker threads verifying signatures ahead of CheckTx (`preverify`); default one per core beyond the first, at most 4; 0: none. */
   readonly verifyThreads?: number;
 }
@@ -156,7 +158,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
   const app = new BaseApp<DecodedTx>({
     name: APP_NAME,
     version: CHAIND_VERSION,
-    store: CommitMultiStore.open(o.dbPath),
+    store: CommitMultiStore.open(o.dbPath, o.stateDbMaxBytes === undefined ? {} : { sizeLimit: o.stateDbMaxBytes }),
     modules,
     txDecoder: preverifier.decodeTx,
     chainId: o.chainId,

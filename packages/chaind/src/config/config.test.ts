@@ -69,6 +69,12 @@ describe('defaults', () => {
     assert.throws(() => parseAppConfig('query-gas-limit = "lots"', 'app.toml'), /query-gas-limit = "lots"/);
   });
 
+  test('state-db-max-bytes: 1 TiB by default, at least 1 MiB', async () => {
+    assert.equal(parseAppConfig('', 'app.toml').config.stateDbMaxBytes, 1n << 40n);
+    assert.equal(parseAppConfig('state-db-max-bytes = 5000000000', 'app.toml').config.stateDbMaxBytes, 5_000_000_000n);
+    assert.throws(() => parseAppConfig('state-db-max-bytes = 1000', 'app.toml'), /state-db-max-bytes = 1000/);
+  });
+
   test('existing files are kept unless overwrite', async () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'a' });
@@ -111,6 +117,7 @@ describe('defaults', () => {
       ],
       haltHeight: 9_223_372_036_854_775_807n,
       queryGasLimit: 0n,
+      stateDbMaxBytes: 5_000_000_000n,
       api: { enable: false, address: { host: 'localhost', port: 1318 }, maxOpenConnections: 0, readTimeoutMs: 3000, idleTimeoutMs: 60_000 },
       grpc: {
         enable: false,

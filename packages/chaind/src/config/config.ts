@@ -108,6 +108,8 @@ export interface AppConfig {
   readonly haltHeight: bigint;
   /** query-gas-limit: most gas a Simulate (free, on every interface) may use; 0 unmetered. */
   readonly queryGasLimit: bigint;
+  /** state-db-max-bytes: most bytes the state database (data/application.db) may take; a commit past it stops the node. */
+  readonly stateDbMaxBytes: bigint;
   readonly api: {
     readonly enable: boolean;
     readonly address: ListenAddress;
@@ -165,6 +167,10 @@ export class ConfigError extends ChaindError<'config'> {
 const MAX_INT64 = (1n << 63n) - 1n;
 /** The SDK leaves query-gas-limit unbounded (0); a free simulation must not be: this is well above any block's typical gas. */
 export const DEFAULT_QUERY_GAS_LIMIT = 10_000_000n;
+/** 1 TiB: far above any state this node keeps today, so only a full disk's worth stops it; operators set it below their free space. */
+export const DEFAULT_STATE_DB_MAX_BYTES = 1n << 40n;
+/** The setting's name as the store's refusal cites it. */
+export const STATE_DB_MAX_BYTES_SETTING = 'app.toml state-db-max-bytes';
 
 export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
   return {
@@ -207,6 +213,7 @@ export function defaultAppConfig(): AppConfig {
     minimumGasPrices: [],
     haltHeight: 0n,
     queryGasLimit: DEFAULT_QUERY_GAS_LIMIT,
+    stateDbMaxBytes: DEFAULT_STATE_DB_MAX_BYTES,
     api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000 },
     grpc: {
       enable: true,
@@ -463,6 +470,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
     minimumGasPrices,
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
     queryGasLimit: r.intOrDigits('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
+    stateDbMaxBytes: r.int('state-db-max-bytes', d.stateDbMaxBytes, 1n << 20n, BigInt(Number.MAX_SAFE_INTEGER)),
     api: {
       enable: r.bool('api.enable', d.api.enable),
       address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317'),

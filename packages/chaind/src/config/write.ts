@@ -115,6 +115,11 @@ halt-height = ${c.haltHeight}
 # The simulated tx may be at most config.toml [mempool] max_tx_bytes.
 query-gas-limit = ${c.queryGasLimit}
 
+# Most bytes the state database (data/application.db) may take: a block whose commit would pass it stops
+# the node with an error naming this key, nothing of that block committed; raise it and restart. Keep it
+# below the disk's free space, so the node stops cleanly before the disk is full. Default 1 TiB.
+state-db-max-bytes = ${c.stateDbMaxBytes}
+
 [api]
 # REST (gRPC-gateway JSON, OpenAPI at /swagger).
 enable = ${c.api.enable}

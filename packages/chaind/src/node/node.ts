@@ -16,6 +16,7 @@ import {
   formatAbciAddress,
   loadConfig,
   pairingProblems,
+  STATE_DB_MAX_BYTES_SETTING,
   resolveServerAddresses,
   rpcDialUrl,
   type LoadedConfig,
@@ -117,6 +118,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       minGasPrices: config.app.minimumGasPrices,
       simulationGasLimit: config.app.queryGasLimit,
       simulationMaxTxBytes: config.node.mempool.maxTxBytes,
+      stateDbMaxBytes: { maxBytes: Number(config.app.stateDbMaxBytes), setting: STATE_DB_MAX_BYTES_SETTING },
       upgrades: o.upgrades,
     });
   } catch (e) {

@@ -20,10 +20,11 @@ export interface NextRelease {
 /**
  * A copy of packages/chaind with release `name` after LATEST_RELEASE, made by the scaffold
  * (`npm run new-upgrade -- <name>`, scripts/new-upgrade.mjs), whose upgrade then adds store `store`,
- * owned by a new module of the same name (consensus version 1). The copy uses the repository's
- * node_modules and other packages; it is removed by `removeTmpDirs`.
+ * owned by a new module of the same name (consensus version 1); or, given `index`, the release's
+ * src/upgrades/<name>/index.ts is that text (e.g. an upgrade with a migration of the test's own). The copy
+ * uses the repository's node_modules and other packages; it is removed by `removeTmpDirs`.
  */
-export function sourcesWithNextRelease(name: string, store = `${name}store`): NextRelease {
+export function sourcesWithNextRelease(name: string, store = `${name}store`, index?: string): NextRelease {
   const dir = tmpDir('chaind-next-release-');
   const pkg = join(dir, 'packages/chaind');
   for (const part of ['bin', 'src', 'package.json']) cpSync(join(ROOT, 'packages/chaind', part), join(pkg, part), { recursive: true });
@@ -33,7 +34,8 @@ export function sourcesWithNextRelease(name: string, store = `${name}store`): Ne
   execFileSync(process.execPath, [join(dir, 'scripts/new-upgrade.mjs'), name], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
   writeFileSync(
     join(pkg, 'src/upgrades', name, 'index.ts'),
-    `import type { Upgrade } from '../types.ts';
+    index ??
+      `import type { Upgrade } from '../types.ts';
 
 export const ${name}: Upgrade = {
   name: '${name}',

@@ -20,3 +20,4 @@ export {
 } from './multistore.ts';
 export { isEmptyStoreUpgrades, storeUpgradesFromJSON, type StoreRename, type StoreUpgrades } from './upgrades.ts';
 export { wouldCommit, type StoreDiff, type WouldCommit } from './would-commit.ts';
+export * from './size-limit.ts';

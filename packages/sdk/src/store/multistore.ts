@@ -6,6 +6,7 @@ import { CacheKVStore } from './cachekv.ts';
 import { appHashOf, nextStoreHash } from './hash.ts';
 import { InterBlockCache, type InterBlockCacheBounds } from './inter-block-cache.ts';
 import { LmdbStoreView, type BinaryDB } from './lmdb.ts';
+import { ENTRY_OVERHEAD_BYTES, StoreFullError, type StoreSizeLimit } from './size-limit.ts';
 import { MAX_KEY_BYTES, StoreError, type Entry, type KVStore, type ReadKVStore } from './types.ts';
 import { applyStoreUpgrades, isEmptyStoreUpgrades, type StoreUpgrades } from './upgrades.ts';
 
@@ -121,7 +122,11 @@ export class CommitMultiStore implements MultiStore {
    */
   private readonly cache: InterBlockCache;
 
-  private constructor(path: string, cache: InterBlockCacheBounds) {
+  private constructor(
+    path: string,
+    cache: InterBlockCacheBounds,
+    private readonly sizeLimit: StoreSizeLimit | undefined,
+  ) {
     this.cache = new InterBlockCache(cache);
     this.env = open({ path, maxDbs: 4 });
     this.data = this.env.openDB({ name: 'data', keyEncoding: 'binary', encoding: 'binary' }) as unknown as BinaryDB;
@@ -140,9 +145,33 @@ export class CommitMultiStore implements MultiStore {
     this.working = cloneLayout(this.committed);
   }
 
-  /** Opens (creating when absent) the state database in directory `path`; `cache` bounds the inter-block cache per store. */
-  static open(path: string, opts: { readonly cache?: InterBlockCacheBounds } = {}): CommitMultiStore {
-    return new CommitMultiStore(path, opts.cache ?? {});
+  /**
+   * Opens (creating when absent) the state database in directory `path`; `cache` bounds the inter-block
+   * cache per store; `sizeLimit`: a commit that would grow the database past it is refused (StoreFullError).
+   */
+  static open(path: string, opts: { readonly cache?: InterBlockCacheBounds; readonly sizeLimit?: StoreSizeLimit } = {}): CommitMultiStore {
+    return new CommitMultiStore(path, opts.cache ?? {}, opts.sizeLimit);
+  }
+
+  /** The bytes the database file holds now: its pages up to the highest one in use. */
+  sizeBytes(): number {
+    const s = this.env.getStats() as { lastPageNumber: number; pageSize: number };
+    return (s.lastPageNumber + 1) * s.pageSize;
+  }
+
+  /** Refuses, before anything is written, a commit whose changes would take the database past its limit. */
+  private checkSize(height: bigint): void {
+    const limit = this.sizeLimit;
+    if (limit === undefined) return;
+    let pending = 0;
+    for (const ws of this.writeSets.values()) {
+      if (ws.size === 0) continue;
+      ws.forEachChange((_k, ks, ke, _v, vs, ve) => {
+        pending += 2 + ke - ks + (vs < 0 ? 0 : ve - vs) + ENTRY_OVERHEAD_BYTES;
+      });
+    }
+    const bytes = this.sizeBytes() + pending;
+    if (bytes > limit.maxBytes) throw new StoreFullError(height, bytes, limit);
   }
 
   lastCommitInfo(): CommitInfo {
@@ -241,6 +270,7 @@ export class CommitMultiStore implements MultiStore {
     this.assertLoaded();
     if (height <= this.last.height) throw new StoreError(`cannot commit height ${height}: last committed height is ${this.last.height}`);
     const { hashes, appHash, changed } = this.computeHashes();
+    this.checkSize(height);
     const working = this.working;
     this.env.transactionSync(() => {
       for (const [id, ws] of this.writeSets) {
