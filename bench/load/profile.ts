@@ -1,0 +1,60 @@
+// A short summary of the node's V8 CPU profile (--cpu-prof): the functions with the most self time,
+// and the share of idle, garbage collection and the rest, over the whole run of the node.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+interface CpuProfile {
+  readonly nodes: readonly { readonly id: number; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number } }[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+export interface ProfileEntry {
+  readonly fn: string;
+  readonly where: string;
+  readonly selfMs: number;
+  /** Share of the busy (non-idle) time. */
+  readonly share: number;
+}
+
+export interface ProfileSummary {
+  readonly file: string;
+  readonly totalMs: number;
+  readonly idleMs: number;
+  readonly gcMs: number;
+  readonly top: readonly ProfileEntry[];
+}
+
+/** The summary of the one .cpuprofile in `dir`, or undefined when there is none. */
+export function summariseProfile(dir: string, top = 15): ProfileSummary | undefined {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) return undefined;
+  const p = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
+  const self = new Map<string, { fn: string; where: string; us: number }>();
+  let total = 0;
+  let idle = 0;
+  let gc = 0;
+  p.samples.forEach((id, i) => {
+    const us = p.timeDeltas[i] ?? 0;
+    total += us;
+    const f = byId.get(id);
+    if (f === undefined) return;
+    if (f.functionName === '(idle)') {
+      idle += us;
+      return;
+    }
+    if (f.functionName === '(garbage collector)') gc += us;
+    const where = f.url === '' ? '' : `${basename(f.url)}:${f.lineNumber + 1}`;
+    const key = `${f.functionName}@${where}`;
+    const e = self.get(key) ?? { fn: f.functionName || '(anonymous)', where, us: 0 };
+    e.us += us;
+    self.set(key, e);
+  });
+  const busy = total - idle;
+  const entries = [...self.values()]
+    .sort((a, b) => b.us - a.us)
+    .slice(0, top)
+    .map((e) => ({ fn: e.fn, where: e.where, selfMs: e.us / 1000, share: busy > 0 ? e.us / busy : 0 }));
+  return { file: join(dir, file), totalMs: total / 1000, idleMs: idle / 1000, gcMs: gc / 1000, top: entries };
+}
