@@ -1,7 +1,6 @@
-// The load run's own chain home, made as an operator makes one: `chaind init`, a validator operator key,
-// `genesis add-account` and `add-validator`; then one funded account per lane written into the genesis
-// (thousands of `add-account` runs would take minutes), `genesis validate`, and the node settings of the
-// run written into config.toml.
+// The load run's own chain home: `chaind init`, the validator's operator and one account per lane funded
+// in the genesis (written into it: thousands of `genesis add-account` runs would take minutes), `genesis
+// add-validator`, and the run's node settings written into config.toml (`chaind start` validates the genesis).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -38,15 +37,9 @@ function chaind(args: string[]): string {
 /** A home in `dir` with `lanes` funded accounts (keys derived from the lane's index) and `settings`. */
 export function makeHome(dir: string, lanes: number, settings: NodeSettings): LoadHome {
   const home = join(dir, 'home');
-  const test = ['--keyring-backend', 'test', '--home', home];
   chaind(['init', 'load', '--chain-id', CHAIN_ID, '--home', home]);
-  chaind(['keys', 'add', 'operator', ...test]);
-  const operator = chaind(['keys', 'show', 'operator', '-a', ...test]).trim();
-  chaind(['genesis', 'add-account', operator, `1000000000${DENOM}`, '--home', home]);
-  const pv = JSON.parse(readFileSync(join(home, 'config', 'priv_validator_key.json'), 'utf8')) as { pub_key: unknown };
-  chaind(['genesis', 'add-validator', operator, '10', '--pubkey', JSON.stringify(pv.pub_key), '--moniker', 'load', '--home', home]);
-
-  const keys = Array.from({ length: lanes }, (_, i) => {
+  // key 0 is the validator's operator; keys 1.. the lanes'
+  const keys = Array.from({ length: lanes + 1 }, (_, i) => {
     const privateKey = createHash('sha256').update(`load/${i}`).digest();
     return { privateKey, address: addressFromPublicKey(publicKeyFromPrivate(privateKey)) };
   });
@@ -64,11 +57,15 @@ export function makeHome(dir: string, lanes: number, settings: NodeSettings): Lo
     g.app_state.auth.accounts.push({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address: k.address, pub_key: null, account_number: String(first + i), sequence: '0' });
     g.app_state.bank.balances.push({ address: k.address, coins: [{ denom: DENOM, amount: balance.toString() }] });
   });
-  const supply = g.app_state.bank.supply.find((c) => c.denom === DENOM);
-  if (supply === undefined) throw new Error('genesis has no supply of the staking denom');
-  supply.amount = (BigInt(supply.amount) + balance * BigInt(lanes)).toString();
+  let supply = g.app_state.bank.supply.find((c) => c.denom === DENOM);
+  if (supply === undefined) {
+    supply = { denom: DENOM, amount: '0' };
+    g.app_state.bank.supply.push(supply);
+  }
+  supply.amount = (BigInt(supply.amount) + balance * BigInt(keys.length)).toString();
   writeFileSync(file, JSON.stringify(g));
-  chaind(['genesis', 'validate', '--home', home]);
+  const pv = JSON.parse(readFileSync(join(home, 'config', 'priv_validator_key.json'), 'utf8')) as { pub_key: unknown };
+  chaind(['genesis', 'add-validator', keys[0].address, '10', '--pubkey', JSON.stringify(pv.pub_key), '--moniker', 'load', '--home', home]);
 
   const config = join(home, 'config', 'config.toml');
   const set = (text: string, key: string, value: string): string => {
@@ -82,12 +79,12 @@ export function makeHome(dir: string, lanes: number, settings: NodeSettings): Lo
   toml = set(toml, 'max_pending_txs', String(settings.maxPendingTxs));
   writeFileSync(config, toml);
 
-  const laneList: Lane[] = keys.map((k, i) => ({
+  const laneList: Lane[] = keys.slice(1).map((k, i) => ({
     address: k.address,
     privateKey: k.privateKey.toString('hex'),
-    accountNumber: first + i,
+    accountNumber: first + 1 + i,
     // to another lane's account: every send moves 1 stake between funded accounts
-    to: keys[(i + 1) % keys.length].address,
+    to: keys[1 + ((i + 1) % lanes)].address,
   }));
   return { home, lanes: laneList };
 }

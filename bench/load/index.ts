@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { cleanup, tempDir } from '../lib.ts';
 import { CHAIN_ID, DENOM, makeHome, type NodeSettings } from './home.ts';
 import { rpcCall, rssMiB, startNode, stopNode } from './node.ts';
-import { summariseProfile, type ProfileSummary } from './profile.ts';
+import { monotonicMicros, summariseProfile, type ProfileSummary } from './profile.ts';
 import { MEMPOOL_FULL, nowMs, type ClientResult, type ClientSpec, type Lane, type QueryResult, type QuerySpec, type Sent } from './protocol.ts';
 import { signSend } from './sign.ts';
 
@@ -185,6 +185,7 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     const start = nowMs() + 500;
     const until = start + SECONDS * 1000;
     const rssStart = rssMiB(pid);
+    const monoStart = monotonicMicros() + (start - nowMs()) * 1000;
     for (const c of clients) c.child.send({ start, until });
     if (queryChild !== undefined) {
       await new Promise((r) => setTimeout(r, start - nowMs()));
@@ -329,7 +330,7 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     }
 
     await stopNode(node);
-    const profile = profileDir === undefined ? undefined : summariseProfile(profileDir);
+    const profile = profileDir === undefined ? undefined : summariseProfile(profileDir, monoStart, monoStart + SECONDS * 1e6);
     return {
       mode,
       settings: { ...p.settings, clients: CLIENTS, lanes: lanesTotal, signedAhead: perLane * lanesTotal, signSeconds: round(signSeconds) },
@@ -383,8 +384,8 @@ function print(r: ModeReport): void {
   for (const [g, ok] of Object.entries(r.goals)) row(`goal: ${g}`, ok ? 'met' : 'NOT MET');
   if (r.profile !== undefined) {
     const pr = r.profile;
-    console.log(`   node CPU profile (whole run): ${round(pr.totalMs / 1000)} s sampled, idle ${round(pr.idleMs / 1000)} s, GC ${round(pr.gcMs / 1000)} s; top self time of the busy time:`);
-    for (const e of pr.top) console.log(`     ${(e.share * 100).toFixed(1).padStart(5)}%  ${round(e.selfMs, 0).toString().padStart(7)} ms  ${e.fn} ${e.where}`);
+    console.log(`   node CPU profile (the window): ${round(pr.totalMs / 1000)} s sampled, idle ${round(pr.idleMs / 1000)} s, GC ${round(pr.gcMs / 1000)} s; top self time of the busy time:`);
+    for (const e of pr.top) console.log(`     ${(e.share * 100).toFixed(1).padStart(5)}%  ${round(e.selfMs, 0).toString().padStart(7)} ms  ${e.fn} ${e.where}${e.caller ? ` ← ${e.caller}` : ''}`);
   }
 }
 
