@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { cleanup, tempDir } from '../lib.ts';
 import { CHAIN_ID, DENOM, makeHome, type NodeSettings } from './home.ts';
 import { rpcCall, rssMiB, startNode, stopNode } from './node.ts';
-import { monotonicMicros, summariseProfile, type ProfileSummary } from './profile.ts';
+import { monotonicMicros, summariseProfiles, type ProfileSummary } from './profile.ts';
 import { MEMPOOL_FULL, nowMs, type ClientResult, type ClientSpec, type Lane, type QueryResult, type QuerySpec, type Sent } from './protocol.ts';
 import { signSend } from './sign.ts';
 
@@ -46,8 +46,9 @@ interface ModePlan {
 function plan(mode: Mode): ModePlan {
   const lanes = opts.lanes === undefined ? undefined : Number(opts.lanes);
   if (mode === 'flood') {
-    // a small mempool and pending queue, and many more sends in flight than both hold
-    return { settings: { blockIntervalMs: 1000, mempoolSize: 2000, maxPendingTxs: 500 }, lanesPerClient: lanes ?? 1024, retryMs: 5 };
+    // a small mempool and pending queue, and more sends in flight than both hold; the lanes' connections
+    // stay under JSON-RPC's 900 and REST's 1000 open connections, so no lane waits to be accepted
+    return { settings: { blockIntervalMs: 1000, mempoolSize: 1000, maxPendingTxs: 500 }, lanesPerClient: lanes ?? Math.floor(1536 / CLIENTS), retryMs: 5 };
   }
   // room for two intervals of the goal's 5,000 tx/s and more in the pool; 1 s blocks (the default)
   return { settings: { blockIntervalMs: 1000, mempoolSize: 20_000, maxPendingTxs: 20_000 }, lanesPerClient: lanes ?? 128, retryMs: 50 };
@@ -126,7 +127,7 @@ interface ModeReport {
   readonly queries?: QueryResult & { readonly errors: number };
   readonly flood?: { readonly mempoolFullRefusals: number; readonly recovered: boolean; readonly recoveryTx?: string; readonly recoveryHeight?: number };
   readonly goals: Readonly<Record<string, boolean>>;
-  readonly profile?: ProfileSummary;
+  readonly profile?: readonly ProfileSummary[];
 }
 
 async function runMode(mode: Mode): Promise<ModeReport> {
@@ -330,7 +331,7 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     }
 
     await stopNode(node);
-    const profile = profileDir === undefined ? undefined : summariseProfile(profileDir, monoStart, monoStart + SECONDS * 1e6);
+    const profile = profileDir === undefined ? undefined : summariseProfiles(profileDir, monoStart, monoStart + SECONDS * 1e6);
     return {
       mode,
       settings: { ...p.settings, clients: CLIENTS, lanes: lanesTotal, signedAhead: perLane * lanesTotal, signSeconds: round(signSeconds) },
@@ -382,10 +383,10 @@ function print(r: ModeReport): void {
   if (r.flood !== undefined) row('flood', `${r.flood.mempoolFullRefusals} "mempool is full" refusals; recovered: ${r.flood.recovered} (height ${r.flood.recoveryHeight})`);
   if (r.lanesOutOfSignedTxs > 0) row('lanes out of signed txs', `${r.lanesOutOfSignedTxs} (raise --rate)`);
   for (const [g, ok] of Object.entries(r.goals)) row(`goal: ${g}`, ok ? 'met' : 'NOT MET');
-  if (r.profile !== undefined) {
-    const pr = r.profile;
-    console.log(`   node CPU profile (the window): ${round(pr.totalMs / 1000)} s sampled, idle ${round(pr.idleMs / 1000)} s, GC ${round(pr.gcMs / 1000)} s; top self time of the busy time:`);
-    for (const e of pr.top) console.log(`     ${(e.share * 100).toFixed(1).padStart(5)}%  ${round(e.selfMs, 0).toString().padStart(7)} ms  ${e.fn} ${e.where}${e.caller ? ` ← ${e.caller}` : ''}`);
+  for (const pr of r.profile ?? []) {
+    const who = pr.thread === 0 ? 'main thread' : `worker thread ${pr.thread}`;
+    console.log(`   node CPU profile, ${who}, the window: busy ${round((pr.totalMs - pr.idleMs) / 1000)} s of ${round(pr.totalMs / 1000)} s, GC ${round(pr.gcMs / 1000)} s; top self time (share of busy):`);
+    for (const e of pr.top.slice(0, pr.thread === 0 ? 15 : 3)) console.log(`     ${(e.share * 100).toFixed(1).padStart(5)}%  ${round(e.selfMs, 0).toString().padStart(7)} ms  ${e.fn} ${e.where}${e.caller ? ` ← ${e.caller}` : ''}`);
   }
 }
 

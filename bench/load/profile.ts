@@ -21,7 +21,8 @@ export interface ProfileEntry {
 }
 
 export interface ProfileSummary {
-  readonly file: string;
+  /** Node's thread id: 0 the main thread, others the signature workers. */
+  readonly thread: number;
   readonly totalMs: number;
   readonly idleMs: number;
   readonly gcMs: number;
@@ -34,13 +35,19 @@ export function monotonicMicros(): number {
 }
 
 /**
- * The summary of the one .cpuprofile in `dir` (undefined when there is none), of the samples taken
- * between `from` and `to` (monotonicMicros): the load's window, not the node's start-up or the reading after.
+ * A summary per thread of the .cpuprofile files in `dir` (Node writes one per thread: CPU.<date>.<time>.
+ * <pid>.<thread>.<seq>.cpuprofile), main thread first, of the samples taken between `from` and `to`
+ * (monotonicMicros): the load's window, not the node's start-up or the reading after.
  */
-export function summariseProfile(dir: string, from: number, to: number, top = 15): ProfileSummary | undefined {
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (file === undefined) return undefined;
-  const p = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+export function summariseProfiles(dir: string, from: number, to: number, top = 15): ProfileSummary[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => summarise(join(dir, f), Number(/\.(\d+)\.\d+\.cpuprofile$/.exec(f)?.[1] ?? -1), from, to, top))
+    .sort((a, b) => a.thread - b.thread);
+}
+
+function summarise(file: string, thread: number, from: number, to: number, top: number): ProfileSummary {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -76,5 +83,5 @@ export function summariseProfile(dir: string, from: number, to: number, top = 15
     .sort((a, b) => b.us - a.us)
     .slice(0, top)
     .map((e) => ({ fn: e.fn, where: e.where, selfMs: e.us / 1000, share: busy > 0 ? e.us / busy : 0, caller: [...e.callers].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '' }));
-  return { file: join(dir, file), totalMs: total / 1000, idleMs: idle / 1000, gcMs: gc / 1000, top: entries };
+  return { thread, totalMs: total / 1000, idleMs: idle / 1000, gcMs: gc / 1000, top: entries };
 }
