@@ -3,7 +3,7 @@
 // sends with REST, gRPC and abci_query queries beside them), flood (more than the mempool holds), all (the
 // three in turn, each on a fresh home and node). See docs/reliability.md ("Load").
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanup, tempDir } from '../lib.ts';
@@ -26,6 +26,7 @@ const { values: opts } = parseArgs({
     out: { type: 'string' },
     profile: { type: 'boolean', default: true },
     'no-profile': { type: 'boolean', default: false },
+    'profile-out': { type: 'string' },
   },
   strict: true,
 });
@@ -332,6 +333,8 @@ async function runMode(mode: Mode): Promise<ModeReport> {
 
     await stopNode(node);
     const profile = profileDir === undefined ? undefined : summariseProfiles(profileDir, monoStart, monoStart + SECONDS * 1e6);
+    // the whole profiles, for Chrome DevTools or `node --cpu-prof` tooling
+    if (profileDir !== undefined && opts['profile-out'] !== undefined) cpSync(profileDir, opts['profile-out'], { recursive: true });
     return {
       mode,
       settings: { ...p.settings, clients: CLIENTS, lanes: lanesTotal, signedAhead: perLane * lanesTotal, signSeconds: round(signSeconds) },
