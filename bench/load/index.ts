@@ -128,6 +128,8 @@ interface ModeReport {
   readonly queries?: QueryResult & { readonly errors: number };
   readonly flood?: { readonly mempoolFullRefusals: number; readonly recovered: boolean; readonly recoveryTx?: string; readonly recoveryHeight?: number };
   readonly goals: Readonly<Record<string, boolean>>;
+  /** The node's warning and error log lines during the run (the first 20). */
+  readonly nodeProblems: readonly string[];
   readonly profile?: readonly ProfileSummary[];
 }
 
@@ -359,6 +361,7 @@ async function runMode(mode: Mode): Promise<ModeReport> {
       queries,
       flood,
       goals,
+      nodeProblems: [...node.problems],
       profile,
     };
   } finally {
@@ -385,6 +388,7 @@ function print(r: ModeReport): void {
   if (r.queries !== undefined) row('queries', `${r.queries.errors} errors; ${Object.entries(r.queries.byKind).map(([k, v]) => `${k} ${v.ok} ok p50 ${round(v.p50Ms)} p99 ${round(v.p99Ms)} ms`).join('; ')}`);
   if (r.flood !== undefined) row('flood', `${r.flood.mempoolFullRefusals} "mempool is full" refusals; recovered: ${r.flood.recovered} (height ${r.flood.recoveryHeight})`);
   if (r.lanesOutOfSignedTxs > 0) row('lanes out of signed txs', `${r.lanesOutOfSignedTxs} (raise --rate)`);
+  for (const l of r.nodeProblems) row('node log', l);
   for (const [g, ok] of Object.entries(r.goals)) row(`goal: ${g}`, ok ? 'met' : 'NOT MET');
   for (const pr of r.profile ?? []) {
     const who = pr.thread === 0 ? 'main thread' : `worker thread ${pr.thread}`;

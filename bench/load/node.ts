@@ -23,6 +23,8 @@ export interface RunningNode {
   readonly committedAt: Map<number, number>;
   readonly txsAt: Map<number, number>;
   readonly evictions: Eviction[];
+  /** The node's warning and error lines (the first 20). */
+  readonly problems: string[];
   /** The node's stderr, last 64 kB (for errors). */
   tail(): string;
 }
@@ -69,6 +71,7 @@ export async function startNode(home: string, profileDir: string | undefined): P
   const committedAt = new Map<number, number>();
   const txsAt = new Map<number, number>();
   const evictions: Eviction[] = [];
+  const problems: string[] = [];
   let tail = '';
   let partial = '';
   child.stderr?.setEncoding('utf8');
@@ -84,11 +87,12 @@ export async function startNode(home: string, profileDir: string | undefined): P
         txsAt.set(Number(c[1]), Number(c[2]));
         continue;
       }
+      if (/ (WRN|ERR) /.test(line) && problems.length < 20) problems.push(line);
       const e = EVICTED.exec(line);
       if (e !== null) evictions.push({ hash: e[1], code: Number(e[2]), reason: e[3].startsWith('"') ? (JSON.parse(e[3]) as string) : e[3] });
     }
   });
-  const node: RunningNode = { child, rpc, rest, grpc, committedAt, txsAt, evictions, tail: () => tail };
+  const node: RunningNode = { child, rpc, rest, grpc, committedAt, txsAt, evictions, problems, tail: () => tail };
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`chaind start exited (${child.exitCode}):\n${tail}`);
