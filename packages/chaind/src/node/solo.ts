@@ -456,7 +456,8 @@ export class SoloDriver implements BlockProducer {
       lastResultsHash: resultsHash(s.results.txResults),
       state: s.state,
     };
-    this.mempool.update(h, s.block.data.txs);
+    // a tx CheckTx accepted leaves the pool only in a block or here, with the recheck's reason
+    for (const e of this.mempool.update(h, s.block.data.txs).evicted) this.logger.info('evicted tx', { height: h.toString(), hash: e.hash, code: e.code, codespace: e.codespace, reason: e.log });
     this.logger.info('committed block', { height: h.toString(), txs: s.block.data.txs.length, hash: toHex(s.blockId.hash), appHash: toHex(s.results.appHash) });
     const event: BlockEvent = { height: h, blockId: s.blockId, block: s.block, results: s.results, txHashes: s.block.data.txs.map(txHash) };
     for (const l of [...this.listeners]) {

@@ -276,7 +276,17 @@ describe('update after a block', () => {
     const block = [other, b0];
     assert.deepEqual(t.block(block).txResults.map((r) => r.code), [0, 0]);
     const u = pool.update(height(), block);
-    assert.deepEqual(u, { committed: 1, dropped: 2 });
+    assert.equal(u.committed, 1);
+    assert.equal(u.dropped, 2);
+    // each eviction named with its recheck's refusal, in arrival order
+    assert.deepEqual(
+      u.evicted.map((e) => [e.hash, e.code]),
+      [
+        [toHex(txHash(a0)).toUpperCase(), 32],
+        [toHex(txHash(d0)).toUpperCase(), 30],
+      ],
+    );
+    assert.equal(u.evicted[1].log, 'block height: 3, timeout height: 2: tx timeout height');
     assert.equal(pool.lastHeight, 2n);
     assert.ok(!pool.has(txHash(b0)), 'included');
     assert.ok(!pool.has(txHash(a0)), 'its sequence was used by the block');
@@ -293,7 +303,7 @@ describe('update after a block', () => {
     const next = pool.reap(-1);
     assert.equal(next.length, 3);
     assert.deepEqual(t.block(next).txResults.map((r) => r.code), [0, 0, 0]);
-    assert.deepEqual(pool.update(height(), next), { committed: 3, dropped: 0 });
+    assert.deepEqual(pool.update(height(), next), { committed: 3, dropped: 0, evicted: [] });
     assert.equal(pool.size(), 0);
     assert.equal(t.account(alice.address)?.sequence, 3n);
     await t.close();

@@ -57,6 +57,16 @@ export interface MempoolUpdate {
   readonly committed: number;
   /** Txs that failed their recheck against the new state and were dropped. */
   readonly dropped: number;
+  /** The dropped txs, each with its recheck's refusal: what the node logs, so no accepted tx vanishes unexplained. */
+  readonly evicted: readonly MempoolEviction[];
+}
+
+/** A tx dropped by the recheck after a block: its hash (upper-case hex) and the recheck's answer. */
+export interface MempoolEviction {
+  readonly hash: string;
+  readonly code: number;
+  readonly codespace: string;
+  readonly log: string;
 }
 
 interface Entry {
@@ -306,17 +316,17 @@ export class Mempool {
       this.remove(e);
       committed++;
     }
-    let dropped = 0;
+    const evicted: MempoolEviction[] = [];
     for (const e of [...this.byHash.values()].sort((a, b) => a.arrival - b.arrival)) {
       const res = this.app.checkTx({ tx: e.tx, type: CheckTxType.RECHECK });
       if (res.code === 0) {
         e.gasWanted = res.gasWanted;
       } else {
         this.remove(e);
-        dropped++;
+        evicted.push({ hash: Buffer.from(e.hash, 'latin1').toString('hex').toUpperCase(), code: res.code, codespace: res.codespace, log: res.log });
       }
     }
-    return { committed, dropped };
+    return { committed, dropped: evicted.length, evicted };
   }
 
   /**
