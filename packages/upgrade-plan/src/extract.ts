@@ -5,6 +5,7 @@ import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Unpack, type ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
+import { clip, quote } from './quote.ts';
 
 const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
 const TYPE_NAMES: Record<string, string> = {
@@ -52,14 +53,14 @@ function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
     const target = entry.linkpath ?? '';
     const what = entry.type === 'SymbolicLink' ? 'symbolic link' : 'hard link';
     if (target === '') return `is a ${what} without a target`;
-    if (isAbs(target)) return `is a ${what} to the absolute path ${target}`;
+    if (isAbs(target)) return `is a ${what} to the absolute path ${clip(target)}`;
     // a symlink's target is relative to its own folder, a hard link's to the archive root
     const from = entry.type === 'SymbolicLink' ? comps.slice(0, -1) : [];
     const why = escapes(from, target, symlinks);
-    if (why) return `is a ${what} to ${target}, which ${why}`;
+    if (why) return `is a ${what} to ${clip(target)}, which ${why}`;
     // link(2) does not follow a symlink: the hard link would be a copy of the symlink, its relative target
     // now read from the hard link's folder
-    if (entry.type === 'Link' && symlinks.has(parts(target).join('/'))) return `is a hard link to the symbolic link ${target}`;
+    if (entry.type === 'Link' && symlinks.has(parts(target).join('/'))) return `is a hard link to the symbolic link ${clip(target)}`;
     if (entry.type === 'SymbolicLink') symlinks.add(comps.join('/'));
   }
   return null;
@@ -124,7 +125,7 @@ export async function extractTar(archive: string, dir: string, name: string, lim
       }
       const unsafe = refusal(entry, symlinks);
       if (unsafe) {
-        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(entry.path)} ${unsafe}`);
+        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${quote(entry.path)} ${unsafe}`);
         return false;
       }
       if (typeof entry.mode === 'number') entry.mode &= MODE_MASK;
@@ -139,10 +140,10 @@ export async function extractTar(archive: string, dir: string, name: string, lim
     rs.pipe(u);
   }).catch((err: unknown) => {
     if (bad) return; // reported below
-    throw new FetchError('bad-archive', `could not extract ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new FetchError('bad-archive', `could not extract ${name}: ${clip(err instanceof Error ? err.message : String(err))}`);
   });
   if (bad) throw bad;
-  if (warnings.length) throw new FetchError('bad-archive', `could not extract ${name}: ${warnings[0]}`);
+  if (warnings.length) throw new FetchError('bad-archive', `could not extract ${name}: ${clip(warnings[0])}`);
   await checkTree(dir, `archive ${name}`);
 }
 
@@ -183,16 +184,16 @@ export async function checkTree(dir: string, what: string): Promise<void> {
         try {
           real = await realTarget(isAbsolute(target) ? target : `${d}/${target}`);
         } catch (err) {
-          throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${JSON.stringify(rel)} to ${target} cannot be resolved (${(err as Error).message})`);
+          throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${quote(rel)} to ${clip(target)} cannot be resolved (${clip((err as Error).message)})`);
         }
         if (!inside(real)) {
-          throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(rel)} is a symbolic link to ${target}, which points outside the release folder`);
+          throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${quote(rel)} is a symbolic link to ${clip(target)}, which points outside the release folder`);
         }
       } else if (ent.isDirectory()) {
         await walk(p);
       } else if (!ent.isFile()) {
         const st = await lstat(p);
-        throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
+        throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${quote(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
       }
     }
   };

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { UpgradeInfoError } from './errors.ts';
 import { UpgradeNameError } from './errors.ts';
 import { upgradeFolderName } from './names.ts';
+import { clip, quote } from './quote.ts';
 
 /**
  * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
@@ -83,7 +84,7 @@ function parseFields(text: string): ParseResult {
   try {
     o = JSON.parse(text);
   } catch (e) {
-    return { state: 'incomplete', why: `not complete JSON (${(e as Error).message})` };
+    return { state: 'incomplete', why: `not complete JSON (${clip((e as Error).message)})` };
   }
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return { state: 'invalid', why: 'expected a JSON object' };
   const r = o as Record<string, unknown>;
@@ -92,7 +93,7 @@ function parseFields(text: string): ParseResult {
   let height: bigint | undefined;
   if (typeof r.height === 'number' && Number.isSafeInteger(r.height)) height = BigInt(r.height);
   else if (typeof r.height === 'string' && /^\d+$/.test(r.height)) height = BigInt(r.height);
-  if (height === undefined || height <= 0n || height > MAX_HEIGHT) return { state: 'invalid', why: `"height" must be a positive integer, got ${JSON.stringify(r.height)}` };
+  if (height === undefined || height <= 0n || height > MAX_HEIGHT) return { state: 'invalid', why: `"height" must be a positive integer, got ${quote(r.height)}` };
   if (r.info !== undefined && typeof r.info !== 'string') return { state: 'invalid', why: '"info" must be a string' };
   return { state: 'ok', info: { name: r.name, height, info: r.info ?? '', raw: text } };
 }
