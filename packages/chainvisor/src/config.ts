@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
+import { parse as parseToml, TomlError } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_LAYOUTS } from './log-time.ts';
 import { parseMetricsAddress } from './metrics.ts';
-import { DEFAULT_EXTRACT_LIMITS, folderNameProblem } from '@chaind/upgrade-plan';
+import { clip, DEFAULT_EXTRACT_LIMITS, folderNameProblem, quote } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -132,7 +132,8 @@ export function loadConfig(o: LoadOptions): Config {
     try {
       file = parseToml(readFileSync(o.configFile, 'utf8')) as Record<string, unknown>;
     } catch (e) {
-      throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${(e as Error).message}`);
+      // the parser's message carries a code frame over several lines: the first line says what is wrong
+      throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${clip((e as Error).message.split('\n')[0])}${e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''}`);
     }
     const known = new Set(SETTINGS.map((s) => s.env.toLowerCase()));
     // a warning, as cosmovisor ignores unknown keys: a file written for it (or a newer chainvisor) still loads
@@ -159,37 +160,37 @@ export function loadConfig(o: LoadOptions): Config {
         const lower = typeof v === 'string' ? v.toLowerCase() : v;
         if (lower === true || lower === 'true') values.set(s.env, true);
         else if (lower === false || lower === 'false') values.set(s.env, false);
-        else errors.push(`${where}: expected true, false (any case) or empty, got ${JSON.stringify(v)}`);
+        else errors.push(`${where}: expected true, false (any case) or empty, got ${quote(v)}`);
         break;
       }
       case 'duration': {
         const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
-        if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${JSON.stringify(v)}`);
+        if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${quote(v)}`);
         else values.set(s.env, d);
         break;
       }
       case 'uint': {
         const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-        if (!Number.isSafeInteger(n) || n < 0) errors.push(`${where}: expected a non-negative integer, got ${JSON.stringify(v)}`);
+        if (!Number.isSafeInteger(n) || n < 0) errors.push(`${where}: expected a non-negative integer, got ${quote(v)}`);
         else values.set(s.env, n);
         break;
       }
       default:
-        if (typeof v !== 'string') errors.push(`${where}: expected a string, got ${JSON.stringify(v)}`);
+        if (typeof v !== 'string') errors.push(`${where}: expected a string, got ${quote(v)}`);
         else values.set(s.env, v);
     }
   }
   const str = (k: string): string => values.get(k) as string;
   const home = values.has('DAEMON_HOME') ? str('DAEMON_HOME') : undefined;
-  if (home !== undefined && !isAbsolute(home)) errors.push(`DAEMON_HOME: must be an absolute path, got ${JSON.stringify(home)}`);
+  if (home !== undefined && !isAbsolute(home)) errors.push(`DAEMON_HOME: must be an absolute path, got ${quote(home)}`);
   if (values.has('DAEMON_NAME')) {
     const why = folderNameProblem(str('DAEMON_NAME'));
-    if (why !== undefined) errors.push(`DAEMON_NAME: ${JSON.stringify(str('DAEMON_NAME'))} ${why}`);
+    if (why !== undefined) errors.push(`DAEMON_NAME: ${quote(str('DAEMON_NAME'))} ${why}`);
   }
   let backup = values.get('DAEMON_DATA_BACKUP_DIR') as string | undefined;
   const backupDefault = backup === '$DAEMON_HOME';
   if (backupDefault) backup = home;
-  if (backup !== undefined && !backupDefault && !isAbsolute(backup)) errors.push(`DAEMON_DATA_BACKUP_DIR: must be an absolute path, got ${JSON.stringify(backup)}`);
+  if (backup !== undefined && !backupDefault && !isAbsolute(backup)) errors.push(`DAEMON_DATA_BACKUP_DIR: must be an absolute path, got ${quote(backup)}`);
   else if (backup !== undefined && home !== undefined && isAbsolute(home)) {
     const rel = relative(join(home, 'data'), backup);
     // a backup inside data/ would copy itself
@@ -199,14 +200,14 @@ export function loadConfig(o: LoadOptions): Config {
   if (values.has('COSMOVISOR_TIMEFORMAT_LOGS')) {
     const tf = str('COSMOVISOR_TIMEFORMAT_LOGS');
     if (tf !== '' && tf !== 'none' && TIME_LAYOUTS[tf] === undefined)
-      errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_LAYOUTS).join(', ')}, none or empty, got ${JSON.stringify(tf)}`);
+      errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_LAYOUTS).join(', ')}, none or empty, got ${quote(tf)}`);
   }
   if (values.has('DAEMON_GRPC_ADDRESS') && !/^[^\s/]+:\d+$/.test(str('DAEMON_GRPC_ADDRESS').replace(/^(https?|dns|ipv4|ipv6):\/*/, '')))
-    errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${JSON.stringify(str('DAEMON_GRPC_ADDRESS'))}`);
+    errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${quote(str('DAEMON_GRPC_ADDRESS'))}`);
   if (values.has('DAEMON_RPC_ADDRESS') && !/^https?:\/\/[^\s/]+/.test(str('DAEMON_RPC_ADDRESS')))
-    errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${JSON.stringify(str('DAEMON_RPC_ADDRESS'))}`);
+    errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${quote(str('DAEMON_RPC_ADDRESS'))}`);
   if (values.has('DAEMON_METRICS_ADDRESS') && str('DAEMON_METRICS_ADDRESS') !== '' && parseMetricsAddress(str('DAEMON_METRICS_ADDRESS')) === undefined)
-    errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${JSON.stringify(str('DAEMON_METRICS_ADDRESS'))}`);
+    errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${quote(str('DAEMON_METRICS_ADDRESS'))}`);
   for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
   // 0 would fail every download at once rather than mean "no timeout"
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
