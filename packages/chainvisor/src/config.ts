@@ -86,6 +86,12 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: 'keep the upgrade name\'s case for its folder' },
 ];
 
+/**
+ * The longest duration: 596h, under Node's longest timer (2^31-1 ms); a longer delay fires after 1 ms, so a
+ * grace of 1000h would kill the node at once and a poll interval of 1000h would poll without pause.
+ */
+export const MAX_DURATION_MS = 596 * 3_600_000;
+
 const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. */
@@ -166,6 +172,7 @@ export function loadConfig(o: LoadOptions): Config {
       case 'duration': {
         const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
         if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${quote(v)}`);
+        else if (d > MAX_DURATION_MS) errors.push(`${where}: must be at most 596h, got ${quote(v)}`);
         else values.set(s.env, d);
         break;
       }
