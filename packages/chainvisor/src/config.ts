@@ -92,15 +92,22 @@ export const SETTINGS: readonly Setting[] = [
  */
 export const MAX_DURATION_MS = 596 * 3_600_000;
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
-/** Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. */
+/**
+ * Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. Like Go, a
+ * whole number of nanoseconds (a fraction of one is dropped), so toToml writes back exactly what was read.
+ */
 export function parseDuration(s: string): number | undefined {
   if (s === '0') return 0;
   if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return undefined;
-  let total = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
-  return total;
+  let ns = 0;
+  for (const m of s.matchAll(/(\d+)(?:\.(\d+))?(ns|us|µs|ms|s|m|h)/g)) {
+    const unit = DURATION_NS[m[3]];
+    const frac = m[2] ?? '';
+    ns += Number(m[1]) * unit + (frac === '' ? 0 : Math.trunc(Number(frac) * (unit / 10 ** frac.length)));
+  }
+  return ns / 1e6;
 }
 
 /** Where a raw value came from, for error messages. */
@@ -267,7 +274,8 @@ export class ConfigError extends ChainvisorError {
 
 /** The settings as config.toml text (what `init` writes and `config` prints). */
 export function toToml(c: Config): string {
-  const dur = (msv: number): string => (msv === 0 ? '0s' : msv % 1000 === 0 ? `${msv / 1000}s` : `${msv}ms`);
+  // whole milliseconds as Go writes them; anything finer in nanoseconds, exactly as parseDuration read it
+  const dur = (msv: number): string => (msv === 0 ? '0s' : msv % 1000 === 0 ? `${msv / 1000}s` : Number.isInteger(msv) ? `${msv}ms` : `${Math.round(msv * 1e6)}ns`);
   const rows: [string, string | number | boolean][] = [
     ['daemon_home', c.home],
     ['daemon_name', c.daemonName],
