@@ -170,6 +170,15 @@ export function splitMagicParams(url: URL): { url: URL; checksum: string | null;
 
 export type ArchiveFormat = 'tar.gz' | 'tar' | 'none';
 
+/** The URL's path with its %-escapes decoded; as it is when one is malformed (`chaind%`), which a server may still serve. */
+export function decodedPath(url: URL): string {
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return url.pathname;
+  }
+}
+
 const UNSUPPORTED_EXT = ['.zip', '.tar.bz2', '.tbz2', '.tbz', '.tar.xz', '.txz', '.tar.zst', '.tzst', '.gz', '.bz2', '.xz', '.zst', '.7z', '.rar'];
 
 /**
@@ -185,7 +194,7 @@ export function archiveFormat(url: URL, archiveParam: string | null | undefined)
     if (a === 'false' || a === 'none' || a === '') return 'none';
     throw new FetchError('unsupported-archive', `unsupported archive type ${quote(archiveParam)} for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
   }
-  const p = decodeURIComponent(url.pathname).toLowerCase();
+  const p = decodedPath(url).toLowerCase();
   if (p.endsWith('.tar.gz') || p.endsWith('.tgz')) return 'tar.gz';
   if (p.endsWith('.tar')) return 'tar';
   const ext = UNSUPPORTED_EXT.find((e) => p.endsWith(e));
