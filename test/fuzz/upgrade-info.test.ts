@@ -19,6 +19,7 @@ import {
   FetchError,
   planBinaries,
   platformKey,
+  prepareDownload,
   readUpgradeInfo,
   readUpgradeInfoFile,
   resolveRelease,
@@ -210,7 +211,15 @@ const urls = fc.oneof(
   { arbitrary: fc.constantFrom(12, null, ['https://x/y'], { url: 'https://x' }, ''), weight: 1 },
 );
 const platformKeys = fc.oneof(fc.constantFrom(platformKey(), 'any', 'linux/amd64', 'darwin/arm64', 'windows/386', 'Linux/AMD64', 'linux', 'linux/amd64/v2', '/', ''), fc.string({ maxLength: 10 }));
+/** Entries a proposer would write: an os/arch or "any" key, an https URL with a sha256 or sha512 checksum. */
+const wellFormedUrls = fc
+  .tuple(fc.constantFrom('https://releases.example.com', 'https://127.0.0.1:8443', 'http://127.0.0.1:9', 'https://[::1]', 'https://u:p@mirror.example'), paths, fc.oneof(hexOf(64).map((h) => `sha256:${h}`), hexOf(128).map((h) => `sha512:${h}`)), fc.constantFrom('', '&archive=tar.gz', '&archive=none', '&x=1', '#frag'))
+  .map(([base, [p, e], sum, tail]) => `${base}${p}${e}?checksum=${sum}${tail}`);
+const wellFormedDocs = fc
+  .dictionary(fc.constantFrom(platformKey(), 'any', 'linux/amd64', 'darwin/arm64', 'windows/amd64', 'linux/arm64'), fc.oneof({ arbitrary: wellFormedUrls, weight: 5 }, { arbitrary: urls, weight: 1 }), { minKeys: 1, maxKeys: 4 })
+  .map((b) => JSON.stringify({ binaries: b }));
 const binariesDocs = fc.oneof(
+  { arbitrary: wellFormedDocs, weight: 6 },
   { arbitrary: fc.dictionary(platformKeys, urls, { maxKeys: 4 }).map((b) => JSON.stringify({ binaries: b })), weight: 8 },
   { arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify({ binaries: v })), weight: 1 },
   { arbitrary: fc.json({ maxDepth: 3 }), weight: 1 },
@@ -328,6 +337,15 @@ describe('fuzz: plan info through the one parser (the proposer\'s check and chai
     await checkInfo(JSON.stringify({ binaries: { 'linux\n/amd64': 'https://x.example/c' } }), policy);
     await checkInfo(JSON.stringify({ binaries: { any: 'https://x.example/c?archive=a%0Ab' } }), policy);
     await checkInfo(JSON.stringify({ binaries: { 'a\nb': 12, any: 'https://x.example/c' } }), policy);
+  });
+
+  test('regression: a malformed %-escape in a binary\'s path is a valid URL, not a URIError', async () => {
+    const info = JSON.stringify({ binaries: { any: `https://releases.example.com/chaind%?checksum=sha256:${'0'.repeat(64)}` } });
+    const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: false, maxBytes: 1 << 20, stallTimeoutMs: 2000 };
+    await checkInfo(info, policy);
+    const [s] = await planBinaries(info, policy);
+    assert.equal(s.url, 'https://releases.example.com/chaind%');
+    assert.equal(prepareDownload(s, policy).fileName, 'chaind%');
   });
 
   test(`huge info strings (${RUNS.hugeFile} cases)`, async () => {
