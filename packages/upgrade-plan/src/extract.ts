@@ -38,8 +38,21 @@ function escapes(from: string[], target: string, symlinks: ReadonlySet<string>):
   return null;
 }
 
-/** Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries. */
-function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
+/**
+ * Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries and `folders`
+ * with the folders the accepted entries make (their own, and their parents).
+ */
+function refusal(entry: ReadEntry, symlinks: Set<string>, folders: Set<string>): string | null {
+  const why = refusalOf(entry, symlinks, folders);
+  if (why === null) {
+    const comps = parts(entry.path);
+    for (let i = 1; i < comps.length; i++) folders.add(comps.slice(0, i).join('/'));
+    if (entry.type === 'Directory') folders.add(comps.join('/'));
+  }
+  return why;
+}
+
+function refusalOf(entry: ReadEntry, symlinks: Set<string>, folders: ReadonlySet<string>): string | null {
   const path = entry.path;
   if (!ALLOWED.has(entry.type)) return `is ${TYPE_NAMES[entry.type] ?? `of unsupported type ${entry.type}`}`;
   if (isAbs(path)) return 'has an absolute path';
@@ -49,6 +62,8 @@ function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
     const prefix = comps.slice(0, i).join('/');
     if (symlinks.has(prefix)) return `is inside the symbolic link ${prefix}`;
   }
+  // tar would have to replace a folder holding earlier entries (and node-tar never finishes doing so)
+  if (entry.type !== 'Directory' && folders.has(comps.join('/'))) return 'replaces a folder made by an earlier entry';
   if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
     const target = entry.linkpath ?? '';
     const what = entry.type === 'SymbolicLink' ? 'symbolic link' : 'hard link';
@@ -95,6 +110,7 @@ interface Checks {
 /** The checks of one pass; `stop` is told at once when a cap is crossed (reading further would decompress the rest). */
 function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => void): Checks {
   const symlinks = new Set<string>();
+  const folders = new Set<string>();
   let bad: FetchError | null = null;
   let entries = 0;
   let bytes = 0;
@@ -116,7 +132,7 @@ function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => 
         stop(why);
         return false;
       }
-      const unsafe = refusal(entry, symlinks);
+      const unsafe = refusal(entry, symlinks, folders);
       if (unsafe) {
         bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${quote(entry.path)} ${unsafe}`);
         return false;
