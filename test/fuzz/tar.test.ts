@@ -264,6 +264,17 @@ describe('regressions found by the tar fuzz', () => {
     assert.deepEqual(await tree(out), [], 'entries of a refused archive were written');
   });
 
+  test('a link over a folder an earlier entry made is refused, and does not hang (node-tar never finished replacing it)', async () => {
+    const tar = rawTar([{ path: 'lib/current/x', type: 'SymbolicLink', linkpath: 'lib' }, ...VALID]);
+    const { dir, file, out } = await caseDir(tar);
+    await assert.rejects(unpackRelease(file, PREPARED('tar'), out, 'chaind', 'chaind.tar', LIMITS), (e: unknown) => {
+      assert.equal(assertClearError(e).message, 'unsafe archive chaind.tar: entry "lib/current" replaces a folder made by an earlier entry');
+      return true;
+    });
+    assert.deepEqual(await tree(out), []);
+    await assertNothingOutside(dir, ['archive', 'out', 'outside']);
+  });
+
   test('a hard link to a missing file fails once tar has stopped writing, and does not hang', async () => {
     const tar = rawTar([{ path: 'a.', type: 'Link', linkpath: '-' }, ...VALID]);
     const { file, out } = await caseDir(tar);
