@@ -39,20 +39,21 @@ function escapes(from: string[], target: string, symlinks: ReadonlySet<string>):
 }
 
 /**
- * Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries and `folders`
- * with the folders the accepted entries make (their own, and their parents).
+ * Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries, `folders`
+ * with the folders the accepted entries make (their own, and their parents), `files` with the other entries.
  */
-function refusal(entry: ReadEntry, symlinks: Set<string>, folders: Set<string>): string | null {
-  const why = refusalOf(entry, symlinks, folders);
+function refusal(entry: ReadEntry, symlinks: Set<string>, folders: Set<string>, files: Set<string>): string | null {
+  const why = refusalOf(entry, symlinks, folders, files);
   if (why === null) {
     const comps = parts(entry.path);
+    if (entry.type !== 'Directory' && entry.type !== 'SymbolicLink') files.add(comps.join('/'));
     for (let i = 1; i < comps.length; i++) folders.add(comps.slice(0, i).join('/'));
     if (entry.type === 'Directory') folders.add(comps.join('/'));
   }
   return why;
 }
 
-function refusalOf(entry: ReadEntry, symlinks: Set<string>, folders: ReadonlySet<string>): string | null {
+function refusalOf(entry: ReadEntry, symlinks: Set<string>, folders: ReadonlySet<string>, files: ReadonlySet<string>): string | null {
   const path = entry.path;
   if (!ALLOWED.has(entry.type)) return `is ${TYPE_NAMES[entry.type] ?? `of unsupported type ${entry.type}`}`;
   if (isAbs(path)) return 'has an absolute path';
@@ -76,6 +77,8 @@ function refusalOf(entry: ReadEntry, symlinks: Set<string>, folders: ReadonlySet
     // link(2) does not follow a symlink: the hard link would be a copy of the symlink, its relative target
     // now read from the hard link's folder
     if (entry.type === 'Link' && symlinks.has(parts(target).join('/'))) return `is a hard link to the symbolic link ${clip(target)}`;
+    // link(2) needs its target in place: tar would fail half-way (and node-tar may never finish)
+    if (entry.type === 'Link' && !files.has(parts(target).join('/'))) return `is a hard link to ${clip(target)}, which no earlier entry made as a file`;
     if (entry.type === 'SymbolicLink') symlinks.add(comps.join('/'));
   }
   return null;
@@ -111,6 +114,7 @@ interface Checks {
 function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => void): Checks {
   const symlinks = new Set<string>();
   const folders = new Set<string>();
+  const files = new Set<string>();
   let bad: FetchError | null = null;
   let entries = 0;
   let bytes = 0;
@@ -132,7 +136,7 @@ function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => 
         stop(why);
         return false;
       }
-      const unsafe = refusal(entry, symlinks, folders);
+      const unsafe = refusal(entry, symlinks, folders, files);
       if (unsafe) {
         bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${quote(entry.path)} ${unsafe}`);
         return false;
