@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
+import { parse as parseToml, TomlError } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_LAYOUTS } from './log-time.ts';
 import { parseMetricsAddress } from './metrics.ts';
-import { DEFAULT_EXTRACT_LIMITS, folderNameProblem } from '@chaind/upgrade-plan';
+import { clip, DEFAULT_EXTRACT_LIMITS, folderNameProblem, quote } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -86,15 +86,28 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: 'keep the upgrade name\'s case for its folder' },
 ];
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/**
+ * The longest duration: 596h, under Node's longest timer (2^31-1 ms); a longer delay fires after 1 ms, so a
+ * grace of 1000h would kill the node at once and a poll interval of 1000h would poll without pause.
+ */
+export const MAX_DURATION_MS = 596 * 3_600_000;
 
-/** Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. */
+const DURATION_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/**
+ * Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. Like Go, a
+ * whole number of nanoseconds (a fraction of one is dropped), so toToml writes back exactly what was read.
+ */
 export function parseDuration(s: string): number | undefined {
   if (s === '0') return 0;
   if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return undefined;
-  let total = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
-  return total;
+  let ns = 0;
+  for (const m of s.matchAll(/(\d+)(?:\.(\d+))?(ns|us|µs|ms|s|m|h)/g)) {
+    const unit = DURATION_NS[m[3]];
+    const frac = m[2] ?? '';
+    ns += Number(m[1]) * unit + (frac === '' ? 0 : Math.trunc(Number(frac) * (unit / 10 ** frac.length)));
+  }
+  return ns / 1e6;
 }
 
 /** Where a raw value came from, for error messages. */
@@ -132,7 +145,8 @@ export function loadConfig(o: LoadOptions): Config {
     try {
       file = parseToml(readFileSync(o.configFile, 'utf8')) as Record<string, unknown>;
     } catch (e) {
-      throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${(e as Error).message}`);
+      // the parser's message carries a code frame over several lines: the first line says what is wrong
+      throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${clip((e as Error).message.split('\n')[0])}${e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''}`);
     }
     const known = new Set(SETTINGS.map((s) => s.env.toLowerCase()));
     // a warning, as cosmovisor ignores unknown keys: a file written for it (or a newer chainvisor) still loads
@@ -159,37 +173,38 @@ export function loadConfig(o: LoadOptions): Config {
         const lower = typeof v === 'string' ? v.toLowerCase() : v;
         if (lower === true || lower === 'true') values.set(s.env, true);
         else if (lower === false || lower === 'false') values.set(s.env, false);
-        else errors.push(`${where}: expected true, false (any case) or empty, got ${JSON.stringify(v)}`);
+        else errors.push(`${where}: expected true, false (any case) or empty, got ${quote(v)}`);
         break;
       }
       case 'duration': {
         const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
-        if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${JSON.stringify(v)}`);
+        if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${quote(v)}`);
+        else if (d > MAX_DURATION_MS) errors.push(`${where}: must be at most 596h, got ${quote(v)}`);
         else values.set(s.env, d);
         break;
       }
       case 'uint': {
         const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-        if (!Number.isSafeInteger(n) || n < 0) errors.push(`${where}: expected a non-negative integer, got ${JSON.stringify(v)}`);
+        if (!Number.isSafeInteger(n) || n < 0) errors.push(`${where}: expected a non-negative integer, got ${quote(v)}`);
         else values.set(s.env, n);
         break;
       }
       default:
-        if (typeof v !== 'string') errors.push(`${where}: expected a string, got ${JSON.stringify(v)}`);
+        if (typeof v !== 'string') errors.push(`${where}: expected a string, got ${quote(v)}`);
         else values.set(s.env, v);
     }
   }
   const str = (k: string): string => values.get(k) as string;
   const home = values.has('DAEMON_HOME') ? str('DAEMON_HOME') : undefined;
-  if (home !== undefined && !isAbsolute(home)) errors.push(`DAEMON_HOME: must be an absolute path, got ${JSON.stringify(home)}`);
+  if (home !== undefined && !isAbsolute(home)) errors.push(`DAEMON_HOME: must be an absolute path, got ${quote(home)}`);
   if (values.has('DAEMON_NAME')) {
     const why = folderNameProblem(str('DAEMON_NAME'));
-    if (why !== undefined) errors.push(`DAEMON_NAME: ${JSON.stringify(str('DAEMON_NAME'))} ${why}`);
+    if (why !== undefined) errors.push(`DAEMON_NAME: ${quote(str('DAEMON_NAME'))} ${why}`);
   }
   let backup = values.get('DAEMON_DATA_BACKUP_DIR') as string | undefined;
   const backupDefault = backup === '$DAEMON_HOME';
   if (backupDefault) backup = home;
-  if (backup !== undefined && !backupDefault && !isAbsolute(backup)) errors.push(`DAEMON_DATA_BACKUP_DIR: must be an absolute path, got ${JSON.stringify(backup)}`);
+  if (backup !== undefined && !backupDefault && !isAbsolute(backup)) errors.push(`DAEMON_DATA_BACKUP_DIR: must be an absolute path, got ${quote(backup)}`);
   else if (backup !== undefined && home !== undefined && isAbsolute(home)) {
     const rel = relative(join(home, 'data'), backup);
     // a backup inside data/ would copy itself
@@ -199,14 +214,14 @@ export function loadConfig(o: LoadOptions): Config {
   if (values.has('COSMOVISOR_TIMEFORMAT_LOGS')) {
     const tf = str('COSMOVISOR_TIMEFORMAT_LOGS');
     if (tf !== '' && tf !== 'none' && TIME_LAYOUTS[tf] === undefined)
-      errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_LAYOUTS).join(', ')}, none or empty, got ${JSON.stringify(tf)}`);
+      errors.push(`COSMOVISOR_TIMEFORMAT_LOGS: expected one of ${Object.keys(TIME_LAYOUTS).join(', ')}, none or empty, got ${quote(tf)}`);
   }
   if (values.has('DAEMON_GRPC_ADDRESS') && !/^[^\s/]+:\d+$/.test(str('DAEMON_GRPC_ADDRESS').replace(/^(https?|dns|ipv4|ipv6):\/*/, '')))
-    errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${JSON.stringify(str('DAEMON_GRPC_ADDRESS'))}`);
+    errors.push(`DAEMON_GRPC_ADDRESS: expected host:port, got ${quote(str('DAEMON_GRPC_ADDRESS'))}`);
   if (values.has('DAEMON_RPC_ADDRESS') && !/^https?:\/\/[^\s/]+/.test(str('DAEMON_RPC_ADDRESS')))
-    errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${JSON.stringify(str('DAEMON_RPC_ADDRESS'))}`);
+    errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${quote(str('DAEMON_RPC_ADDRESS'))}`);
   if (values.has('DAEMON_METRICS_ADDRESS') && str('DAEMON_METRICS_ADDRESS') !== '' && parseMetricsAddress(str('DAEMON_METRICS_ADDRESS')) === undefined)
-    errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${JSON.stringify(str('DAEMON_METRICS_ADDRESS'))}`);
+    errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${quote(str('DAEMON_METRICS_ADDRESS'))}`);
   for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
   // 0 would fail every download at once rather than mean "no timeout"
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
@@ -259,7 +274,8 @@ export class ConfigError extends ChainvisorError {
 
 /** The settings as config.toml text (what `init` writes and `config` prints). */
 export function toToml(c: Config): string {
-  const dur = (msv: number): string => (msv === 0 ? '0s' : msv % 1000 === 0 ? `${msv / 1000}s` : `${msv}ms`);
+  // whole milliseconds as Go writes them; anything finer in nanoseconds, exactly as parseDuration read it
+  const dur = (msv: number): string => (msv === 0 ? '0s' : msv % 1000 === 0 ? `${msv / 1000}s` : Number.isInteger(msv) ? `${msv}ms` : `${Math.round(msv * 1e6)}ns`);
   const rows: [string, string | number | boolean][] = [
     ['daemon_home', c.home],
     ['daemon_name', c.daemonName],

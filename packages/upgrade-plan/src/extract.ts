@@ -3,8 +3,9 @@
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
-import { Unpack, type ReadEntry } from 'tar';
+import { Parser, Unpack, type ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
+import { clip, quote } from './quote.ts';
 
 const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
 const TYPE_NAMES: Record<string, string> = {
@@ -37,8 +38,22 @@ function escapes(from: string[], target: string, symlinks: ReadonlySet<string>):
   return null;
 }
 
-/** Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries. */
-function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
+/**
+ * Why this entry may not be extracted, or null. Updates `symlinks` with accepted symlink entries, `folders`
+ * with the folders the accepted entries make (their own, and their parents), `files` with the other entries.
+ */
+function refusal(entry: ReadEntry, symlinks: Set<string>, folders: Set<string>, files: Set<string>): string | null {
+  const why = refusalOf(entry, symlinks, folders, files);
+  if (why === null) {
+    const comps = parts(entry.path);
+    if (entry.type !== 'Directory' && entry.type !== 'SymbolicLink') files.add(comps.join('/'));
+    for (let i = 1; i < comps.length; i++) folders.add(comps.slice(0, i).join('/'));
+    if (entry.type === 'Directory') folders.add(comps.join('/'));
+  }
+  return why;
+}
+
+function refusalOf(entry: ReadEntry, symlinks: Set<string>, folders: ReadonlySet<string>, files: ReadonlySet<string>): string | null {
   const path = entry.path;
   if (!ALLOWED.has(entry.type)) return `is ${TYPE_NAMES[entry.type] ?? `of unsupported type ${entry.type}`}`;
   if (isAbs(path)) return 'has an absolute path';
@@ -48,18 +63,22 @@ function refusal(entry: ReadEntry, symlinks: Set<string>): string | null {
     const prefix = comps.slice(0, i).join('/');
     if (symlinks.has(prefix)) return `is inside the symbolic link ${prefix}`;
   }
+  // tar would have to replace a folder holding earlier entries (and node-tar never finishes doing so)
+  if (entry.type !== 'Directory' && folders.has(comps.join('/'))) return 'replaces a folder made by an earlier entry';
   if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
     const target = entry.linkpath ?? '';
     const what = entry.type === 'SymbolicLink' ? 'symbolic link' : 'hard link';
     if (target === '') return `is a ${what} without a target`;
-    if (isAbs(target)) return `is a ${what} to the absolute path ${target}`;
+    if (isAbs(target)) return `is a ${what} to the absolute path ${clip(target)}`;
     // a symlink's target is relative to its own folder, a hard link's to the archive root
     const from = entry.type === 'SymbolicLink' ? comps.slice(0, -1) : [];
     const why = escapes(from, target, symlinks);
-    if (why) return `is a ${what} to ${target}, which ${why}`;
+    if (why) return `is a ${what} to ${clip(target)}, which ${why}`;
     // link(2) does not follow a symlink: the hard link would be a copy of the symlink, its relative target
     // now read from the hard link's folder
-    if (entry.type === 'Link' && symlinks.has(parts(target).join('/'))) return `is a hard link to the symbolic link ${target}`;
+    if (entry.type === 'Link' && symlinks.has(parts(target).join('/'))) return `is a hard link to the symbolic link ${clip(target)}`;
+    // link(2) needs its target in place: tar would fail half-way (and node-tar may never finish)
+    if (entry.type === 'Link' && !files.has(parts(target).join('/'))) return `is a hard link to ${clip(target)}, which no earlier entry made as a file`;
     if (entry.type === 'SymbolicLink') symlinks.add(comps.join('/'));
   }
   return null;
@@ -84,30 +103,28 @@ export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { maxBytes: 2 * 1024 ** 3, 
 /** Modes as extracted: no setuid/setgid/sticky, no group or world write (whatever the process umask). */
 const MODE_MASK = 0o755;
 
-/**
- * Extracts the tar or tar.gz `archive` into the existing, empty folder `dir`. Owners are not restored,
- * setuid/setgid/sticky and group/world write bits are dropped. Throws 'unsafe-archive' naming the first
- * bad entry, 'too-large' past `limits` (counted from the headers as tar streams, before the entry that
- * would cross them is written), or 'bad-archive' when the archive does not unpack.
- */
-export async function extractTar(archive: string, dir: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
+/** One pass's verdict on the entries as they stream: the caps and the refusals, in archive order. */
+interface Checks {
+  /** false for an entry that must not be written; the first such refusal is `bad` */
+  accept(entry: ReadEntry): boolean;
+  readonly bad: FetchError | null;
+}
+
+/** The checks of one pass; `stop` is told at once when a cap is crossed (reading further would decompress the rest). */
+function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => void): Checks {
   const symlinks = new Set<string>();
+  const folders = new Set<string>();
+  const files = new Set<string>();
   let bad: FetchError | null = null;
-  const warnings: string[] = [];
   let entries = 0;
   let bytes = 0;
   const over = (what: string, limit: number, setting: string | undefined): FetchError =>
     new FetchError('too-large', `archive ${name} refused: it unpacks to more than ${limit} ${what}${setting ? ` (limit set by ${setting})` : ''}`);
-  const rs = createReadStream(archive);
-  const u = new Unpack({
-    cwd: dir,
-    preserveOwner: false,
-    strict: true,
-    // folders tar creates on its own (a file's missing parent), whatever the process umask
-    dmode: MODE_MASK,
-    fmode: 0o644,
-    filter: (_p, e) => {
-      const entry = e as ReadEntry;
+  return {
+    get bad() {
+      return bad;
+    },
+    accept(entry) {
       if (bad) return false; // the install fails anyway: skip the rest quickly
       entries += 1;
       if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') bytes += entry.size ?? 0;
@@ -116,33 +133,109 @@ export async function extractTar(archive: string, dir: string, name: string, lim
       else if (bytes > limits.maxBytes) why = over('bytes', limits.maxBytes, limits.settings?.bytes);
       if (why) {
         bad = why;
-        // stop reading: draining the rest would still decompress all of it
-        rs.unpipe(u);
-        rs.destroy();
-        queueMicrotask(() => u.abort(why));
+        stop(why);
         return false;
       }
-      const unsafe = refusal(entry, symlinks);
+      const unsafe = refusal(entry, symlinks, folders, files);
       if (unsafe) {
-        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${JSON.stringify(entry.path)} ${unsafe}`);
+        bad = new FetchError('unsafe-archive', `unsafe archive ${name}: entry ${quote(entry.path)} ${unsafe}`);
         return false;
       }
       if (typeof entry.mode === 'number') entry.mode &= MODE_MASK;
       return true;
     },
+  };
+}
+
+const badArchive = (name: string, err: unknown): FetchError => new FetchError('bad-archive', `could not extract ${name}: ${clip(err instanceof Error ? err.message : String(err))}`);
+
+/**
+ * The first pass: the whole archive read and checked, nothing written. A corrupt gzip, a damaged header, a
+ * truncated body, an unsafe entry or a crossed cap is found here, so the writing pass never starts on an
+ * archive that fails half-way (tar would still be writing files after reporting the error).
+ */
+async function scan(archive: string, name: string, limits: ExtractLimits): Promise<void> {
+  const rs = createReadStream(archive);
+  const warnings: string[] = [];
+  const p = new Parser({
+    strict: true,
+    filter: (_p, e) => c.accept(e as ReadEntry),
+    onReadEntry: (e) => e.resume(),
     onwarn: (_code, msg) => warnings.push(String(msg)),
+  });
+  const c = checks(name, limits, (why) => {
+    // stop reading: draining the rest would still decompress all of it
+    rs.unpipe(p);
+    rs.destroy();
+    queueMicrotask(() => p.abort(why));
   });
   await new Promise<void>((res, rej) => {
     rs.on('error', rej);
-    u.on('error', (err: Error) => rej(err));
-    u.on('close', () => res());
-    rs.pipe(u);
+    p.on('error', (err: Error) => rej(err));
+    p.on('end', () => res());
+    rs.pipe(p);
   }).catch((err: unknown) => {
-    if (bad) return; // reported below
-    throw new FetchError('bad-archive', `could not extract ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    if (c.bad) return; // reported below
+    throw badArchive(name, err);
   });
-  if (bad) throw bad;
-  if (warnings.length) throw new FetchError('bad-archive', `could not extract ${name}: ${warnings[0]}`);
+  if (c.bad) throw c.bad;
+  if (warnings.length) throw badArchive(name, warnings[0]);
+}
+
+/**
+ * Extracts the tar or tar.gz `archive` into the existing, empty folder `dir`. Owners are not restored,
+ * setuid/setgid/sticky and group/world write bits are dropped. Throws 'unsafe-archive' naming the first
+ * bad entry, 'too-large' past `limits` (counted from the headers as tar streams), or 'bad-archive' when the
+ * archive does not unpack. The archive is read twice: checked whole first, so a bad one writes nothing;
+ * a failure while writing (the disk) is reported once tar has stopped writing.
+ */
+export async function extractTar(archive: string, dir: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
+  await scan(archive, name, limits);
+  let failed: unknown = null;
+  const warnings: string[] = [];
+  const rs = createReadStream(archive);
+  const c = checks(name, limits, (why) => {
+    // the archive changed since the scan: stop as the scan would have
+    failed ??= why;
+    queueMicrotask(() => u.abort(why));
+  });
+  const u = new Unpack({
+    cwd: dir,
+    preserveOwner: false,
+    strict: true,
+    // folders tar creates on its own (a file's missing parent), whatever the process umask
+    dmode: MODE_MASK,
+    fmode: 0o644,
+    filter: (_p, e) => c.accept(e as ReadEntry),
+    onwarn: (_code, msg) => warnings.push(String(msg)),
+  });
+  let settle = (): void => {};
+  const closed = new Promise<void>((res) => {
+    settle = res;
+    // a write error does not stop tar: it goes on to the end, and 'close' says its last file is written
+    u.on('error', (err: Error) => {
+      failed ??= err;
+      if (c.bad?.kind === 'too-large') res(); // aborted: no 'close' comes
+    });
+    u.on('close', () => res());
+  });
+  // fed by hand, not piped: pipe() stops feeding at tar's first error, and tar would never close
+  try {
+    for await (const chunk of rs) {
+      if (c.bad?.kind === 'too-large') break;
+      if (!u.write(chunk as Buffer)) await new Promise<void>((res) => u.once('drain', () => res()));
+    }
+    if (c.bad?.kind !== 'too-large') u.end();
+  } catch (err) {
+    // the archive could not be read: tar is stopped, no 'close' comes
+    failed ??= err;
+    u.abort(err as Error);
+    settle();
+  }
+  await closed;
+  if (c.bad) throw c.bad;
+  if (failed !== null) throw failed instanceof FetchError ? failed : badArchive(name, failed);
+  if (warnings.length) throw badArchive(name, warnings[0]);
   await checkTree(dir, `archive ${name}`);
 }
 
@@ -183,16 +276,16 @@ export async function checkTree(dir: string, what: string): Promise<void> {
         try {
           real = await realTarget(isAbsolute(target) ? target : `${d}/${target}`);
         } catch (err) {
-          throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${JSON.stringify(rel)} to ${target} cannot be resolved (${(err as Error).message})`);
+          throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${quote(rel)} to ${clip(target)} cannot be resolved (${clip((err as Error).message)})`);
         }
         if (!inside(real)) {
-          throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(rel)} is a symbolic link to ${target}, which points outside the release folder`);
+          throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${quote(rel)} is a symbolic link to ${clip(target)}, which points outside the release folder`);
         }
       } else if (ent.isDirectory()) {
         await walk(p);
       } else if (!ent.isFile()) {
         const st = await lstat(p);
-        throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
+        throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${quote(rel)} is not a regular file, folder or link (mode ${st.mode.toString(8)})`);
       }
     }
   };

@@ -4,6 +4,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { FetchError } from './errors.ts';
 import { displayUrl, redirectTargetRefusal, schemeRefusal, type HttpPolicy } from './policy.ts';
+import { quote } from './quote.ts';
 
 /** Told about a download as it goes (chainvisor draws a bar or logs lines; the proposer's check shows nothing). */
 export interface Progress {
@@ -101,7 +102,7 @@ export async function openUrl(url: URL, policy: HttpPolicy, signal: AbortSignal,
       try {
         next = new URL(loc, current);
       } catch {
-        throw new FetchError('redirect', `refusing redirect from ${displayUrl(current)} to ${JSON.stringify(loc)}: not a valid URL`);
+        throw new FetchError('redirect', `refusing redirect from ${displayUrl(current)} to ${quote(loc)}: not a valid URL`);
       }
       let why = schemeRefusal(next, policy) ?? redirectTargetRefusal(next, policy);
       if (!why && current.protocol === 'https:' && next.protocol === 'http:' && !policy.allowInsecureHttp) {

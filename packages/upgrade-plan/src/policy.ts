@@ -2,6 +2,7 @@
 import { BlockList, isIP } from 'node:net';
 import { FetchError } from './errors.ts';
 import type { ExtractLimits } from './extract.ts';
+import { clip, quote } from './quote.ts';
 
 /** The knobs of those rules: chainvisor's settings, or the proposer's flags. */
 export interface DownloadPolicy {
@@ -73,19 +74,22 @@ export function isLocalAddress(hostname: string): boolean {
   return LOCAL_V6.check(h, 'ipv6');
 }
 
-/** The URL without user:password, for messages and logs. */
+/** The longest URL a message shows (a presigned URL is long; a hostile one may be megabytes). */
+const MAX_URL = 400;
+
+/** The URL without user:password, for messages and logs, elided past MAX_URL characters. */
 export function displayUrl(u: URL | string): string {
   let url: URL;
   try {
     url = new URL(String(u));
   } catch {
-    return String(u);
+    return clip(String(u), MAX_URL);
   }
   if (url.username || url.password) {
     url.username = '';
     url.password = '';
   }
-  return url.href;
+  return clip(url.href, MAX_URL);
 }
 
 /**
@@ -116,7 +120,7 @@ export function parseUrl(raw: string, what: string): URL {
   try {
     return new URL(raw);
   } catch {
-    throw new FetchError('bad-info', `${what} is not a valid URL: ${JSON.stringify(raw)}`);
+    throw new FetchError('bad-info', `${what} is not a valid URL: ${quote(raw)}`);
   }
 }
 
@@ -134,10 +138,10 @@ export function parseChecksum(value: string, where: string): Checksum {
     throw new FetchError('checksum-weak', `refusing ${algo} checksum for ${where}: ${algo} is too weak, use sha256 or sha512`);
   }
   if (algo !== 'sha256' && algo !== 'sha512') {
-    throw new FetchError('bad-info', `unsupported checksum ${JSON.stringify(value)} for ${where}: expected sha256:<hex> or sha512:<hex>`);
+    throw new FetchError('bad-info', `unsupported checksum ${quote(value)} for ${where}: expected sha256:<hex> or sha512:<hex>`);
   }
   if (hex.length !== HEX_LEN[algo] || !/^[0-9a-f]+$/.test(hex)) {
-    throw new FetchError('bad-info', `malformed ${algo} checksum for ${where}: expected ${HEX_LEN[algo]} hex digits, got ${JSON.stringify(hex)}`);
+    throw new FetchError('bad-info', `malformed ${algo} checksum for ${where}: expected ${HEX_LEN[algo]} hex digits, got ${quote(hex)}`);
   }
   return { algo, hex };
 }
@@ -166,6 +170,15 @@ export function splitMagicParams(url: URL): { url: URL; checksum: string | null;
 
 export type ArchiveFormat = 'tar.gz' | 'tar' | 'none';
 
+/** The URL's path with its %-escapes decoded; as it is when one is malformed (`chaind%`), which a server may still serve. */
+export function decodedPath(url: URL): string {
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return url.pathname;
+  }
+}
+
 const UNSUPPORTED_EXT = ['.zip', '.tar.bz2', '.tbz2', '.tbz', '.tar.xz', '.txz', '.tar.zst', '.tzst', '.gz', '.bz2', '.xz', '.zst', '.7z', '.rar'];
 
 /**
@@ -179,9 +192,9 @@ export function archiveFormat(url: URL, archiveParam: string | null | undefined)
     if (a === 'tar.gz' || a === 'tgz') return 'tar.gz';
     if (a === 'tar') return 'tar';
     if (a === 'false' || a === 'none' || a === '') return 'none';
-    throw new FetchError('unsupported-archive', `unsupported archive type "${archiveParam}" for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
+    throw new FetchError('unsupported-archive', `unsupported archive type ${quote(archiveParam)} for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
   }
-  const p = decodeURIComponent(url.pathname).toLowerCase();
+  const p = decodedPath(url).toLowerCase();
   if (p.endsWith('.tar.gz') || p.endsWith('.tgz')) return 'tar.gz';
   if (p.endsWith('.tar')) return 'tar';
   const ext = UNSUPPORTED_EXT.find((e) => p.endsWith(e));

@@ -11,6 +11,7 @@ import {
   assertFetchable,
   checkChecksum,
   checksumMissing,
+  decodedPath,
   displayUrl,
   parseChecksum,
   splitMagicParams,
@@ -53,7 +54,7 @@ export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mus
     ...(checksum ? { checksum } : {}),
     format: archiveFormat(url, param),
     explicit: param !== null && param !== undefined,
-    fileName: basename(decodeURIComponent(url.pathname)),
+    fileName: basename(decodedPath(url)),
   };
 }
 

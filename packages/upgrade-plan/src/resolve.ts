@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { FetchError } from './errors.ts';
 import { openUrl, Stall } from './http.ts';
 import { platformKey } from './platform.ts';
+import { clip, quote } from './quote.ts';
 import {
   archiveFormat,
   assertFetchable,
@@ -99,7 +100,7 @@ async function loadBinaries(info: string, o: DownloadPolicy): Promise<Binaries> 
   try {
     parsed = JSON.parse(doc);
   } catch (err) {
-    throw new FetchError('bad-info', `${from} is not valid JSON (${(err as Error).message}); ${EXPECTED}`);
+    throw new FetchError('bad-info', `${from} is not valid JSON (${clip((err as Error).message)}); ${EXPECTED}`);
   }
   const binaries = (parsed as { binaries?: unknown } | null)?.binaries;
   if (typeof parsed !== 'object' || parsed === null || typeof binaries !== 'object' || binaries === null || Array.isArray(binaries)) {
@@ -115,8 +116,8 @@ async function loadBinaries(info: string, o: DownloadPolicy): Promise<Binaries> 
  */
 function releaseSource(b: Binaries, key: string, o: DownloadPolicy): ReleaseSource {
   const raw = b.table[key];
-  if (typeof raw !== 'string' || raw.trim() === '') throw new FetchError('bad-info', `${b.from}: binaries["${key}"] is not a URL string`);
-  const given = parseUrl(raw.trim(), `${b.from}: binaries["${key}"]`);
+  if (typeof raw !== 'string' || raw.trim() === '') throw new FetchError('bad-info', `${b.from}: binaries[${quote(key)}] is not a URL string`);
+  const given = parseUrl(raw.trim(), `${b.from}: binaries[${quote(key)}]`);
   assertFetchable(given, o);
   const { url, checksum, archive } = splitMagicParams(given);
   const shown = displayUrl(url);
@@ -138,7 +139,7 @@ export async function resolveRelease(info: string, o: DownloadPolicy): Promise<R
   const key = Object.hasOwn(b.table, own) ? own : Object.hasOwn(b.table, 'any') ? 'any' : null;
   if (key === null) {
     const listed = Object.keys(b.table);
-    throw new FetchError('no-platform', `${b.from} has no binary for ${own} and no "any" entry (it lists: ${listed.length ? listed.join(', ') : 'nothing'})`);
+    throw new FetchError('no-platform', `${b.from} has no binary for ${own} and no "any" entry (it lists: ${listed.length ? clip(listed.join(', ')) : 'nothing'})`);
   }
   return releaseSource(b, key, o);
 }
@@ -155,7 +156,7 @@ export async function planBinaries(info: string, o: DownloadPolicy): Promise<Rel
   const keys = Object.keys(b.table).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   if (keys.length === 0) throw new FetchError('bad-info', `no "binaries" entries found${source}`);
   return keys.map((key) => {
-    if (key !== 'any' && !PLATFORM.test(key)) throw new FetchError('bad-info', `platform key ${JSON.stringify(key)} must be "any" or "os/arch"`);
+    if (key !== 'any' && !PLATFORM.test(key)) throw new FetchError('bad-info', `platform key ${quote(key)} must be "any" or "os/arch"`);
     return releaseSource(b, key, o);
   });
 }

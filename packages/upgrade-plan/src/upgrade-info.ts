@@ -4,6 +4,7 @@ import { UpgradeInfoError } from './errors.ts';
 import { UpgradeNameError } from './errors.ts';
 import { leftoversIn } from './leftovers.ts';
 import { upgradeFolderName } from './names.ts';
+import { clip, quote } from './quote.ts';
 
 /**
  * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
@@ -26,10 +27,18 @@ export function upgradeInfoPath(home: string): string {
   return join(home, 'data', UPGRADE_INFO_FILE);
 }
 
-/** The file's exact bytes: `height` a JSON number, `time` the zero time, as the Cosmos SDK writes it. */
+/** The largest height: Cosmos heights are int64. */
+const MAX_HEIGHT = (1n << 63n) - 1n;
+
+/**
+ * The file's exact bytes: `height` a JSON number, `time` the zero time, as the Cosmos SDK writes it. A height
+ * past 2^53 is written as a numeric string (which cosmovisor also reads): JSON.parse would round the number,
+ * and the new binary would refuse the file its predecessor wrote.
+ */
 export function encodeUpgradeInfo(u: UpgradeInfo): string {
-  // built by hand so a bigint height is written exactly, as a number
-  return `{"name":${JSON.stringify(u.name)},"time":"0001-01-01T00:00:00Z","height":${u.height.toString()},"info":${JSON.stringify(u.info)}}`;
+  const h = u.height.toString();
+  const height = u.height > BigInt(Number.MAX_SAFE_INTEGER) ? `"${h}"` : h;
+  return `{"name":${JSON.stringify(u.name)},"time":"0001-01-01T00:00:00Z","height":${height},"info":${JSON.stringify(u.info)}}`;
 }
 
 /**
@@ -78,7 +87,7 @@ function parseFields(text: string): ParseResult {
   try {
     o = JSON.parse(text);
   } catch (e) {
-    return { state: 'incomplete', why: `not complete JSON (${(e as Error).message})` };
+    return { state: 'incomplete', why: `not complete JSON (${clip((e as Error).message)})` };
   }
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return { state: 'invalid', why: 'expected a JSON object' };
   const r = o as Record<string, unknown>;
@@ -87,7 +96,7 @@ function parseFields(text: string): ParseResult {
   let height: bigint | undefined;
   if (typeof r.height === 'number' && Number.isSafeInteger(r.height)) height = BigInt(r.height);
   else if (typeof r.height === 'string' && /^\d+$/.test(r.height)) height = BigInt(r.height);
-  if (height === undefined || height <= 0n) return { state: 'invalid', why: `"height" must be a positive integer, got ${JSON.stringify(r.height)}` };
+  if (height === undefined || height <= 0n || height > MAX_HEIGHT) return { state: 'invalid', why: `"height" must be a positive integer, got ${quote(r.height)}` };
   if (r.info !== undefined && typeof r.info !== 'string') return { state: 'invalid', why: '"info" must be a string' };
   return { state: 'ok', info: { name: r.name, height, info: r.info ?? '', raw: text } };
 }
