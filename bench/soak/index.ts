@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
 import { Keyring } from '@chaind/sdk/keyring';
-import { chaindScript, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight, type Visor, type VisorChain } from '../../test/kit/visor-chain.ts';
+import { encodeTx } from '@chaind/sdk/tx';
+import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
+import { MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
+import { chaindScript, cleanupVisorChains, cli, createVisorChain, proposeV2, until, waitForHeight, type Visor, type VisorChain } from '../../test/kit/visor-chain.ts';
 import { loadClient, txHash, type LoadClient } from './load.ts';
 import { childrenOf, diskUsage, fdCount, memoryOf } from './proc.ts';
 import { BOUNDS, table, verdicts, type Sample, type Verdict } from './report.ts';
@@ -108,6 +111,26 @@ async function startLoad(clients: readonly LoadClient[]): Promise<void> {
   for (const cl of clients) await until('the REST server to answer the account query', 120_000, () => cl.start().then(() => true));
 }
 
+/** The validator's yes on proposal `id`, signed in this process and broadcast over JSON-RPC. */
+async function voteYes(c: VisorChain, id: bigint): Promise<void> {
+  const keyring = await Keyring.open(c.home, 'test');
+  const privateKey = await keyring.privateKey('validator');
+  const voter = addressFromPublicKey(publicKeyFromPrivate(privateKey));
+  const chainId = (await rpc<{ node_info: { network: string } }>(c.rpc, 'status')).node_info.network;
+  const r = await fetch(`${c.rest}/cosmos/auth/v1beta1/accounts/${voter}`);
+  const account = ((await r.json()) as { account: { account_number: string; sequence: string } }).account;
+  const tx = encodeTx(
+    {
+      msgs: [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode(MsgVote.fromPartial({ proposalId: id, voter, option: VoteOption.VOTE_OPTION_YES })).finish() }],
+      fee: { amount: [{ denom: DENOM, amount: '5000' }], gasLimit: 200_000n },
+    },
+    [{ privateKey, accountNumber: BigInt(account.account_number), sequence: BigInt(account.sequence) }],
+    chainId,
+  );
+  const res = await rpc<{ code: number; log: string }>(c.rpc, 'broadcast_tx_sync', { tx: Buffer.from(tx).toString('base64') });
+  if (res.code !== 0) throw new Error(`the vote was refused: ${res.code} ${res.log}`);
+}
+
 interface Upgrade {
   height: number | undefined;
   proposedAt: number | undefined;
@@ -132,7 +155,13 @@ async function upgradeInTheMiddle(c: VisorChain, v: Visor, clients: readonly Loa
   // no plan info: the v2 release is installed already (cosmovisor/upgrades/v2) and downloads are off
   const proposed = await proposeV2(c, H, '', ['--no-validate']);
   if (proposed.code !== 0) throw new Error(`the proposal failed: ${proposed.stderr || proposed.stdout}`);
-  await passAndWait(c, H);
+  // the vote signed here, not by a CLI process: its start-up alone can outlast the 6 s voting period on a busy host
+  await voteYes(c, 1n);
+  await until('the plan to pass', 60_000, async () => {
+    const r = await cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', c.rpc]);
+    return r.code === 0 && r.stdout.includes('"v2"') ? true : undefined;
+  });
+  if ((await c.height()) >= H - 4) throw new Error(`the plan passed at height ${await c.height()}, too close to its height ${H}`);
   say('plan scheduled (proposal 1 passed)');
   await until(`height ${H - 4}`, 600_000, async () => ((await c.height()) >= H - 4 ? true : undefined));
   up.pausedAt = elapsed();

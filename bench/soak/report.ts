@@ -63,6 +63,22 @@ export function perHour(points: readonly [number, number][]): number | undefined
   return den === 0 ? undefined : (num / den) * 3600;
 }
 
+/**
+ * Growth per hour of a sawtooth (a heap between collections): the lowest value of the last third of the
+ * points against the lowest of the first third, over the time between the thirds' middles. The floors are
+ * what the process keeps after a collection, so a leak raises them; a collection landing on one sample
+ * does not tilt the figure as it tilts a slope. Undefined with fewer than 6 points.
+ */
+export function floorPerHour(points: readonly [number, number][]): number | undefined {
+  if (points.length < 6) return undefined;
+  const third = Math.floor(points.length / 3);
+  const [first, last] = [points.slice(0, third), points.slice(points.length - third)];
+  const floor = (xs: readonly [number, number][]): number => Math.min(...xs.map((p) => p[1]));
+  const middle = (xs: readonly [number, number][]): number => (xs[0][0] + xs[xs.length - 1][0]) / 2;
+  const dt = middle(last) - middle(first);
+  return dt <= 0 ? undefined : ((floor(last) - floor(first)) / dt) * 3600;
+}
+
 export interface Segment {
   readonly label: string;
   /** every sample of the segment */
@@ -119,11 +135,13 @@ export function table(samples: readonly Sample[], warmupS: number): string {
 
 const span = (seg: Segment): number => (seg.warm.length ? seg.warm[seg.warm.length - 1].t - seg.warm[0].t : 0);
 
+/** Judged on the floors' growth (floorPerHour); the least-squares slope is shown beside it. */
 function growthBound(what: string, seg: Segment, k: Key, bound: number): Verdict {
   const s = span(seg);
-  const rate = perHour(values(seg.warm, k));
+  const points = values(seg.warm, k);
+  const rate = floorPerHour(points);
   if (s < BOUNDS.minJudgedSeconds || rate === undefined) return { what, ok: true, detail: `not judged: ${s.toFixed(0)} s after warm-up (< ${BOUNDS.minJudgedSeconds} s)` };
-  return { what, ok: rate < bound, detail: `${rate.toFixed(1)} MiB/h over ${(s / 60).toFixed(1)} min (bound < ${bound} MiB/h)` };
+  return { what, ok: rate < bound, detail: `floor ${rate.toFixed(1)} MiB/h (slope ${fmt(perHour(points))} MiB/h) over ${(s / 60).toFixed(1)} min after warm-up (bound: floor < ${bound} MiB/h)` };
 }
 
 function fdBound(what: string, seg: Segment, k: Key, within: number): Verdict {
