@@ -264,7 +264,7 @@ const uriPath: fc.Arbitrary<string> = fc
 test('JSON-RPC: random bodies, params and batches get a well-formed result or error object, never a crash', async () => {
   await fc.assert(
     fc.asyncProperty(fc.oneof(rpcBody.map((b) => ({ b, get: false })), uriPath.map((b) => ({ b, get: true }))), ({ b, get }) => rpcRound(b, get)),
-    fuzzParameters(800),
+    fuzzParameters(600),
   );
 });
 
@@ -330,7 +330,7 @@ async function restRound(c: typeof restCase extends fc.Arbitrary<infer T> ? T : 
 test('REST: random paths, parameters, query strings and heights get a 2xx or a 4xx with a JSON error body, never a 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(restCase, (c) => restRound(c)),
-    fuzzParameters(1500),
+    fuzzParameters(1200),
   );
 });
 
@@ -432,13 +432,13 @@ async function grpcRound(c: typeof grpcCase extends fc.Arbitrary<infer T> ? T : 
 test('gRPC: random and mutated request bytes to every method get OK or a status other than INTERNAL/UNKNOWN, never a hang', async () => {
   await fc.assert(
     fc.asyncProperty(grpcCase, (c) => grpcRound(c)),
-    fuzzParameters(1500),
+    fuzzParameters(1200),
   );
 });
 
 test('after the fuzzing the node is up, blocks keep coming, and its state is unchanged', async () => {
   assert.equal(child.exitCode, null, `the node exited:\n${log.slice(-3000)}`);
-  assert.match(startHash, /^[0-9A-F]{64}$/, 'the app hash before the fuzzing');
+  assert.equal(Buffer.from(startHash, 'base64').length, 32, `the app hash before the fuzzing: ${startHash}`);
   const now = await appState();
   await untilHeight(now.height + 2);
   const end = await appState();

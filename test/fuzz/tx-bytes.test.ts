@@ -199,7 +199,7 @@ function round(cases: readonly Case[]): void {
 test('tx bytes: mutants of valid signed txs are refused with a code and a log by CheckTx and FinalizeBlock; state is unchanged and blocks go on', () => {
   fc.assert(
     fc.property(fc.array(caseArb, { minLength: 1, maxLength: 8 }), (cases) => round(cases)),
-    fuzzParameters(800),
+    fuzzParameters(300),
   );
   assert.deepEqual(escapes, [], 'no unhandled rejection or uncaught exception');
 });
