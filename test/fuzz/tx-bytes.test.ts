@@ -163,6 +163,9 @@ function checkTx(c: TestChain, tx: Uint8Array): ResponseCheckTx {
 
 const show = (tx: Uint8Array): string => Buffer.from(tx).toString('hex');
 
+/** JavaScript's own error texts: a refusal's log must say what is wrong with the tx, never one of these. */
+const RUNTIME_ERROR = /TypeError|ReferenceError|is not a function|Cannot read propert|Maximum call stack|undefined|\[object /;
+
 /**
  * One round: CheckTx of each mutant (after the node's signature pre-verification on its worker thread,
  * when `preverify`, as the mempool does), a block of only the mutants (against an empty block on the
@@ -180,6 +183,7 @@ async function round(cases: readonly Case[], preverify: boolean): Promise<void> 
     if (preverify && r.code !== 0) fuzzed.chain.refused(m);
     assert.notEqual(r.code, 0, `CheckTx accepted a mutant: ${show(m)}`);
     assert.ok(r.log.length > 0, `CheckTx refused a mutant without a log: ${show(m)}`);
+    assert.doesNotMatch(r.log, RUNTIME_ERROR, `CheckTx's log for ${show(m)}`);
   }
   // refused mutants left CheckTx's state as it was: the valid txs still pass it
   for (const v of valid) assert.equal(checkTx(fuzzed, v).code, 0, checkTx(fuzzed, v).log);
@@ -189,6 +193,7 @@ async function round(cases: readonly Case[], preverify: boolean): Promise<void> 
   for (const [i, r] of a.txResults.entries()) {
     assert.notEqual(r.code, 0, `FinalizeBlock accepted a mutant: ${show(mutants[i])}`);
     assert.ok(r.log.length > 0, `FinalizeBlock refused a mutant without a log: ${show(mutants[i])}`);
+    assert.doesNotMatch(r.log, RUNTIME_ERROR, `FinalizeBlock's log for ${show(mutants[i])}`);
   }
   assert.equal(toHex(a.appHash), toHex(b.appHash), 'a block of refused txs changed state');
   // the next block with a valid tx commits, on both alike (deterministic signatures: the same bytes)
