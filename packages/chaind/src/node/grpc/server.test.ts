@@ -177,6 +177,14 @@ describe('gRPC server', () => {
     assert.equal(auth.res.address, GOV_AUTHORITY);
   });
 
+  test('an error quoting a request string of invalid UTF-8 (a lone surrogate) is answered with U+FFFD in its place; the server keeps serving', { timeout: 20_000 }, async () => {
+    // found by test/fuzz/rpc.test.ts: grpc-js threw out of its stream handler encoding the grpc-message trailer, ending the process
+    const lone = Uint8Array.of(0x0a, 3, 0xed, 0xa0, 0x80, 0x12, 5, ...Buffer.from(DENOM));
+    await rejects(unary(client, '/cosmos.bank.v1beta1.Query/Balance', RAW, RAW, lone), status.INVALID_ARGUMENT, '\uFFFD');
+    const data = QueryAccountRequest.encode({ address: ALICE.address }).finish();
+    await unary(client, '/cosmos.auth.v1beta1.Query/Account', RAW, RAW, data);
+  });
+
   test('buf curl: UNIMPLEMENTED from the server for a method it does not serve', async () => {
     // the Msg service is in our descriptor set (so buf can encode the call) but is not served over gRPC
     const r = await bufCurl(['--schema', fileURLToPath(SDK_DESCRIPTOR_SET), '-d', '{"authority":"x"}', `http://${s.address}/chain.upgrade.v1beta1.Msg/SoftwareUpgrade`]);

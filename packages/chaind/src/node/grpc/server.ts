@@ -71,6 +71,17 @@ export function servicesOf(paths: readonly string[]): Map<string, string[]> {
   return out;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * An error status for a call. Its text often quotes the request (an address, a denom) and may so hold a
+ * lone surrogate, which grpc-js cannot percent-encode into the grpc-message trailer: it would throw out
+ * of its stream handler and end the process. Each one becomes U+FFFD.
+ */
+export function failure(code: status, details: string): { code: status; details: string } {
+  return { code, details: details.replace(LONE_SURROGATE, '\uFFFD') };
+}
+
 function firstValue(md: Metadata, k: string): string | undefined {
   const v = md.get(k)[0];
   return v === undefined ? undefined : v.toString();
@@ -82,7 +93,7 @@ function handler(app: QueryApp, path: string, logger: Logger) {
     try {
       height = parseHeight(firstValue(call.metadata, HEIGHT_HEADER));
     } catch (e) {
-      callback({ code: status.INVALID_ARGUMENT, details: (e as HeightError).message });
+      callback(failure(status.INVALID_ARGUMENT, (e as HeightError).message));
       return;
     }
     try {
@@ -92,11 +103,11 @@ function handler(app: QueryApp, path: string, logger: Logger) {
       md.set(HEIGHT_HEADER, r.height.toString());
       call.sendMetadata(md);
       if (r.ok) callback(null, Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength));
-      else callback({ code: r.code, details: r.message });
+      else callback(failure(r.code, r.message));
     } catch (e) {
       // BaseApp.query reports failures in its response; a throw here is a bug, not bad input
       logger.error('gRPC query failed', { path, err: String(e) });
-      callback({ code: status.INTERNAL, details: e instanceof Error ? e.message : String(e) });
+      callback(failure(status.INTERNAL, e instanceof Error ? e.message : String(e)));
     }
   };
 }
@@ -108,9 +119,9 @@ function txHandler(node: TxNode, path: string, logger: Logger) {
     call(node, c.request).then(
       (out) => callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength)),
       (e: unknown) => {
-        if (e instanceof TxServiceError) return callback({ code: e.code, details: e.message });
+        if (e instanceof TxServiceError) return callback(failure(e.code, e.message));
         logger.error('gRPC tx service call failed', { path, err: String(e) });
-        callback({ code: status.INTERNAL, details: e instanceof Error ? e.message : String(e) });
+        callback(failure(status.INTERNAL, e instanceof Error ? e.message : String(e)));
       },
     );
   };

@@ -314,6 +314,9 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
 
   test('bad input is 400 or 404 in the error shape, and the server keeps serving', async () => {
     assertError(await get(s, '/cosmos/gov/v1/proposals/abc'), 400, 3, 'path parameter proposal_id');
+    // a malformed percent-escape is refused by the router itself, still in the error shape (found by test/fuzz/rpc.test.ts)
+    assertError(await get(s, '/%'), 400, 3, 'not a valid url');
+    assertError(await get(s, '/cosmos/gov/v1/proposals/%zz'), 400, 3, 'not a valid url');
     assertError(await get(s, '/cosmos/gov/v1/proposals/-1/tally'), 400, 3, 'proposal_id');
     assertError(await get(s, '/cosmos/gov/v1/proposals/18446744073709551616'), 400, 3, 'proposal_id');
     assertError(await get(s, '/cosmos/gov/v1/proposals/0'), 400, 3, 'proposal id can not be 0');

@@ -265,6 +265,11 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     requestTimeout: readTimeout,
     connectionTimeout: idleTimeout,
     http: { headersTimeout: readTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(1, readTimeout)) },
+    // what the router refuses before any route runs (a malformed percent-escape): the same error shape as the rest
+    frameworkErrors: (err, _req, reply) => {
+      const http = err.statusCode ?? 400;
+      return sendError(reply, grpcCodeOfHttp(http), err.message, http);
+    },
   });
   // JSON bodies only (unlike grpc-gateway, which reads any body as JSON): a web page can POST a form or
   // text/plain to a node on localhost without a CORS preflight, never application/json. Bodies arrive
