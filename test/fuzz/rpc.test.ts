@@ -16,7 +16,7 @@ import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/
 import { createChainApp } from '@chaind/chaind/app';
 import { TX_METHODS } from '@chaind/chaind/node';
 import { BIN, childEnv, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
-import { fuzzParameters } from '../kit/fuzz.ts';
+import { fuzzParameters, varintBytes } from '../kit/fuzz.ts';
 
 /** The parameters of each JSON-RPC method (CometBFT v0.38's names), and their kinds. */
 const METHODS: Readonly<Record<string, Readonly<Record<string, 'int' | 'bool' | 'string' | 'bytes' | 'hex'>>>> = {
@@ -371,18 +371,6 @@ async function methods(): Promise<string[]> {
   return grpcMethods;
 }
 
-/** A varint of `v`, minimal or padded with continuation bytes to `width` bytes. */
-function varint(v: bigint, width = 0): number[] {
-  const out: number[] = [];
-  let x = v;
-  do {
-    out.push(Number(x & 0x7fn) | 0x80);
-    x >>= 7n;
-  } while (x > 0n);
-  while (out.length < width) out.push(0x80);
-  out[out.length - 1] &= 0x7f;
-  return out;
-}
 
 /** One protobuf field of any number and wire type, with edge varints, huge length prefixes and nested junk. */
 const protoField: fc.Arbitrary<number[]> = fc
@@ -390,13 +378,13 @@ const protoField: fc.Arbitrary<number[]> = fc
     fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constantFrom(0, 2 ** 29 - 1, 2 ** 29)),
     fc.integer({ min: 0, max: 7 }),
     fc.oneof(
-      fc.tuple(fc.constantFrom(0n, 1n, 2n ** 31n, 2n ** 32n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 70n), fc.constantFrom(0, 10, 11)).map(([v, w]) => varint(v, w)),
-      fc.uint8Array({ maxLength: 40 }).map((b) => [...varint(BigInt(b.length)), ...b]),
-      fc.tuple(fc.constantFrom(2n ** 31n, 2n ** 32n, 2n ** 63n), fc.uint8Array({ maxLength: 8 })).map(([n, b]) => [...varint(n), ...b]),
-      fc.string({ maxLength: 30 }).map((s) => [...varint(BigInt(Buffer.byteLength(s))), ...Buffer.from(s)]),
+      fc.tuple(fc.constantFrom(0n, 1n, 2n ** 31n, 2n ** 32n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 70n), fc.constantFrom(0, 10, 11)).map(([v, w]) => varintBytes(v, w)),
+      fc.uint8Array({ maxLength: 40 }).map((b) => [...varintBytes(BigInt(b.length)), ...b]),
+      fc.tuple(fc.constantFrom(2n ** 31n, 2n ** 32n, 2n ** 63n), fc.uint8Array({ maxLength: 8 })).map(([n, b]) => [...varintBytes(n), ...b]),
+      fc.string({ maxLength: 30 }).map((s) => [...varintBytes(BigInt(Buffer.byteLength(s))), ...Buffer.from(s)]),
     ),
   )
-  .map(([n, wire, payload]) => [...varint((BigInt(n) << 3n) | BigInt(wire)), ...payload]);
+  .map(([n, wire, payload]) => [...varintBytes((BigInt(n) << 3n) | BigInt(wire)), ...payload]);
 
 const grpcBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 200 }),

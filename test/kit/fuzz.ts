@@ -27,3 +27,16 @@ export function fuzzSeed(): number {
 export function fuzzParameters<T>(runs: number): Parameters<T> {
   return { seed: fuzzSeed(), numRuns: runs * Math.max(1, envInt('FUZZ_SCALE', 1)) };
 }
+
+/** The protobuf varint of `v`: minimal, or padded with continuation bytes to `width` bytes (non-minimal, up to 10 and beyond). */
+export function varintBytes(v: bigint, width = 0): number[] {
+  const out: number[] = [];
+  let x = v;
+  do {
+    out.push(Number(x & 0x7fn) | 0x80);
+    x >>= 7n;
+  } while (x > 0n);
+  while (out.length < width) out.push(0x80);
+  out[out.length - 1] &= 0x7f;
+  return out;
+}

@@ -11,26 +11,16 @@ import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import { toHex } from '@chaind/sdk/store';
 import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { ALICE, BOB, DENOM, newHome, PASSED, removeTmpDirs, softwareUpgrade, TestChain, type TestKey, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
+import { seededRandom } from '@chaind/upgrade-plan/testing';
 
 after(removeTmpDirs);
 
 const REPLICAS = 4;
 const KEYS: readonly TestKey[] = [VALIDATOR, ALICE, BOB];
 
-/** mulberry32: seeded choices for the test (the chain itself never sees randomness). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('four replicas agree on the app hash at every height, halt at the same height, and agree after the upgrade', async () => {
-  const rnd = prng(20261121);
+  const rnd = seededRandom(20261121);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const homes = Array.from({ length: REPLICAS }, () => newHome());
   let nodes = homes.map((h) => TestChain.open(h));

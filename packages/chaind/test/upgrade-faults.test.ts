@@ -20,6 +20,7 @@ import { DONE_PREFIX, HALT_EXIT_CODES, STORE_KEY as UPGRADE_STORE, VERSION_MAP_P
 import { readUpgradeInfoFile, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, withoutWarning, type Run } from '@chaind/chaind/testing';
 import { LATEST_RELEASE } from '../src/release.ts';
+import { seededRandom } from '@chaind/upgrade-plan/testing';
 
 /** Accounts funded at genesis besides the dev chain's three: the handler migrates every bank key. */
 const ACCOUNTS = 100_000;
@@ -72,17 +73,6 @@ after(async () => {
   removeTmpDirs();
 });
 
-/** mulberry32: a small seeded generator, so CI's kill moments are the same every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One node process: its log with the moment (ms after spawn) each line arrived, and its end. */
 interface NodeRun {
@@ -296,7 +286,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       if (r.at(anchor) !== undefined) return `store upgrades loaded, before the block${replay}`;
       return 'start-up';
     };
-    const rnd = seeded(SEED);
+    const rnd = seededRandom(SEED);
     const span = tCommitted - tHandshake;
     const phases = new Map<string, number>();
     const check = async (home: string): Promise<void> => {
@@ -347,7 +337,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     cpSync(halted, home, { recursive: true });
     const file = upgradeInfoPath(home);
     // the halt comes right after the handshake at H - 1: the kills fall within INFO_WINDOW_MS of that line
-    const rnd = seeded(SEED + 1);
+    const rnd = seededRandom(SEED + 1);
     const seen = { absent: 0, whole: 0, afterHaltLine: 0 };
     for (let i = 0; i < INFO_KILLS; i++) {
       rmSync(file, { force: true });

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync,
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from '../src/exit-codes.ts';
-import { hex, serve, tgz, type RawEntry, type Served } from '@chaind/upgrade-plan/testing';
+import { hex, seededRandom, serve, tgz, type RawEntry, type Served } from '@chaind/upgrade-plan/testing';
 import { baseEnv, chainvisor, killAll, makeHome, snapshot, writeDaemon, type Home, type Run } from '@chaind/chainvisor/testing';
 
 /** Kills around the `current` switch (FAULT_KILLS for more); FAULT_SEED picks other moments (a failure names its seed). */
@@ -40,17 +40,6 @@ if (args[0] === 'pre-upgrade') {
 const PLAN_NAME = 'v2';
 const HEIGHT = 20;
 
-/** A small deterministic generator (mulberry32): the kill moments of a seed are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (n: number): Promise<void> => new Promise((r) => setTimeout(r, n));
 
@@ -180,7 +169,7 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
 
   test('during the download: the partial download is dropped, the rerun downloads again and completes', async () => {
     // 4 MiB that gzip cannot shrink: the quarter sent before the stall is past the downloader's write batch
-    const next = rng(SEED);
+    const next = seededRandom(SEED);
     const filler = Buffer.alloc(4 << 20);
     for (let i = 0; i < filler.length; i += 4) filler.writeUInt32LE(Math.floor(next() * 2 ** 32), i);
     const info = await mirror(release([{ path: 'share/', type: 'Directory' }, { path: 'share/filler', body: filler }]), true);
@@ -252,7 +241,7 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
   }
 
   test(`around the switch of current, at ${SWITCH_KILLS} seeded moments: current always names a complete release, the rerun completes`, { timeout: Math.max(180_000, SWITCH_KILLS * 10_000) }, async (t) => {
-    const next = rng(SEED);
+    const next = seededRandom(SEED);
     const outcomes = { before: 0, after: 0 };
     for (let i = 0; i < SWITCH_KILLS; i++) {
       if (i > 0) {

@@ -117,3 +117,18 @@ export async function refused(p: Promise<unknown>, kind: string, message: string
     return true;
   });
 }
+
+/**
+ * A small seeded generator (mulberry32) for tests that pick moments or inputs at random: the same seed
+ * gives the same numbers on every run, so a failure in CI reproduces. Numbers in [0, 1).
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
