@@ -17,7 +17,7 @@ import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { chaindScript, cleanupVisorChains, cli, createVisorChain, proposeV2, until, waitForHeight, type Visor, type VisorChain } from '../../test/kit/visor-chain.ts';
 import { loadClient, txHash, type LoadClient } from './load.ts';
-import { childrenOf, diskUsage, fdCount, memoryOf } from './proc.ts';
+import { childrenOf, commandLineOf, diskUsage, fdCount, memoryOf } from './proc.ts';
 import { BOUNDS, table, verdicts, type Sample, type Verdict } from './report.ts';
 
 const USAGE = 'usage: npm run soak -- [--minutes N] [--rate TXS_PER_S] [--sample-seconds S] [--out FILE]';
@@ -210,7 +210,8 @@ async function main(): Promise<number> {
     up.error = e.message;
     say(`upgrade: ${e.message}`);
   });
-  const nodeOf = (): number | undefined => childrenOf(visorPid)[0];
+  // chainvisor has other children besides the node (tsx's esbuild service): the node runs chaind.js
+  const nodeOf = (): number | undefined => childrenOf(visorPid).find((p) => commandLineOf(p).some((a) => a.endsWith('/chaind.js')));
   const mib = (kib: number | undefined): number | undefined => (kib === undefined ? undefined : kib / 1024);
   const sample = async (end = false): Promise<Sample> => {
     await ledger.scan();

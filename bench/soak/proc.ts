@@ -47,6 +47,15 @@ export function childrenOf(pid: number): number[] {
   return out;
 }
 
+/** A process's arguments (argv[0] first); empty once it is gone. */
+export function commandLineOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+  } catch {
+    return [];
+  }
+}
+
 /** Bytes allocated on disk (st_blocks) and apparent bytes of every file under `dir`. */
 export function diskUsage(dir: string): { allocated: number; apparent: number } {
   let allocated = 0;

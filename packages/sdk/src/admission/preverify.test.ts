@@ -28,7 +28,7 @@ test('a tx CheckTx refuses leaves nothing in the verified-signature cache; an ac
     const accepted = await pool.submit(send('hello', 0n));
     assert.equal(accepted.code, 0, accepted.log);
     assert.equal(pre.verified.size, 1);
-    assert.ok(pre.verified.bytes < 300, `one cached signature takes ${pre.verified.bytes} bytes`);
+    assert.ok(pre.verified.bytes <= 500, `one cached signature takes ${pre.verified.bytes} bytes`);
   } finally {
     await pre.close();
     await t.close();

@@ -20,8 +20,8 @@ export interface VerifiedSignaturesOptions {
   readonly maxBytes?: number;
 }
 
-/** Bytes one entry takes besides its key: the Map slot and the Buffer object. */
-const ENTRY_OVERHEAD = 96;
+/** Bytes one entry takes besides its key: the Map slot, its number, the Buffer and ArrayBuffer objects and the backing store's header. */
+const ENTRY_OVERHEAD = 320;
 
 /**
  * Triples known to verify, found by a number drawn from the signature's first bytes (a lookup makes
@@ -53,7 +53,9 @@ export class VerifiedSignatures {
     if (t.signature.length !== SIGNATURE_LENGTH || t.digest.length !== DIGEST_LENGTH || t.pubkey.length > 255) return;
     const k = signatureNumber(t.signature);
     const kl = t.pubkey.length;
-    const e = Buffer.allocUnsafe(1 + SIGNATURE_LENGTH + kl + DIGEST_LENGTH);
+    // its own memory, not a slice of Node's shared 8 KiB pool: a kept slice would keep the whole slab,
+    // and the other short-lived buffers in it, alive for as long as the entry is remembered
+    const e = Buffer.allocUnsafeSlow(1 + SIGNATURE_LENGTH + kl + DIGEST_LENGTH);
     e[0] = kl;
     e.set(t.signature, 1);
     e.set(t.pubkey, 1 + SIGNATURE_LENGTH);
@@ -62,6 +64,16 @@ export class VerifiedSignatures {
     this.entries.set(k, e);
     this.totalBytes += e.length + ENTRY_OVERHEAD;
     while (this.entries.size > this.capacity || this.totalBytes > this.maxBytes) this.drop(this.entries.keys().next().value as number);
+  }
+
+  /**
+   * True when exactly this triple verified before, and forgets it: for a tx's execution in a block,
+   * after which the same signature cannot be of use again (its sequence is spent).
+   */
+  take(t: SignatureTriple): boolean {
+    if (this.entryOf(t) === undefined) return false;
+    this.drop(signatureNumber(t.signature));
+    return true;
   }
 
   /** Forgets this triple if it is remembered (a tx refused by CheckTx leaves nothing behind). */

@@ -184,7 +184,10 @@ function verifySignatures(ctx: Context, tx: DecodedTx, accounts: readonly Accoun
           ? pre.digest
           : signDocDigest(tx, ctx.chainId, acc.accountNumber);
     const signature = tx.signatures[i];
-    if (!o.verifiedSignatures?.has({ pubkey: key, digest, signature }) && !verifyDigestSignature(key, digest, signature)) {
+    const triple = { pubkey: key, digest, signature };
+    // a tx in a block spends its sequence: its signature is not needed again, so the block frees its entry
+    const known = ctx.mode === 'finalize' ? o.verifiedSignatures?.take(triple) : o.verifiedSignatures?.has(triple);
+    if (known !== true && !verifyDigestSignature(key, digest, signature)) {
       throw errors.unauthorized.wrap(
         `signature verification failed; please verify account number (${acc.accountNumber}), sequence (${acc.sequence}) and chain-id (${ctx.chainId})`,
       );

@@ -32,12 +32,12 @@ function preverified(t: TestApp, cache: VerifiedSignatures, key = alice, account
 }
 
 /** Runs the ante handler (with `cache`) on committed state, `edit` applied first; its error text, or its gas and events. */
-function runAnte(t: TestApp, cache: VerifiedSignatures, tx: DecodedTx, o: { chainId?: string; edit?: (ctx: Context) => void } = {}): string {
+function runAnte(t: TestApp, cache: VerifiedSignatures, tx: DecodedTx, o: { chainId?: string; mode?: 'check' | 'finalize'; edit?: (ctx: Context) => void } = {}): string {
   const ante = newAnteHandler({ accountKeeper: t.ak, msgRouter: t.app.modules.msgRouter, deductFee: deductFee(t.ak), verifiedSignatures: cache });
   const snap = t.app.store.snapshot();
   try {
     const header = { chainId: o.chainId ?? CHAIN_ID, height: 2n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) };
-    const ctx = new Context({ store: new ScratchMultiStore(snap), header, mode: 'check', gasMeter: new BasicGasMeter(GAS) });
+    const ctx = new Context({ store: new ScratchMultiStore(snap), header, mode: o.mode ?? 'check', gasMeter: new BasicGasMeter(GAS) });
     o.edit?.(ctx);
     try {
       ante(ctx, tx, false);
@@ -71,6 +71,18 @@ describe('pre-verification derivations in the ante handler', () => {
       const got = runAnte(t, cache, decoded);
       assert.match(got, /^ok: /);
       assert.equal(got, runAnte(t, new VerifiedSignatures(), fresh));
+    }));
+
+  test('a tx executed in a block frees its verified signature; CheckTx keeps it', () =>
+    onApp((t, cache) => {
+      const { decoded } = preverified(t, cache);
+      assert.equal(cache.size, 1);
+      assert.match(runAnte(t, cache, decoded), /^ok: /);
+      assert.equal(cache.size, 1);
+      // its sequence is spent once in a block: keeping the entry would only hold memory for every tx ever sent
+      assert.match(runAnte(t, cache, decoded, { mode: 'finalize' }), /^ok: /);
+      assert.equal(cache.size, 0);
+      assert.equal(cache.bytes, 0);
     }));
 
   test('an account number changed since: the sign bytes are made again, and the old signature fails', () =>
