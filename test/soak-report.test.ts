@@ -50,6 +50,11 @@ describe('npm run soak: its bounds', () => {
     assert.deepEqual(failed(run((t) => ({ nodeAnonMiB: leak(t) }))), ['v1 node RssAnon growth', 'v2 node RssAnon growth']);
   });
 
+  test("chainvisor's one step at the upgrade passes; its memory rising after the upgrade fails", () => {
+    assert.deepEqual(failed(run((t) => ({ visorRssMiB: t < 600 ? 80 : 90 }))), []);
+    assert.deepEqual(failed(run((t) => ({ visorRssMiB: t < 600 ? 80 : 90 + ((t - 630) / 3600) * 60 }))), ['chainvisor RSS growth after the upgrade']);
+  });
+
   test('descriptors leaking in the v2 process fail', () => {
     assert.deepEqual(failed(run((t) => (t >= 630 ? { nodeFds: 49 + Math.floor((t - 630) / 30) } : {}))), ['v2 node open fds']);
   });

@@ -44,7 +44,8 @@ function options(): { minutes: number; rate: number; sampleS: number; out: strin
 const opts = options();
 const durationS = opts.minutes * 60;
 // a tenth of the run, at least a minute
-const warmupS = Math.max(60, durationS / 10);
+// a node's memory settles some minutes after its start (its first full collections): 3 at least, per process
+const warmupS = Math.max(180, durationS / 10);
 
 const t0 = performance.now();
 const elapsed = (): number => (performance.now() - t0) / 1000;
