@@ -11,20 +11,15 @@ import { Buffer } from 'node:buffer';
 import { writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { seededRandom } from '@chaind/upgrade-plan/testing';
 import { CommitMultiStore, type KVStore, type MultiStore } from '../../src/store/index.ts';
 
 export const CRASH_STORES = ['acc', 'bank', 'blob', 'idx'] as const;
 
-/** mulberry32: a tiny deterministic PRNG returning uint32s. */
+/** uint32s from the tests' seeded generator (its [0, 1) numbers are uint32 ÷ 2^32: scaled back exactly). */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const next = seededRandom(seed);
+  return () => next() * 4294967296;
 }
 
 class Rng {
