@@ -18,7 +18,7 @@ import { toBech32 } from '@chaind/sdk/crypto';
 import { CommitMultiStore, concatBytes, readU64be, toHex, utf8 } from '@chaind/sdk/store';
 import { DONE_PREFIX, HALT_EXIT_CODES, STORE_KEY as UPGRADE_STORE, VERSION_MAP_PREFIX } from '@chaind/sdk/x/upgrade';
 import { readUpgradeInfoFile, upgradeInfoPath } from '@chaind/upgrade-plan';
-import { childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, withoutWarning, type Run } from '@chaind/chaind/testing';
+import { chaind, childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, withoutWarning, within, type Run } from '@chaind/chaind/testing';
 import { LATEST_RELEASE } from '../src/release.ts';
 import { seededRandom } from '@chaind/upgrade-plan/testing';
 
@@ -129,24 +129,10 @@ function killGroup(r: NodeRun): void {
   }
 }
 
-async function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const r = await Promise.race([p, new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), ms)))]);
-  clearTimeout(timer);
-  if (r === 'timeout') assert.fail(`timed out: ${what()}`);
-  return r;
-}
 
-function cli(bin: string, release: string, args: readonly string[]): Promise<Run> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', rej);
-    child.on('close', (code) => res({ code, stdout, stderr: withoutWarning(stderr) }));
-  });
+async function cli(bin: string, release: string, args: readonly string[]): Promise<Run> {
+  const r = await chaind(args, { bin, env: { CHAIND_RELEASE: release } });
+  return { ...r, stderr: withoutWarning(r.stderr) };
 }
 
 /** What a home's committed state says about the upgrade. */

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { binaryTooEarlyMessage, HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
-import { childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, watchNode, withoutWarning, type Run, type WatchedNode } from '@chaind/chaind/testing';
+import { chaind, childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, watchNode, withoutWarning, within, type Run, type WatchedNode } from '@chaind/chaind/testing';
 import { PRE_UPGRADE_FAIL } from '../src/cli/pre-upgrade.ts';
 import { LATEST_RELEASE, RELEASES } from '../src/release.ts';
 
@@ -27,16 +27,9 @@ after(async () => {
 });
 
 /** One run of the copy's launcher as `release`, to its end. */
-function run(bin: string, release: string, args: readonly string[]): Promise<Run> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', rej);
-    child.on('close', (code) => res({ code, stdout, stderr: withoutWarning(stderr) }));
-  });
+async function run(bin: string, release: string, args: readonly string[]): Promise<Run> {
+  const r = await chaind(args, { bin, env: { CHAIND_RELEASE: release } });
+  return { ...r, stderr: withoutWarning(r.stderr) };
 }
 
 interface Dev {
@@ -60,13 +53,6 @@ async function dev(bin: string, release: string, home: string): Promise<Dev> {
   return { ...d, url: await d.watched.url };
 }
 
-async function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const r = await Promise.race([p, new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), ms)))]);
-  clearTimeout(timer);
-  if (r === 'timeout') assert.fail(`timed out: ${what()}`);
-  return r;
-}
 
 /** Polls `done` until it holds (the node logs its first block after it listens). */
 async function eventually(done: () => boolean, ms: number, what: () => string): Promise<void> {

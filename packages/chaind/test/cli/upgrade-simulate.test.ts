@@ -10,7 +10,7 @@ import { after, describe, test } from 'node:test';
 import { CommitMultiStore, prefixEnd, readU64be, toHex, type ReadMultiStore } from '@chaind/sdk/store';
 import { Keyring } from '@chaind/sdk/keyring';
 import { HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
-import { BIN, chaind, childEnv, newHome, removeTmpDirs, softwareUpgrade, stateDiff, TestChain, tmpDir, watchNode, type Run } from '@chaind/chaind/testing';
+import { BIN, chaind, childEnv, newHome, removeTmpDirs, softwareUpgrade, stateDiff, TestChain, tmpDir, watchNode, within, type Run } from '@chaind/chaind/testing';
 import { SIMULATE_FAIL, SIMULATE_STATE_UNREADABLE, SIMULATE_UNKNOWN_UPGRADE, type SimulationJSON } from '../../src/cli/upgrade.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 
@@ -49,13 +49,6 @@ function start(release: string, home: string, extra: readonly string[] = []): No
   return { child, url: w.url, log: w.log, exited };
 }
 
-async function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const r = await Promise.race([p, new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), ms)))]);
-  clearTimeout(timer);
-  if (r === 'timeout') assert.fail(`timed out: ${what()}`);
-  return r;
-}
 
 async function rpc<T>(url: string, path: string): Promise<T> {
   const res = await fetch(`${url}${path}`);

@@ -16,6 +16,8 @@ export interface RunOptions {
   readonly input?: string;
   /** Added to a copy of the environment from which every CHAIND_* variable was removed. */
   readonly env?: Readonly<Record<string, string>>;
+  /** The launcher to run (a copy's, e.g. `sourcesWithNextRelease(…).bin`); default BIN. */
+  readonly bin?: string;
 }
 
 /** This process's environment without any CHAIND_* variable, plus `extra`. */
@@ -28,7 +30,7 @@ export function childEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.P
 export function chaind(args: readonly string[], o: RunOptions = {}): Promise<Run> {
   const env = childEnv(o.env);
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [o.bin ?? BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -37,6 +39,15 @@ export function chaind(args: readonly string[], o: RunOptions = {}): Promise<Run
     child.on('close', (code) => res({ code, stdout, stderr }));
     child.stdin.end(o.input ?? '');
   });
+}
+
+/** `p`, or a failed assertion naming `what` once `ms` have passed. */
+export async function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const r = await Promise.race([p, new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), ms)))]);
+  clearTimeout(timer);
+  if (r === 'timeout') assert.fail(`timed out: ${what()}`);
+  return r;
 }
 
 /** Runs and asserts success; returns stdout. */
