@@ -100,7 +100,7 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
     logger: o.logger ?? nopLogger,
   });
   const auth = authModule({ keeper: accounts });
-  const bank = bankModule();
+  const bank = bankModule({ accounts });
   // the one store key an upgrade may change (validators → valset in v2); the last upgrade to set it wins
   const valsetKey = upgrades.reduce<string | undefined>((k, u) => u.modules?.[VALIDATORS_MODULE_NAME]?.storeKey ?? k, undefined);
   const validators = validatorsModule({ storeKey: valsetKey });

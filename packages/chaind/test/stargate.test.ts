@@ -144,4 +144,28 @@ describe('SigningStargateClient over the RPC server', { timeout: 60_000 }, () =>
     assert.equal(plan?.height, planHeight);
     assert.equal((await s.getAccount(sender))?.sequence, 2);
   });
+
+  test('a wallet that exists only in its owner\'s hands: funded by a send, it has an account and can spend at once', { timeout: 60_000 }, async () => {
+    const fresh = await DirectSecp256k1HdWallet.generate(12, { prefix: 'chain' });
+    const [{ address }] = await fresh.getAccounts();
+    const opts = { gasPrice: GasPrice.fromString(`0.025${DENOM}`), broadcastPollIntervalMs: 200, broadcastTimeoutMs: 20_000 };
+    const funder = await SigningStargateClient.connectWithSigner(node.url, wallet, opts);
+    clients.push(funder);
+    assert.equal(await funder.getAccount(address), null);
+    assertIsDeliverTxSuccess(await funder.sendTokens(sender, address, [{ denom: DENOM, amount: '500000' }], 'auto'));
+    // as the SDK's bank: the send created the account (a number, sequence 0, no key until it signs)
+    const acc = await funder.getAccount(address);
+    assert.ok(acc !== null, 'the funded address has an account');
+    assert.equal(acc.sequence, 0);
+    assert.equal(acc.pubkey, null);
+
+    const spender = await SigningStargateClient.connectWithSigner(node.url, fresh, opts);
+    clients.push(spender);
+    const back = await spender.sendTokens(address, BOB.address, [{ denom: DENOM, amount: '1000' }], 'auto');
+    assertIsDeliverTxSuccess(back);
+    const after = await spender.getAccount(address);
+    assert.equal(after?.accountNumber, acc.accountNumber);
+    assert.equal(after?.sequence, 1);
+    assert.ok(after?.pubkey !== null, 'its first tx set its public key');
+  });
 });

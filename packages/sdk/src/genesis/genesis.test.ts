@@ -70,7 +70,8 @@ interface Chain {
 
 function modules(): Chain {
   const validators = validatorsModule();
-  const mm = new ModuleManager([authModule({ keeper: new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [] } }) }), bankModule(), validators]);
+  const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [] } });
+  const mm = new ModuleManager([authModule({ keeper: accounts }), bankModule({ accounts }), validators]);
   return { mm, validators };
 }
 

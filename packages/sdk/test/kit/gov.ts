@@ -145,7 +145,7 @@ export const TEST_PARAMS = {
 export function govTestApp(o: GovTestAppOptions): GovTestApp {
   const dir = tmpDir('chaind-gov-');
   const ak = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [], gov: ['burner'] } });
-  const bank = bankModule();
+  const bank = bankModule({ accounts: ak });
   const powers = new Map<string, bigint>(Object.entries(o.powers ?? {}));
   const gov = govModule({ bank: bank.keeper, accounts: ak, votingPower: () => powers });
   const mm = new ModuleManager([authModule({ keeper: ak }), bank, gov, upgradeTestModule()]);

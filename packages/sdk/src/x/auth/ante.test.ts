@@ -119,6 +119,11 @@ describe('signed transactions', () => {
     const sim = t.app.simulate(encodeTxRaw({ bodyBytes, authInfoBytes, signatures: [new Uint8Array(0)] }));
     assert.equal(sim.code, 0, sim.log);
     assert.ok(sim.gasUsed > 1000n, `gas used ${sim.gasUsed} includes signature verification`);
+    // as the SDK, the estimate charges for the signature the tx will carry (112 bytes × 10 gas); the same tx
+    // carrying a 64-byte signature pays only for its 64 more bytes (an empty one is encoded too)
+    const withSignature = t.app.simulate(encodeTxRaw({ bodyBytes, authInfoBytes, signatures: [new Uint8Array(64).fill(1)] }));
+    assert.equal(withSignature.code, 0, withSignature.log);
+    assert.equal(sim.gasUsed - withSignature.gasUsed, 1120n - 640n);
     assert.deepEqual(t.dump(), before);
     await t.close();
   });

@@ -23,6 +23,12 @@ import type { Params } from './params.ts';
 import { preverifiedSigner } from './preverify.ts';
 import { requiredSigners, type Signer } from './signers.ts';
 
+/**
+ * What a missing signature would add to the tx when simulating: the amino StdSignature of a secp256k1 key
+ * and a 64-byte signature (2 + 4 + 1 + 33 + 2 + 64 bytes) plus 6, as the SDK's ConsumeTxSizeGasDecorator.
+ */
+const SIMULATED_SIGNATURE_BYTES = 112n;
+
 /** The SDK's MaxGasWanted: gas limits must fit an int64. */
 const MAX_GAS_WANTED = (1n << 63n) - 1n;
 
@@ -218,6 +224,12 @@ export function newAnteHandler(o: AnteHandlerOptions): AnteHandler<DecodedTx> {
     checkTimeoutHeight(ctx, tx);
     checkMemo(tx, params);
     ctx.gasMeter.consume(params.txSizeCostPerByte * BigInt(tx.size), 'txSize');
+    // a simulated tx (CosmJS, `--gas auto`) has empty signatures: charge for the ones it will carry
+    if (simulate) {
+      for (let i = 0; i < signers.length; i++) {
+        if ((tx.signatures[i]?.length ?? 0) === 0) ctx.gasMeter.consume(params.txSizeCostPerByte * SIMULATED_SIGNATURE_BYTES, 'txSize');
+      }
+    }
     // validateBasic refuses a tx without signers
     deductFees(ctx, tx, fee, payer as Signer, simulate, feeStep);
     const accounts = setPubKeys(ctx, tx, signers, simulate, ak);

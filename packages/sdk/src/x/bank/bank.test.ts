@@ -22,6 +22,7 @@ import { DEFAULT_PREFIX, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { CommitMultiStore, ScratchMultiStore, toHex, utf8 } from '../../store/index.ts';
 import { addCoins, coinsToString, parseCoins, type Coin } from '../../types/index.ts';
 import { BankKeeper, bankErrors, bankModule, balanceKey, supplyKey, MSG_SEND_TYPE_URL, type BankGenesisJSON, type BankModule, type BankModuleOptions } from './index.ts';
+import { AccountKeeper, FEE_COLLECTOR_NAME, authModule } from '../auth/index.ts';
 import { blockRequest } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
@@ -56,22 +57,24 @@ function hookModule(bank: BankModule, hooks: Map<bigint, BlockHook>): AppModule 
 interface TestApp {
   app: BaseApp;
   bank: BankModule;
+  accounts: AccountKeeper;
   hooks: Map<bigint, BlockHook>;
 }
 
-function makeApp(path = tmp(), opts: BankModuleOptions = {}): TestApp {
-  const bank = bankModule(opts);
+function makeApp(path = tmp(), opts: Omit<BankModuleOptions, 'accounts'> = {}): TestApp {
+  const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [], gov: ['burner'] } });
+  const bank = bankModule({ ...opts, accounts });
   const hooks = new Map<bigint, BlockHook>();
   const app = new BaseApp({
     name: 'banktest',
     version: '0.0.1',
     store: CommitMultiStore.open(path),
-    modules: new ModuleManager([bank, hookModule(bank, hooks)]),
+    modules: new ModuleManager([authModule({ keeper: accounts }), bank, hookModule(bank, hooks)]),
     txDecoder: decodeTx,
     chainId: 'test-1',
   });
   app.load();
-  return { app, bank, hooks };
+  return { app, bank, accounts, hooks };
 }
 
 const time = (s: number): { seconds: bigint; nanos: number } => ({ seconds: BigInt(s), nanos: 0 });
@@ -189,7 +192,7 @@ describe('genesis', () => {
   });
 
   test('invalid genesis is refused with an error naming the problem', async () => {
-    const bank = bankModule();
+    const bank = bankModule({ accounts: new AccountKeeper() });
     const bad = (g: unknown, re: RegExp): void => assert.throws(() => bank.validateGenesis?.(g), re);
     const coin = (denom: string, amount: unknown): unknown => ({ denom, amount });
     const bal = (address: string, ...coins: unknown[]): unknown => ({ address, coins });
@@ -254,6 +257,32 @@ describe('MsgSend', () => {
     assert.equal(block(app, 3n, [sendTx(send(bob, carol, '2atom'))]).txResults[0].code, 0);
     assert.equal(allBalances(app, bob), '30stake');
     withState(app, (ctx) => assert.equal(ctx.store.getStore('bank').get(balanceKey(new Uint8Array(20).fill(2), 'atom')), undefined));
+    await app.store.close();
+  });
+
+  test('a send to an address without an account creates it, with the next account number; a failed send creates none', async () => {
+    const { app, accounts } = makeApp();
+    initChain(app, genesis([[alice, '100stake']]));
+    block(app, 1n);
+    const accountOf = (address: string) => withState(app, (ctx) => accounts.getAccount(ctx, address));
+    const nextNumber = withState(app, (ctx) => accounts.nextAccountNumber(ctx));
+    assert.equal(accountOf(bob), undefined);
+    // carol's send fails (she has nothing), so she gets no account; bob's succeeds, twice, and gets one
+    const res = block(app, 2n, [sendTx(send(carol, bob, '1stake')), sendTx(send(alice, bob, '10stake')), sendTx(send(alice, bob, '5stake'))]);
+    assert.deepEqual(
+      res.txResults.map((r) => r.code),
+      [5, 0, 0],
+    );
+    assert.deepEqual(accountOf(bob), { address: bob, pubKey: undefined, accountNumber: nextNumber, sequence: 0n });
+    assert.equal(accountOf(carol), undefined);
+    // the same order as the SDK's SendCoins: creating the account emits nothing
+    assert.deepEqual(
+      res.txResults[1].events.map((e) => e.type),
+      ['coin_spent', 'coin_received', 'transfer', 'message'],
+    );
+    // a 32-byte address (a contract's) gets one too, with the number after bob's
+    assert.equal(block(app, 3n, [sendTx(send(alice, contract, '1stake'))]).txResults[0].code, 0);
+    assert.equal(accountOf(contract)?.accountNumber, nextNumber + 1n);
     await app.store.close();
   });
 
@@ -381,7 +410,7 @@ describe('queries', () => {
     assert.equal(badDenom.code, errors.invalidCoins.code);
     assert.match(badDenom.log, /invalid denom: x/);
     assert.deepEqual(
-      app.modules.queryRouter.paths(),
+      app.modules.queryRouter.paths().filter((p) => p.startsWith('/cosmos.bank.')),
       ['AllBalances', 'Balance', 'Params', 'SpendableBalanceByDenom', 'SpendableBalances', 'SupplyOf', 'TotalSupply'].map((m) => `/cosmos.bank.v1beta1.Query/${m}`),
     );
     await app.store.close();

@@ -1,4 +1,5 @@
 export * from './errors.ts';
+export * from './expected-keepers.ts';
 export * from './genesis.ts';
 export * from './keeper.ts';
 export * from './module.ts';

@@ -8,6 +8,7 @@ import { bytesToKey, concatBytes, prefixEnd, utf8, type KVStore } from '../../st
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { coinsToString, coinToString, fromProtoCoins, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import { bankErrors } from './errors.ts';
+import type { BankAccountKeeper } from './expected-keepers.ts';
 
 export const BANK_MODULE_NAME = 'bank';
 export const BANK_STORE_KEY = 'bank';
@@ -95,6 +96,8 @@ export const DEFAULT_BLOCKED_MODULES: readonly string[] = [
 ];
 
 export interface BankKeeperOptions {
+  /** x/auth's keeper: a send to a new address creates its account, as the SDK's SendCoins does. */
+  readonly accounts: BankAccountKeeper;
   /** Bech32 prefix of account addresses; default "chain". */
   readonly prefix?: string;
   /** Bech32 addresses that may not receive through MsgSend; default: the DEFAULT_BLOCKED_MODULES accounts. */
@@ -110,9 +113,11 @@ export class BankKeeper {
   private readonly blocked: Set<string>;
   private readonly moduleAddrs = new Map<string, Uint8Array>();
   private readonly moduleStrings = new Map<string, string>();
+  private readonly accounts: BankAccountKeeper;
 
-  constructor(opts: BankKeeperOptions = {}) {
+  constructor(opts: BankKeeperOptions) {
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    this.accounts = opts.accounts;
     const blocked = opts.blockedAddresses ?? DEFAULT_BLOCKED_MODULES.map((m) => moduleAddress(m, this.prefix));
     this.blocked = new Set(blocked.map((a) => bytesToKey(this.addressBytes(a))));
   }
@@ -239,7 +244,7 @@ export class BankKeeper {
   sendCoins(ctx: Context, from: AddressLike, to: AddressLike, coins: readonly Coin[]): void {
     const fromAddr = this.addressBytes(from);
     const toAddr = this.addressBytes(to);
-    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.canonical(to, toAddr), coins);
+    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.canonical(to, toAddr), coins, true);
   }
 
   /** The ante handler's fee deduction (its `deductFee`): the fee from the payer to module `moduleName`, the fee collector. */
@@ -251,7 +256,9 @@ export class BankKeeper {
     // the module first, as when its address was an argument of sendCoins
     const toAddr = this.moduleAddressBytes(moduleName);
     const fromAddr = this.addressBytes(from);
-    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.moduleAddressString(moduleName), coins);
+    // every fee takes this path, and a simulation without a fee does not see its gas: so no account reads here
+    // (the SDK reads the module account twice); a module's account is created by its InitGenesis
+    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.moduleAddressString(moduleName), coins, false);
   }
 
   /** Blocked recipients (other module accounts) are refused, as the SDK does. */
@@ -261,6 +268,7 @@ export class BankKeeper {
   }
 
   sendCoinsFromModuleToModule(ctx: Context, fromModule: string, toModule: string, coins: readonly Coin[]): void {
+    this.accounts.getModuleAccount(ctx, toModule);
     this.sendCoins(ctx, this.moduleAddressBytes(fromModule), this.moduleAddressBytes(toModule), coins);
   }
 
@@ -268,6 +276,7 @@ export class BankKeeper {
   mintCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
     const addr = this.moduleAddressBytes(moduleName);
     this.checkCoins(coins);
+    this.accounts.getModuleAccount(ctx, moduleName);
     const supplies = coins.map((c) => {
       const s = this.getSupply(ctx, c.denom).amount + c.amount;
       if (s > MAX_AMOUNT) throw errors.invalidCoins.wrap(`minting ${coinToString(c)} would take the supply of ${c.denom} beyond 2^256-1`);
@@ -285,6 +294,7 @@ export class BankKeeper {
   burnCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
     const addr = this.moduleAddressBytes(moduleName);
     this.checkCoins(coins);
+    this.accounts.getModuleAccount(ctx, moduleName);
     this.assertSpendable(ctx, addr, coins);
     const supplies = coins.map((c) => {
       const s = this.getSupply(ctx, c.denom).amount - c.amount;
@@ -350,7 +360,7 @@ export class BankKeeper {
    * getBalance / setBalance per coin would make (gas is charged per access), without re-validating
    * denoms `validateCoins` already checked or re-encoding addresses and amounts for each event.
    */
-  private send(ctx: Context, fromAddr: Uint8Array, sender: string, toAddr: Uint8Array, recipient: string, coins: readonly Coin[]): void {
+  private send(ctx: Context, fromAddr: Uint8Array, sender: string, toAddr: Uint8Array, recipient: string, coins: readonly Coin[], createRecipient: boolean): void {
     this.checkCoins(coins);
     const store = ctx.kvStore(BANK_STORE_KEY);
     const n = coins.length;
@@ -381,6 +391,8 @@ export class BankKeeper {
       ['receiver', recipient],
       ['amount', amount],
     ]);
+    // as the SDK's SendCoins: the recipient gets an account, so coins sent to a fresh address can be spent from it
+    if (createRecipient && !this.accounts.hasAccountByAddress(ctx, toAddr)) this.accounts.setAccount(ctx, this.accounts.newAccountWithAddress(ctx, recipient));
     ctx.events.emit('transfer', [
       ['recipient', recipient],
       ['sender', sender],

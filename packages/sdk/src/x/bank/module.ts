@@ -15,7 +15,7 @@ export interface BankModule extends AppModule {
 export type BankModuleOptions = BankKeeperOptions;
 
 /** cosmos.bank.v1beta1: balances, supply, MsgSend and the bank queries, in the store "bank". */
-export function bankModule(opts: BankModuleOptions = {}): BankModule {
+export function bankModule(opts: BankModuleOptions): BankModule {
   const keeper = new BankKeeper(opts);
   return {
     name: BANK_MODULE_NAME,

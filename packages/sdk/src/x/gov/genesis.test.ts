@@ -19,7 +19,8 @@ const bob = testKey(1);
 const val1 = testKey(10);
 const val2 = testKey(11);
 
-const keeper = govModule({ bank: new BankKeeper(), accounts: new AccountKeeper(), votingPower: () => new Map() }).keeper;
+const accounts = new AccountKeeper();
+const keeper = govModule({ bank: new BankKeeper({ accounts }), accounts, votingPower: () => new Map() }).keeper;
 const withParams = (p: Record<string, unknown>): GovGenesisJSON => ({ ...defaultGenesis(), params: { ...defaultGenesis().params, ...p } }) as GovGenesisJSON;
 
 describe('genesis', () => {
