@@ -444,6 +444,26 @@ describe('solo driver', () => {
     await n.close();
   });
 
+  test('broadcasts that keep the thread from ever reaching its timers still see blocks on time: a due block goes first', async () => {
+    const n = new Node(newHome());
+    const d = await n.start();
+    await waitForBlock(d, (e) => e.height >= 1n);
+    const h0 = d.height;
+    const tx = n.send(ALICE, BOB.address, '1');
+    const hash = sha256(tx);
+    const answers: Promise<unknown>[] = [];
+    // ten intervals of broadcasts without a pause, as a flood's poll phase runs them: no timer can fire
+    const until = performance.now() + INTERVAL * 10;
+    while (performance.now() < until) answers.push(d.admission.submit(tx).catch((e: unknown) => e));
+    const produced = d.height - h0;
+    assert.ok(produced >= 5n, `blocks produced while broadcasts held the thread: ${produced}`);
+    assert.ok(n.blockStore.txByHash(hash) !== undefined, 'the broadcast tx was committed in one of them');
+    assertChain(n.blockStore, d.height);
+    await Promise.all(answers);
+    await d.stop();
+    await n.close();
+  });
+
   test('stop() while running and from inside a block leaves both stores at the same height; a restart needs no replay', async () => {
     const home = newHome();
     let n = new Node(home);

@@ -169,7 +169,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
     blockStore: o.driver.blocks,
     app: o.app,
     mempool: o.mempool,
-    admission: o.mempool,
+    admission: o.driver.admission,
     genesis: o.genesis,
     nodeInfo: o.nodeInfo,
     logger,
