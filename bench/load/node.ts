@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { chaindNodeFlags } from '../lib.ts';
 import { CHAIND } from './home.ts';
 import { nowMs } from './protocol.ts';
+import { memoryOf } from '../soak/proc.ts';
 
 export interface Eviction {
   readonly hash: string;
@@ -41,13 +42,10 @@ export function freePort(): Promise<number> {
 }
 
 /** VmRSS of `pid` in MiB (Linux), or NaN. */
-export function rssMiB(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? NaN : Number(m[1]) / 1024;
-  } catch {
-    return NaN;
-  }
+/** The node's resident memory in MiB: all of it (VmRSS, with LMDB's mapped pages), and its own (RssAnon: the heap and other private memory). */
+export function memoryMiB(pid: number): { readonly rss: number; readonly anon: number } {
+  const m = memoryOf(pid);
+  return { rss: (m?.rssKiB ?? NaN) / 1024, anon: (m?.anonKiB ?? NaN) / 1024 };
 }
 
 export async function rpcCall<T>(rpc: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
