@@ -22,6 +22,7 @@ function run(over: (t: number) => Partial<Sample> = () => ({})): Sample[] {
       nodeFileMiB: 50,
       nodeFds: phase === 'upgrading' ? 24 : 49,
       visorRssMiB: 80,
+      visorHeapMiB: 11,
       visorFds: 25,
       dataMiB: (txs * 1800) / 1024 / 1024,
       dataApparentMiB: 0,
@@ -53,6 +54,13 @@ describe('npm run soak: its bounds', () => {
   test("chainvisor's one step at the upgrade passes; its memory rising after the upgrade fails", () => {
     assert.deepEqual(failed(run((t) => ({ visorRssMiB: t < 600 ? 80 : 90 }))), []);
     assert.deepEqual(failed(run((t) => ({ visorRssMiB: t < 600 ? 80 : 90 + ((t - 630) / 3600) * 60 }))), ['chainvisor RSS growth after the upgrade']);
+  });
+
+  test("chainvisor's heap after a full collection: a step at the upgrade passes; rising 8 MiB/h before it fails, while its RSS does not", () => {
+    assert.deepEqual(failed(run((t) => ({ visorHeapMiB: t < 600 ? 11 : 13 }))), []);
+    // a JavaScript leak of 8 MiB/h, under the RSS bound: the heap kept after each collection shows it
+    const leak = (t: number): Partial<Sample> => (t < 600 ? { visorHeapMiB: 11 + (t / 3600) * 8, visorRssMiB: 80 + (t / 3600) * 8 } : {});
+    assert.deepEqual(failed(run(leak)), ['chainvisor heap growth before the upgrade']);
   });
 
   test('descriptors leaking in the v2 process fail', () => {

@@ -1,13 +1,15 @@
 // `npm run soak [-- --minutes N] [--rate R] [--out FILE]`: a real v1 dev chain under a real `chainvisor run`
 // for N minutes (default 30) with a steady load of signed bank sends (one client, in turn over JSON-RPC and REST),
 // a governance upgrade to v2 (a local release) scheduled for the middle of the run, and a sample every
-// 10 s of the node's and chainvisor's RSS and open descriptors, the data folder's size on disk, the height
-// and the txs. At the end: a summary table and the stated bounds (report.ts, BOUNDS); exit 1 if a bound
+// 10 s of the node's and chainvisor's RSS and open descriptors, chainvisor's heap after a full collection (it
+// runs with visor-probe.mjs preloaded, which forces one every sample interval), the data folder's size on disk,
+// the height and the txs. At the end: a summary table and the stated bounds (report.ts, BOUNDS); exit 1 if a bound
 // is broken, the upgrade did not happen, a tx failed, or a tx CheckTx accepted was never committed.
 // The load pauses a few blocks before the upgrade height until the new release makes blocks: the halt
 // drops the mempool (as CometBFT's does), so a tx sent into it would be lost by design, not by a fault.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
@@ -51,6 +53,19 @@ const t0 = performance.now();
 const elapsed = (): number => (performance.now() - t0) / 1000;
 const say = (msg: string): void => console.log(`[soak +${elapsed().toFixed(0)}s] ${msg}`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// chainvisor runs with visor-probe.mjs preloaded: a full collection every sample interval, the heap left after it here
+const VISOR_PROBE = new URL('./visor-probe.mjs', import.meta.url).href;
+const visorProbeFile = join(tmpdir(), `chaind-soak-visor-heap-${process.pid}.json`);
+
+/** chainvisor's heap in use after its last forced full collection; undefined before the first. */
+function visorHeapMiB(): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(visorProbeFile, 'utf8')) as { heapUsed: number }).heapUsed / 1024 / 1024;
+  } catch {
+    return undefined;
+  }
+}
 
 async function rpc<T>(url: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -184,7 +199,7 @@ async function upgradeInTheMiddle(c: VisorChain, v: Visor, clients: readonly Loa
 
 async function main(): Promise<number> {
   say(`soak: ${opts.minutes} min, ${opts.rate} txs/s, a sample every ${opts.sampleS} s, warm-up ${warmupS.toFixed(0)} s; v1 → v2 in the middle`);
-  const c = await createVisorChain();
+  const c = await createVisorChain({ NODE_OPTIONS: `--import "${VISOR_PROBE}"`, SOAK_VISOR_PROBE_FILE: visorProbeFile, SOAK_VISOR_GC_MS: String(opts.sampleS * 1000) });
   // the v2 release, installed locally: chaind from source as v2
   const v2bin = join(c.cv, 'upgrades', 'v2', 'bin');
   mkdirSync(v2bin, { recursive: true });
@@ -231,6 +246,7 @@ async function main(): Promise<number> {
       nodeFileMiB: mib(node?.fileKiB),
       nodeFds: pid === undefined ? undefined : fdCount(pid),
       visorRssMiB: mib(visor?.rssKiB),
+      visorHeapMiB: visorHeapMiB(),
       visorFds: fdCount(visorPid),
       dataMiB: disk.allocated / 1024 / 1024,
       dataApparentMiB: disk.apparent / 1024 / 1024,
@@ -242,7 +258,7 @@ async function main(): Promise<number> {
     samples.push(s);
     const f = (n: number | undefined): string => (n === undefined ? '-' : n.toFixed(1));
     say(
-      `${s.phase} h=${s.height} node pid ${s.nodePid ?? '-'} rss ${f(s.nodeRssMiB)} MiB (anon ${f(s.nodeAnonMiB)}) fds ${s.nodeFds ?? '-'} | chainvisor rss ${f(s.visorRssMiB)} MiB fds ${s.visorFds ?? '-'} | data ${s.dataMiB.toFixed(2)} MiB | txs committed ${s.committedTxs} accepted ${s.acceptedTxs} errors ${s.txErrors} mempool ${s.mempool ?? '-'}`,
+      `${s.phase} h=${s.height} node pid ${s.nodePid ?? '-'} rss ${f(s.nodeRssMiB)} MiB (anon ${f(s.nodeAnonMiB)}) fds ${s.nodeFds ?? '-'} | chainvisor rss ${f(s.visorRssMiB)} MiB (heap after GC ${f(s.visorHeapMiB)}) fds ${s.visorFds ?? '-'} | data ${s.dataMiB.toFixed(2)} MiB | txs committed ${s.committedTxs} accepted ${s.acceptedTxs} errors ${s.txErrors} mempool ${s.mempool ?? '-'}`,
     );
     return s;
   };
@@ -310,4 +326,6 @@ try {
   process.exitCode = 1;
 } finally {
   cleanupVisorChains();
+  rmSync(visorProbeFile, { force: true });
+  rmSync(`${visorProbeFile}.tmp`, { force: true });
 }

@@ -13,7 +13,10 @@ export interface Sample {
   readonly nodeAnonMiB: number | undefined;
   readonly nodeFileMiB: number | undefined;
   readonly nodeFds: number | undefined;
+  /** chainvisor's RSS; the soak forces a full collection in it every sample interval (visor-probe.cjs) */
   readonly visorRssMiB: number | undefined;
+  /** chainvisor's V8 heap in use right after its last forced full collection: what its JavaScript keeps */
+  readonly visorHeapMiB: number | undefined;
   readonly visorFds: number | undefined;
   /** the node's data folder (LMDB and the rest), bytes allocated on disk */
   readonly dataMiB: number;
@@ -32,6 +35,8 @@ export const BOUNDS = {
   /** the node's private memory (RssAnon) after warm-up, per process */
   nodeAnonMiBPerHour: 64,
   visorRssMiBPerHour: 16,
+  /** chainvisor's heap after a full collection, before and after the upgrade apart */
+  visorHeapMiBPerHour: 4,
   /** open descriptors: within this many of the value after warm-up, per process */
   nodeFds: 16,
   visorFds: 8,
@@ -48,7 +53,7 @@ export interface Verdict {
   readonly detail: string;
 }
 
-type Key = 'nodeRssMiB' | 'nodeAnonMiB' | 'nodeFileMiB' | 'nodeFds' | 'visorRssMiB' | 'visorFds' | 'dataMiB' | 'height' | 'committedTxs' | 'txErrors' | 'mempool';
+type Key = 'nodeRssMiB' | 'nodeAnonMiB' | 'nodeFileMiB' | 'nodeFds' | 'visorRssMiB' | 'visorHeapMiB' | 'visorFds' | 'dataMiB' | 'height' | 'committedTxs' | 'txErrors' | 'mempool';
 
 const values = (s: readonly Sample[], k: Key): [number, number][] => s.flatMap((x) => (x[k] === undefined || Number.isNaN(x[k]) ? [] : [[x.t, x[k] as number] as [number, number]]));
 
@@ -123,6 +128,7 @@ export function table(samples: readonly Sample[], warmupS: number): string {
     rows.push(rowOf('node open fds', seg, 'nodeFds', 0));
   }
   rows.push(rowOf('chainvisor RSS (MiB)', run, 'visorRssMiB'));
+  rows.push(rowOf('chainvisor heap after GC (MiB)', run, 'visorHeapMiB', 2));
   rows.push(rowOf('chainvisor open fds', run, 'visorFds', 0));
   rows.push(rowOf('data on disk (MiB)', run, 'dataMiB', 2));
   rows.push(rowOf('height', run, 'height', 0));
@@ -177,6 +183,8 @@ export function verdicts(samples: readonly Sample[], warmupS: number): Verdict[]
     // the upgrade itself (download, backup, switch) is a one-time step in chainvisor's memory, not a growth
     growthBound('chainvisor RSS growth before the upgrade', v1, 'visorRssMiB', BOUNDS.visorRssMiBPerHour),
     growthBound('chainvisor RSS growth after the upgrade', v2, 'visorRssMiB', BOUNDS.visorRssMiBPerHour),
+    growthBound('chainvisor heap growth before the upgrade', v1, 'visorHeapMiB', BOUNDS.visorHeapMiBPerHour),
+    growthBound('chainvisor heap growth after the upgrade', v2, 'visorHeapMiB', BOUNDS.visorHeapMiBPerHour),
     fdBound('v1 node open fds', v1, 'nodeFds', BOUNDS.nodeFds),
     fdBound('v2 node open fds', v2, 'nodeFds', BOUNDS.nodeFds),
     fdBound('chainvisor open fds', run, 'visorFds', BOUNDS.visorFds),
