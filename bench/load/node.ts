@@ -2,7 +2,6 @@
 // launcher sets (and --cpu-prof when asked). Its log tells when each block was committed (the line's
 // arrival here) and which txs the mempool evicted and why; /proc tells its RSS; JSON-RPC its mempool size.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { chaindNodeFlags } from '../lib.ts';
 import { CHAIND } from './home.ts';
