@@ -222,7 +222,6 @@ export class SoloDriver implements BlockProducer {
     return this.dueBlockFirst;
   }
 
-
   /** The block store the driver writes. */
   get blocks(): BlockSource {
     return this.store;

@@ -418,6 +418,35 @@ describe('queries', () => {
 });
 
 describe('keeper', () => {
+  test('minting, burning and module-to-module sends give the module a module account; a call that fails creates none', async () => {
+    const { app, accounts, hooks } = makeApp();
+    initChain(app, genesis([[alice, '100stake']]));
+    const coins = parseCoins;
+    const failures: string[] = [];
+    const fails = (f: () => void): void => {
+      try {
+        f();
+      } catch (e) {
+        failures.push((e as Error).message);
+      }
+    };
+    hooks.set(1n, (ctx, b) => {
+      // each refused before anything is written: 'pool' and 'burner' stay without accounts
+      fails(() => b.keeper.sendCoinsFromModuleToModule(ctx, 'mint', 'pool', coins('1stake')));
+      fails(() => b.keeper.burnCoins(ctx, 'burner', coins('1stake')));
+      b.keeper.mintCoins(ctx, 'mint', coins('10stake'));
+      b.keeper.sendCoinsFromModuleToModule(ctx, 'mint', 'distribution', coins('4stake'));
+    });
+    block(app, 1n);
+    assert.equal(failures.length, 2, failures.join('; '));
+    const accountOf = (name: string) => withState(app, (ctx) => accounts.getAccount(ctx, moduleAddress(name)));
+    assert.equal(accountOf('pool'), undefined);
+    assert.equal(accountOf('burner'), undefined);
+    assert.deepEqual(accountOf('mint')?.module, { name: 'mint', permissions: [] });
+    assert.deepEqual(accountOf('distribution')?.module, { name: 'distribution', permissions: [] }, 'a module account, not a base account');
+    await app.store.close();
+  });
+
   test('mints, burns and module transfers in real blocks keep supply equal to the sum of balances', async () => {
     const path = tmp();
     const { app, bank, hooks } = makeApp(path);

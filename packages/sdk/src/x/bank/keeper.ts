@@ -244,7 +244,7 @@ export class BankKeeper {
   sendCoins(ctx: Context, from: AddressLike, to: AddressLike, coins: readonly Coin[]): void {
     const fromAddr = this.addressBytes(from);
     const toAddr = this.addressBytes(to);
-    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.canonical(to, toAddr), coins, true);
+    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.canonical(to, toAddr), coins, 'create');
   }
 
   /** The ante handler's fee deduction (its `deductFee`): the fee from the payer to module `moduleName`, the fee collector. */
@@ -258,7 +258,7 @@ export class BankKeeper {
     const fromAddr = this.addressBytes(from);
     // every fee takes this path, and a simulation without a fee does not see its gas: so no account reads here
     // (the SDK reads the module account twice); a module's account is created by its InitGenesis
-    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.moduleAddressString(moduleName), coins, false);
+    this.send(ctx, fromAddr, this.canonical(from, fromAddr), toAddr, this.moduleAddressString(moduleName), coins, 'exists');
   }
 
   /** Blocked recipients (other module accounts) are refused, as the SDK does. */
@@ -268,20 +268,20 @@ export class BankKeeper {
   }
 
   sendCoinsFromModuleToModule(ctx: Context, fromModule: string, toModule: string, coins: readonly Coin[]): void {
-    this.accounts.getModuleAccount(ctx, toModule);
-    this.sendCoins(ctx, this.moduleAddressBytes(fromModule), this.moduleAddressBytes(toModule), coins);
+    const fromAddr = this.moduleAddressBytes(fromModule);
+    this.send(ctx, fromAddr, this.moduleAddressString(fromModule), this.moduleAddressBytes(toModule), this.moduleAddressString(toModule), coins, { module: toModule });
   }
 
   /** Creates coins in a module account and raises their supply; emits coin_received and coinbase. */
   mintCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
     const addr = this.moduleAddressBytes(moduleName);
     this.checkCoins(coins);
-    this.accounts.getModuleAccount(ctx, moduleName);
     const supplies = coins.map((c) => {
       const s = this.getSupply(ctx, c.denom).amount + c.amount;
       if (s > MAX_AMOUNT) throw errors.invalidCoins.wrap(`minting ${coinToString(c)} would take the supply of ${c.denom} beyond 2^256-1`);
       return { denom: c.denom, amount: s };
     });
+    this.accounts.getModuleAccount(ctx, moduleName);
     this.addCoins(ctx, addr, coins);
     for (const s of supplies) this.setSupply(ctx, s);
     ctx.events.emit('coinbase', [
@@ -294,13 +294,13 @@ export class BankKeeper {
   burnCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
     const addr = this.moduleAddressBytes(moduleName);
     this.checkCoins(coins);
-    this.accounts.getModuleAccount(ctx, moduleName);
     this.assertSpendable(ctx, addr, coins);
     const supplies = coins.map((c) => {
       const s = this.getSupply(ctx, c.denom).amount - c.amount;
       if (s < 0n) throw errors.logic.wrap(`burning ${coinToString(c)} would take the supply of ${c.denom} below zero`);
       return { denom: c.denom, amount: s };
     });
+    this.accounts.getModuleAccount(ctx, moduleName);
     this.subCoins(ctx, addr, coins);
     for (const s of supplies) this.setSupply(ctx, s);
     ctx.events.emit('burn', [
@@ -360,7 +360,7 @@ export class BankKeeper {
    * getBalance / setBalance per coin would make (gas is charged per access), without re-validating
    * denoms `validateCoins` already checked or re-encoding addresses and amounts for each event.
    */
-  private send(ctx: Context, fromAddr: Uint8Array, sender: string, toAddr: Uint8Array, recipient: string, coins: readonly Coin[], createRecipient: boolean): void {
+  private send(ctx: Context, fromAddr: Uint8Array, sender: string, toAddr: Uint8Array, recipient: string, coins: readonly Coin[], account: RecipientAccount): void {
     this.checkCoins(coins);
     const store = ctx.kvStore(BANK_STORE_KEY);
     const n = coins.length;
@@ -373,6 +373,7 @@ export class BankKeeper {
         throw errors.insufficientFunds.wrap(`spendable balance ${coinToString({ denom: c.denom, amount: balance })} is smaller than ${coinToString(c)}`);
       }
     }
+    if (typeof account === 'object') this.accounts.getModuleAccount(ctx, account.module);
     for (let i = 0; i < n; i++) {
       const c = coins[i];
       writeBalance(store, fromKeys[i], c.denom, readBalance(store, fromKeys[i], c.denom) - c.amount);
@@ -392,7 +393,7 @@ export class BankKeeper {
       ['amount', amount],
     ]);
     // as the SDK's SendCoins: the recipient gets an account, so coins sent to a fresh address can be spent from it
-    if (createRecipient && !this.accounts.hasAccountByAddress(ctx, toAddr)) this.accounts.setAccount(ctx, this.accounts.newAccountWithAddress(ctx, recipient));
+    if (account === 'create' && !this.accounts.hasAccountByAddress(ctx, toAddr)) this.accounts.setAccount(ctx, this.accounts.newAccountWithAddress(ctx, recipient));
     ctx.events.emit('transfer', [
       ['recipient', recipient],
       ['sender', sender],
@@ -433,6 +434,12 @@ export class BankKeeper {
     ]);
   }
 }
+
+/**
+ * The recipient's account in a send: created when missing (the SDK's SendCoins), known to exist (a fee to the
+ * fee collector), or a module's account, created as one when missing (the SDK's GetModuleAccount).
+ */
+type RecipientAccount = 'create' | 'exists' | { readonly module: string };
 
 /** A balance under `key` (a valid denom's), as getBalance reads it. */
 function readBalance(store: KVStore, key: Uint8Array, denom: string): bigint {
