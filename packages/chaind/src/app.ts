@@ -16,6 +16,12 @@ import { CHAIND_VERSION } from './version.ts';
 
 export const APP_NAME = 'chaind';
 export const FEE_COLLECTOR = 'fee_collector';
+/**
+ * The modules that may hold coins, with their permissions (the SDK's maccPerms): bank refuses a module
+ * call for a name not here, minting without 'minter' and burning without 'burner'. A module an upgrade
+ * adds that holds coins is added here.
+ */
+export const MODULE_ACCOUNT_PERMISSIONS: Readonly<Record<string, readonly string[]>> = { [FEE_COLLECTOR]: [], gov: ['burner'] };
 /** The upgrade authority: the gov module account. */
 export const GOV_AUTHORITY = moduleAddress('gov');
 
@@ -89,7 +95,7 @@ export interface ChainModulesOptions {
  */
 export function chainModules(o: ChainModulesOptions = {}): ChainModules {
   const upgrades = o.upgrades ?? UPGRADES;
-  const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR]: [], gov: ['burner'] } });
+  const accounts = new AccountKeeper({ moduleAccounts: MODULE_ACCOUNT_PERMISSIONS });
   // versionMap runs only after `modules` exists (at InitChain)
   const upgrade = upgradeModule({
     authority: GOV_AUTHORITY,

@@ -155,6 +155,15 @@ export class AccountKeeper {
     return acc;
   }
 
+  isModuleAccountName(name: string): boolean {
+    return Object.hasOwn(this.moduleAccounts, name);
+  }
+
+  /** Module `name`'s permissions as its account has them, or as configured while it has none; [] for an unregistered name. */
+  modulePermissions(ctx: Context, name: string): readonly string[] {
+    return this.getAccount(ctx, this.moduleAddress(name))?.module?.permissions ?? this.moduleAccounts[name] ?? [];
+  }
+
   /** Visits accounts in address-byte order until `cb` returns true. */
   iterateAccounts(ctx: Context, cb: (acc: Account) => boolean | void): void {
     for (const e of this.store(ctx).iterator(ACCOUNT_PREFIX, prefixEnd(ACCOUNT_PREFIX))) {

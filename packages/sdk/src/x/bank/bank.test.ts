@@ -62,7 +62,7 @@ interface TestApp {
 }
 
 function makeApp(path = tmp(), opts: Omit<BankModuleOptions, 'accounts'> = {}): TestApp {
-  const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [], gov: ['burner'] } });
+  const accounts = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [], gov: ['burner'], mint: ['minter', 'burner'], distribution: [] } });
   const bank = bankModule({ ...opts, accounts });
   const hooks = new Map<bigint, BlockHook>();
   const app = new BaseApp({
@@ -431,19 +431,47 @@ describe('keeper', () => {
       }
     };
     hooks.set(1n, (ctx, b) => {
-      // each refused before anything is written: 'pool' and 'burner' stay without accounts
-      fails(() => b.keeper.sendCoinsFromModuleToModule(ctx, 'mint', 'pool', coins('1stake')));
-      fails(() => b.keeper.burnCoins(ctx, 'burner', coins('1stake')));
+      // each refused (insufficient funds) before anything is written: neither creates its module's account
+      fails(() => b.keeper.sendCoinsFromModuleToModule(ctx, 'mint', 'distribution', coins('1stake')));
+      fails(() => b.keeper.burnCoins(ctx, 'gov', coins('1stake')));
       b.keeper.mintCoins(ctx, 'mint', coins('10stake'));
       b.keeper.sendCoinsFromModuleToModule(ctx, 'mint', 'distribution', coins('4stake'));
     });
     block(app, 1n);
     assert.equal(failures.length, 2, failures.join('; '));
     const accountOf = (name: string) => withState(app, (ctx) => accounts.getAccount(ctx, moduleAddress(name)));
-    assert.equal(accountOf('pool'), undefined);
-    assert.equal(accountOf('burner'), undefined);
-    assert.deepEqual(accountOf('mint')?.module, { name: 'mint', permissions: [] });
+    assert.equal(accountOf('gov'), undefined);
+    assert.deepEqual(accountOf('mint')?.module, { name: 'mint', permissions: ['minter', 'burner'] });
     assert.deepEqual(accountOf('distribution')?.module, { name: 'distribution', permissions: [] }, 'a module account, not a base account');
+    await app.store.close();
+  });
+
+  test("minting and burning need the module's minter and burner permissions, and module calls a registered module (the SDK's panics, as coded errors)", async () => {
+    const { app, accounts, bank: module } = makeApp();
+    initChain(app, genesis([[alice, '100stake']]));
+    block(app, 1n);
+    const bank = module.keeper;
+    withState(app, (ctx) => {
+      const coded = (fn: () => void, code: number, text: string): void =>
+        assert.throws(fn, (e: Error & { code?: number }) => e.code === code && e.message.includes(text), text);
+      const supply = coinsToString(bank.getTotalSupply(ctx));
+      coded(() => bank.mintCoins(ctx, FEE_COLLECTOR_NAME, parseCoins('5stake')), 4, `module account ${FEE_COLLECTOR_NAME} does not have permissions to mint tokens`);
+      coded(() => bank.mintCoins(ctx, 'gov', parseCoins('5stake')), 4, 'module account gov does not have permissions to mint tokens');
+      coded(() => bank.burnCoins(ctx, 'distribution', parseCoins('5stake')), 4, 'module account distribution does not have permissions to burn tokens');
+      coded(() => bank.mintCoins(ctx, 'nomodule', parseCoins('5stake')), 9, 'module account nomodule does not exist');
+      coded(() => bank.burnCoins(ctx, 'nomodule', parseCoins('5stake')), 9, 'module account nomodule does not exist');
+      coded(() => bank.sendCoinsFromAccountToModule(ctx, alice, 'nomodule', parseCoins('5stake')), 9, 'module account nomodule does not exist');
+      coded(() => bank.sendCoinsFromModuleToAccount(ctx, 'nomodule', bob, parseCoins('5stake')), 9, 'module account nomodule does not exist');
+      coded(() => bank.sendCoinsFromModuleToModule(ctx, 'mint', 'nomodule', parseCoins('5stake')), 9, 'module account nomodule does not exist');
+      // nothing of the refused calls is written: supply, balances and accounts as before
+      assert.equal(coinsToString(bank.getTotalSupply(ctx)), supply);
+      assert.equal(bank.getBalance(ctx, alice, 'stake').amount, 100n);
+      for (const name of ['gov', 'distribution', 'nomodule', 'mint']) assert.equal(accounts.getAccount(ctx, moduleAddress(name)), undefined, name);
+      // with the permission, the same calls go through
+      bank.mintCoins(ctx, 'mint', parseCoins('5stake'));
+      bank.burnCoins(ctx, 'mint', parseCoins('2stake'));
+      assert.equal(bank.getBalance(ctx, moduleAddress('mint'), 'stake').amount, 3n);
+    });
     await app.store.close();
   });
 
@@ -485,7 +513,10 @@ describe('keeper', () => {
     withState(app, (ctx) => assert.equal(ctx.store.getStore('bank').get(supplyKey('atom')), undefined));
 
     // a block whose burn exceeds the module's balance fails whole
-    hooks.set(3n, (ctx, b) => b.keeper.burnCoins(ctx, 'distribution', coins('101stake')));
+    hooks.set(3n, (ctx, b) => {
+      b.keeper.sendCoinsFromModuleToModule(ctx, 'distribution', 'mint', coins('100stake'));
+      b.keeper.burnCoins(ctx, 'mint', coins('101stake'));
+    });
     assert.throws(() => block(app, 3n), /spendable balance 100stake is smaller than 101stake: insufficient funds/);
     app.abortBlock();
     assert.equal(coinsToString(assertSupplyInvariant(app, bank)), '450stake');

@@ -10,4 +10,8 @@ export interface BankAccountKeeper {
   setAccount(ctx: Context, acc: unknown): void;
   /** Module `name`'s account, created (as a module account) on first use. */
   getModuleAccount(ctx: Context, name: string): unknown;
+  /** Whether `name` is a registered module account (the SDK's maccPerms); no store read. */
+  isModuleAccountName(name: string): boolean;
+  /** A registered module's permissions: its stored account's, or the configured ones before the account exists. */
+  modulePermissions(ctx: Context, name: string): readonly string[];
 }

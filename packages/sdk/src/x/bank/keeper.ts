@@ -253,6 +253,7 @@ export class BankKeeper {
   }
 
   sendCoinsFromAccountToModule(ctx: Context, from: AddressLike, moduleName: string, coins: readonly Coin[]): void {
+    this.assertModule(moduleName);
     // the module first, as when its address was an argument of sendCoins
     const toAddr = this.moduleAddressBytes(moduleName);
     const fromAddr = this.addressBytes(from);
@@ -263,17 +264,21 @@ export class BankKeeper {
 
   /** Blocked recipients (other module accounts) are refused, as the SDK does. */
   sendCoinsFromModuleToAccount(ctx: Context, moduleName: string, to: AddressLike, coins: readonly Coin[]): void {
+    this.assertModule(moduleName);
     this.assertNotBlocked(to);
     this.sendCoins(ctx, this.moduleAddressBytes(moduleName), to, coins);
   }
 
   sendCoinsFromModuleToModule(ctx: Context, fromModule: string, toModule: string, coins: readonly Coin[]): void {
+    this.assertModule(fromModule);
+    this.assertModule(toModule);
     const fromAddr = this.moduleAddressBytes(fromModule);
     this.send(ctx, fromAddr, this.moduleAddressString(fromModule), this.moduleAddressBytes(toModule), this.moduleAddressString(toModule), coins, { module: toModule });
   }
 
-  /** Creates coins in a module account and raises their supply; emits coin_received and coinbase. */
+  /** Creates coins in a module account that has the minter permission and raises their supply; emits coin_received and coinbase. */
   mintCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
+    this.assertPermission(ctx, moduleName, 'minter', 'mint');
     const addr = this.moduleAddressBytes(moduleName);
     this.checkCoins(coins);
     const supplies = coins.map((c) => {
@@ -290,8 +295,9 @@ export class BankKeeper {
     ]);
   }
 
-  /** Destroys coins held by a module account and lowers their supply; emits coin_spent and burn. */
+  /** Destroys coins held by a module account that has the burner permission and lowers their supply; emits coin_spent and burn. */
   burnCoins(ctx: Context, moduleName: string, coins: readonly Coin[]): void {
+    this.assertPermission(ctx, moduleName, 'burner', 'burn');
     const addr = this.moduleAddressBytes(moduleName);
     this.checkCoins(coins);
     this.assertSpendable(ctx, addr, coins);
@@ -336,6 +342,19 @@ export class BankKeeper {
   }
 
   // ---- internals ----
+
+  /** The SDK panics on a module name that is not registered (maccPerms); here a coded error, before anything is written. */
+  private assertModule(name: string): void {
+    if (!this.accounts.isModuleAccountName(name)) throw errors.unknownAddress.wrap(`module account ${name} does not exist`);
+  }
+
+  /** Minting needs the module's minter permission and burning its burner permission (the SDK panics without). */
+  private assertPermission(ctx: Context, name: string, permission: 'minter' | 'burner', verb: string): void {
+    this.assertModule(name);
+    if (!this.accounts.modulePermissions(ctx, name).includes(permission)) {
+      throw errors.unauthorized.wrap(`module account ${name} does not have permissions to ${verb} tokens`);
+    }
+  }
 
   /**
    * The bech32 form of an address that `addressBytes` accepted: a valid bech32 string is its
