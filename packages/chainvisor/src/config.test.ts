@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig, parseDuration } from './config.ts';
+import { ConfigError, loadConfig, toToml } from './config.ts';
 import { EXIT } from './exit-codes.ts';
 
 const base = { DAEMON_HOME: '/srv/node', DAEMON_NAME: 'chaind' };
@@ -45,14 +45,23 @@ describe('settings', () => {
     assert.throws(() => loadConfig({ env: { ...base, COSMOVISOR_TIMEFORMAT_LOGS: 'RFC3339' } }), /COSMOVISOR_TIMEFORMAT_LOGS: expected one of .*, got "RFC3339"$/);
   });
 
-  test('durations use Go syntax', () => {
-    assert.equal(parseDuration('300ms'), 300);
-    assert.equal(parseDuration('1m30s'), 90_000);
-    assert.equal(parseDuration('1.5s'), 1500);
-    assert.equal(parseDuration('0'), 0);
-    assert.equal(parseDuration('300'), undefined);
-    assert.equal(parseDuration('1 s'), undefined);
-    assert.equal(loadConfig({ env: { ...base, DAEMON_SHUTDOWN_GRACE: '1m30s' } }).shutdownGraceMs, 90_000);
+  test("durations use Go's syntax (time.ParseDuration), never negative", () => {
+    const grace = (v: string): number => loadConfig({ env: { ...base, DAEMON_SHUTDOWN_GRACE: v } }).shutdownGraceMs;
+    const cases: [string, number][] = [
+      ['300ms', 300], ['1m30s', 90_000], ['1.5s', 1500], ['0', 0], ['.5s', 500], ['1.s', 1000], ['+1s', 1000], ['1.5\u03bcs', 0.0015], ['1.5\u00b5s', 0.0015], ['0.1ns', 0],
+    ];
+    for (const [v, ms] of cases) assert.equal(grace(v), ms, v);
+    for (const v of ['300', '1 s', '1m1', 's', '9223372036854775808ns'])
+      assert.throws(() => grace(v), { message: new RegExp(`DAEMON_SHUTDOWN_GRACE: expected a duration such as 300ms or 1m30s, got "${v}"$`) }, v);
+    assert.throws(() => grace('-1s'), { message: /DAEMON_SHUTDOWN_GRACE: must not be negative, got "-1s"$/ });
+  });
+
+  test('toToml writes a duration in the form it was read back from', () => {
+    const c = loadConfig({ env: { ...base, DAEMON_RESTART_DELAY: '90s', DAEMON_SHUTDOWN_GRACE: '1.5us', DAEMON_POLL_INTERVAL: '1h0.5s' } });
+    const toml = toToml(c);
+    assert.match(toml, /\ndaemon_restart_delay = "1m30s"\n/);
+    assert.match(toml, /\ndaemon_shutdown_grace = "1us500ns"\n/);
+    assert.match(toml, /\ndaemon_poll_interval = "1h500ms"\n/);
   });
 
   test('every invalid setting is reported at once, each naming its variable', () => {

@@ -4,7 +4,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_LAYOUTS } from './log-time.ts';
 import { parseMetricsAddress } from './metrics.ts';
-import { clip, DEFAULT_EXTRACT_LIMITS, folderNameProblem, quote } from '@chaind/upgrade-plan';
+import { clip, DEFAULT_EXTRACT_LIMITS, durationMs, durationNs, folderNameProblem, formatGoDuration, parseGoDuration, quote, type ParsedGoDuration } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -92,24 +92,6 @@ export const SETTINGS: readonly Setting[] = [
  */
 export const MAX_DURATION_MS = 596 * 3_600_000;
 
-const DURATION_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-
-/**
- * Go's time.ParseDuration syntax (`300ms`, `1m30s`, `0`), in milliseconds; undefined when invalid. Like Go, a
- * whole number of nanoseconds (a fraction of one is dropped), so toToml writes back exactly what was read.
- */
-export function parseDuration(s: string): number | undefined {
-  if (s === '0') return 0;
-  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return undefined;
-  let ns = 0;
-  for (const m of s.matchAll(/(\d+)(?:\.(\d+))?(ns|us|µs|ms|s|m|h)/g)) {
-    const unit = DURATION_NS[m[3]];
-    const frac = m[2] ?? '';
-    ns += Number(m[1]) * unit + (frac === '' ? 0 : Math.trunc(Number(frac) * (unit / 10 ** frac.length)));
-  }
-  return ns / 1e6;
-}
-
 /** Where a raw value came from, for error messages. */
 interface Raw {
   readonly value: string | number | boolean;
@@ -177,10 +159,13 @@ export function loadConfig(o: LoadOptions): Config {
         break;
       }
       case 'duration': {
-        const d = typeof v === 'number' ? (Number.isInteger(v) && v >= 0 ? v / 1e6 : undefined) : typeof v === 'string' ? parseDuration(v) : undefined;
-        if (d === undefined) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${quote(v)}`);
-        else if (d > MAX_DURATION_MS) errors.push(`${where}: must be at most 596h, got ${quote(v)}`);
-        else values.set(s.env, d);
+        // in the file an integer is nanoseconds, as cosmovisor writes a time.Duration
+        const parsed: ParsedGoDuration | undefined = typeof v === 'number' ? (Number.isInteger(v) ? { ok: true, ns: BigInt(v) } : undefined) : typeof v === 'string' ? parseGoDuration(v) : undefined;
+        if (parsed?.ok !== true) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${quote(v)}`);
+        // Go reads a sign; no interval here can be negative
+        else if (parsed.ns < 0n) errors.push(`${where}: must not be negative, got ${quote(v)}`);
+        else if (parsed.ns > durationNs(MAX_DURATION_MS)) errors.push(`${where}: must be at most 596h, got ${quote(v)}`);
+        else values.set(s.env, durationMs(parsed.ns));
         break;
       }
       case 'uint': {
@@ -274,8 +259,8 @@ export class ConfigError extends ChainvisorError {
 
 /** The settings as config.toml text (what `init` writes and `config` prints). */
 export function toToml(c: Config): string {
-  // whole milliseconds as Go writes them; anything finer in nanoseconds, exactly as parseDuration read it
-  const dur = (msv: number): string => (msv === 0 ? '0s' : msv % 1000 === 0 ? `${msv / 1000}s` : Number.isInteger(msv) ? `${msv}ms` : `${Math.round(msv * 1e6)}ns`);
+  // the same nanoseconds parseGoDuration read ("1m30s", "1ms500us")
+  const dur = (msv: number): string => formatGoDuration(durationNs(msv));
   const rows: [string, string | number | boolean][] = [
     ['daemon_home', c.home],
     ['daemon_name', c.daemonName],

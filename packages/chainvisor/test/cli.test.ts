@@ -254,7 +254,7 @@ describe('chainvisor commands', () => {
     const r = await cv(['--cosmovisor-config', f, 'config']);
     assert.equal(r.code, EXIT.OK, r.stderr);
     assert.match(r.stdout, /\ndaemon_poll_interval = "50ms"\n/);
-    assert.match(r.stdout, /\ndaemon_restart_delay = "90s"\n/);
+    assert.match(r.stdout, /\ndaemon_restart_delay = "1m30s"\n/);
     assert.match(r.stdout, /\ndaemon_download_must_have_checksum = true\n/);
   });
 });

@@ -1,8 +1,9 @@
 // The upgrade plan's off-chain side, shared by the upgrade module (x/upgrade), chaind's CLI and chainvisor:
 // upgrade-info.json, the plan info's binaries and the rules for fetching them, upgrade folder names, Go's
-// platform names. It imports nothing of the node (only @chaind/errors).
+// platform names and Go's duration syntax. It imports nothing of the node (only @chaind/errors).
 export { FetchError, UpgradeInfoError, UpgradeNameError, type FetchErrorKind } from './errors.ts';
 export { checkTree, DEFAULT_EXTRACT_LIMITS, extractTar, type ExtractLimits } from './extract.ts';
+export { durationMs, durationNs, formatGoDuration, MAX_GO_DURATION_NS, parseGoDuration, type ParsedGoDuration } from './go-duration.ts';
 export type { Downloaded, Progress } from './http.ts';
 export { leftoversIn, pidAlive } from './leftovers.ts';
 export { folderCollision, folderNameProblem, foldName, goToLower, MAX_NAME_BYTES, upgradeFolderName } from './names.ts';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { validateGenesis } from '@chaind/sdk/genesis';
 import { Keyring } from '@chaind/sdk/keyring';
-import { parseDuration } from '../config/duration.ts';
+import { durationToJSON } from '@chaind/sdk/x/gov';
+import { parseGoDuration } from '@chaind/upgrade-plan';
 import { readPrivValidatorKey } from '../node/keys.ts';
 import { printLine, UserError } from './common.ts';
 import { genesisPath, readGenesisFile, writeGenesisFile } from './genesis.ts';
@@ -74,9 +75,10 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
     const home = o.home;
     if (o.reset) await rm(home, { recursive: true, force: true });
     if (!existsSync(genesisPath(home))) {
-      const ms = parseDuration(o.govPeriod);
-      if (ms === undefined || ms <= 0) throw new UserError(`invalid --gov-period ${JSON.stringify(o.govPeriod)}: expected a positive duration such as 20s or 1m30s`);
-      await createDevHome(home, o.govPeriod);
+      const d = parseGoDuration(o.govPeriod);
+      if (!d.ok || d.ns <= 0n) throw new UserError(`invalid --gov-period ${JSON.stringify(o.govPeriod)}: expected a positive duration such as 20s or 1m30s`);
+      // genesis holds protobuf JSON ("90s"), not Go's form ("1m30s")
+      await createDevHome(home, durationToJSON({ seconds: d.ns / 1_000_000_000n, nanos: Number(d.ns % 1_000_000_000n) }));
       printLine(`created a development chain in ${home}`);
     }
     process.exitCode = await runNode(o, servers, (node) => {

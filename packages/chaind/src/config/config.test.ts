@@ -9,16 +9,15 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
+import { parseGoDuration } from '@chaind/upgrade-plan';
 import {
   COMETBFT_CONFIG_KEYS,
   ConfigError,
   configPaths,
   defaultAppConfig,
   defaultNodeConfig,
-  formatDuration,
   loadConfig,
   parseAppConfig,
-  parseDuration,
   parseListenAddress,
   pairingProblems,
   parseAbciAddress,
@@ -262,7 +261,7 @@ describe('problems', () => {
         if (t === 'int') assert.ok(typeof value === 'bigint' && value >= 0n && value < 1n << 63n, `${key} = ${String(value)} is not an int`);
         else if (t === 'bool') assert.equal(typeof value, 'boolean', key);
         else assert.equal(typeof value, 'string', key);
-        if (t === 'duration') assert.notEqual(parseDuration(value as string), undefined, `${key} = ${String(value)} is not a Go duration`);
+        if (t === 'duration') assert.ok(parseGoDuration(value as string).ok, `${key} = ${String(value)} is not a Go duration`);
       }
     }
     assert.deepEqual(seen.sort(), [...Object.keys(goTypes), ...chaindOnly].sort(), 'the keys chaind writes');
@@ -433,15 +432,22 @@ describe('pairing with CometBFT', () => {
 });
 
 describe('values', () => {
-  test('durations as Go writes them', () => {
-    const cases: [string, number | undefined][] = [
-      ['1s', 1000], ['500ms', 500], ['1m30s', 90_000], ['1.5s', 1500], ['2h', 7_200_000], ['250us', 0.25], ['0', 0],
-      ['', undefined], ['1', undefined], ['-1s', undefined], ['1 s', undefined], ['1d', undefined], ['s', undefined], ['1s2', undefined],
+  test("durations in Go's syntax (time.ParseDuration), never negative; written back as read", () => {
+    const read = (v: string): number => parseNodeConfig(`moniker = "n"\n[consensus]\ntimeout_commit = ${JSON.stringify(v)}\n`, 'config.toml').config.consensus.timeoutCommitMs;
+    const cases: [string, number][] = [
+      ['1s', 1000], ['500ms', 500], ['1m30s', 90_000], ['1.5s', 1500], ['2h', 7_200_000], ['250us', 0.25], ['0', 0], ['1.5\u00b5s', 0.0015], ['1.5\u03bcs', 0.0015],
+      ['.5s', 500], ['1.s', 1000], ['+1s', 1000], ['0.1ns', 0],
     ];
-    for (const [s, ms] of cases) assert.equal(parseDuration(s), ms, s);
-    for (const ms of [1000, 500, 90_000, 7_200_000, 0, 1500, 0.25]) assert.equal(parseDuration(formatDuration(ms)), ms, String(ms));
-    assert.equal(formatDuration(1500), '1s500ms');
-    assert.equal(formatDuration(3_600_000), '1h');
+    for (const [v, ms] of cases) assert.equal(read(v), ms, v);
+    for (const v of ['', '1', '1 s', '1d', 's', '1s2', '9223372036854775808ns', '2562048h'])
+      assert.throws(() => read(v), { message: `config.toml: consensus.timeout_commit = ${JSON.stringify(v)}: expected a duration such as "1s" or "500ms"` }, v);
+    assert.throws(() => read('-1s'), { message: 'config.toml: consensus.timeout_commit = "-1s": must not be negative; expected a duration such as "1s" or "500ms"' });
+    // what init writes reads back to the same milliseconds
+    for (const [ms, text] of [[1000, '1s'], [1500, '1s500ms'], [90_000, '1m30s'], [3_600_000, '1h'], [0, '0s'], [0.25, '250us'], [0.0015, '1us500ns']] as const) {
+      const written = renderNodeConfig({ ...defaultNodeConfig('n'), consensus: { ...defaultNodeConfig('n').consensus, timeoutCommitMs: ms } });
+      assert.ok(written.includes(`\ntimeout_commit = "${text}"\n`), text);
+      assert.equal(parseNodeConfig(written, 'config.toml').config.consensus.timeoutCommitMs, ms, text);
+    }
   });
 
   test('listen addresses', () => {

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import { parseDecCoins, decToString } from '@chaind/sdk/types';
+import { durationMs, parseGoDuration } from '@chaind/upgrade-plan';
 import { parseListenAddress, type ListenAddress } from './address.ts';
 import {
   ABCI_ADDRESS_EXPECTED,
@@ -25,7 +26,6 @@ import {
   type AbciTransport,
 } from './abci.ts';
 import { COMETBFT_KEY_PATHS } from './cometbft-keys.ts';
-import { parseDuration } from './duration.ts';
 
 export const CONFIG_DIR = 'config';
 export const NODE_CONFIG_FILE = 'config.toml';
@@ -322,10 +322,12 @@ class Reader {
     const v = this.get(key);
     if (v === undefined) return dfltMs;
     if (typeof v !== 'string') this.fail(key, v, expected, typeof v === 'bigint' || typeof v === 'number' ? 'a number has no unit' : undefined);
-    const ms = parseDuration(v);
-    if (ms === undefined) this.fail(key, v, expected);
-    if (positive && ms <= 0) this.fail(key, v, expected, 'must be more than zero');
-    return ms;
+    const d = parseGoDuration(v);
+    if (!d.ok) this.fail(key, v, expected);
+    // Go reads a sign; no interval here can be negative
+    if (d.ns < 0n) this.fail(key, v, expected, 'must not be negative');
+    if (positive && d.ns === 0n) this.fail(key, v, expected, 'must be more than zero');
+    return durationMs(d.ns);
   }
 
   abciAddress(key: string, dflt: AbciAddress): AbciAddress {

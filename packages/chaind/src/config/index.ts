@@ -2,6 +2,5 @@ export * from './abci.ts';
 export * from './address.ts';
 export * from './cometbft-keys.ts';
 export * from './config.ts';
-export * from './duration.ts';
 export * from './overrides.ts';
 export * from './write.ts';

@@ -5,13 +5,15 @@ import { constants as fsc } from 'node:fs';
 import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { stringify } from 'smol-toml';
+import { durationNs, formatGoDuration } from '@chaind/upgrade-plan';
 import { abciDialAddress, formatAbciAddress, type AbciAddress } from './abci.ts';
 import { hostPort, tcpAddress } from './address.ts';
 import { checkMoniker, configPaths, defaultAppConfig, defaultNodeConfig, type AppConfig, type NodeConfig } from './config.ts';
-import { formatDuration } from './duration.ts';
 
 /** A TOML string literal, escaped by the TOML library rather than by hand. */
 const str = (s: string): string => stringify({ v: s }).trim().slice('v = '.length);
+/** A setting's milliseconds as a Go duration string ("1m30s"), what parseGoDuration reads back. */
+const formatDuration = (ms: number): string => formatGoDuration(durationNs(ms));
 
 export function renderNodeConfig(c: NodeConfig, chainId?: string): string {
   return `# chaind node configuration${chainId === undefined ? '' : ` for chain ${chainId}`}, in CometBFT v0.38's config.toml format:

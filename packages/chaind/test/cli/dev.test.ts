@@ -48,8 +48,9 @@ test('dev --gov-period sets the new chain\'s deposit and voting periods; a bad o
   assert.equal(bad.status, 1);
   assert.equal(bad.stderr.trim(), 'Error: invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s');
   assert.equal(existsSync(home), false);
-  const ok = chaind(['dev', '--home', home, '--gov-period', '7s', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const ok = chaind(['dev', '--home', home, '--gov-period', '1m30s', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(ok.status, 0, ok.stderr);
   const params = (JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as { app_state: { gov: { params: { voting_period: string; max_deposit_period: string } } } }).app_state.gov.params;
-  assert.deepEqual([params.voting_period, params.max_deposit_period], ['7s', '7s']);
+  // Go's form on the command line, protobuf JSON in genesis
+  assert.deepEqual([params.voting_period, params.max_deposit_period], ['90s', '90s']);
 });
