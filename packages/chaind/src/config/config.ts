@@ -28,6 +28,13 @@ import {
 import { COMETBFT_KEY_PATHS } from './cometbft-keys.ts';
 
 export const CONFIG_DIR = 'config';
+
+/** JSON-RPC's bound on an unread answer: CometBFT's RPC WriteTimeout (REST's is its idle timeout). */
+export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
+/** JSON-RPC's and REST's bound on unread answers, all connections together: above one answer of the largest block CometBFT allows (21 MiB, about 29 MB as JSON). */
+export const DEFAULT_MAX_WRITE_BUFFER_BYTES = 64 * 1024 * 1024;
+/** Below this, answers an ordinary client reads at once would close connections. */
+export const MIN_WRITE_BUFFER_BYTES = 1n << 20n;
 export const NODE_CONFIG_FILE = 'config.toml';
 export const APP_CONFIG_FILE = 'app.toml';
 
@@ -55,6 +62,10 @@ export interface NodeConfig {
     /** chaind's: most heights one tx_search / block_search scans, and most matches it collects. */
     readonly maxSearchHeights: number;
     readonly maxSearchResults: number;
+    /** chaind's: an answer the client has not read within this long closes its connection (CometBFT's fixed WriteTimeout); 0 none. */
+    readonly writeTimeoutMs: number;
+    /** chaind's: bytes of unread answers, all connections together; past it the longest-waiting connections are closed. */
+    readonly maxWriteBufferBytes: number;
   };
   readonly consensus: {
     /** CometBFT's timeout_commit: read by CometBFT from its own config in abci mode; unused by solo. */
@@ -119,6 +130,8 @@ export interface AppConfig {
     readonly readTimeoutMs: number;
     /** chaind's rpc-idle-timeout (seconds): a silent connection is closed after it. */
     readonly idleTimeoutMs: number;
+    /** chaind's rpc-max-write-buffer-bytes: bytes of unread answers, all connections together (an answer left unread is closed by rpc-idle-timeout). */
+    readonly maxWriteBufferBytes: number;
   };
   readonly grpc: {
     readonly enable: boolean;
@@ -189,6 +202,8 @@ export function defaultNodeConfig(moniker: string = hostname()): NodeConfig {
       broadcastViaGet: false,
       maxSearchHeights: 100_000,
       maxSearchResults: 10_000,
+      writeTimeoutMs: DEFAULT_WRITE_TIMEOUT_MS,
+      maxWriteBufferBytes: DEFAULT_MAX_WRITE_BUFFER_BYTES,
     },
     consensus: { timeoutCommitMs: 1000, blockIntervalMs: 1000 },
     // CometBFT's mempool defaults
@@ -214,7 +229,7 @@ export function defaultAppConfig(): AppConfig {
     haltHeight: 0n,
     queryGasLimit: DEFAULT_QUERY_GAS_LIMIT,
     stateDbMaxBytes: DEFAULT_STATE_DB_MAX_BYTES,
-    api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000 },
+    api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000, maxWriteBufferBytes: DEFAULT_MAX_WRITE_BUFFER_BYTES },
     grpc: {
       enable: true,
       address: { host: '127.0.0.1', port: 9090 },
@@ -427,6 +442,8 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
       broadcastViaGet: r.bool('rpc.broadcast_via_get', d.rpc.broadcastViaGet),
       maxSearchHeights: Number(r.int('rpc.max_search_heights', BigInt(d.rpc.maxSearchHeights), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
       maxSearchResults: Number(r.int('rpc.max_search_results', BigInt(d.rpc.maxSearchResults), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
+      writeTimeoutMs: r.duration('rpc.write_timeout', d.rpc.writeTimeoutMs, false),
+      maxWriteBufferBytes: Number(r.int('rpc.max_write_buffer_bytes', BigInt(d.rpc.maxWriteBufferBytes), MIN_WRITE_BUFFER_BYTES, BigInt(Number.MAX_SAFE_INTEGER))),
     },
     consensus: {
       timeoutCommitMs: r.duration('consensus.timeout_commit', d.consensus.timeoutCommitMs, false),
@@ -479,6 +496,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       maxOpenConnections: Number(r.int('api.max-open-connections', BigInt(d.api.maxOpenConnections), 0n, 1_000_000n)),
       readTimeoutMs: Number(r.int('api.rpc-read-timeout', BigInt(d.api.readTimeoutMs / 1000), 1n, 86_400n)) * 1000,
       idleTimeoutMs: Number(r.int('api.rpc-idle-timeout', BigInt(d.api.idleTimeoutMs / 1000), 1n, 86_400n)) * 1000,
+      maxWriteBufferBytes: Number(r.int('api.rpc-max-write-buffer-bytes', BigInt(d.api.maxWriteBufferBytes), MIN_WRITE_BUFFER_BYTES, BigInt(Number.MAX_SAFE_INTEGER))),
     },
     grpc: {
       enable: r.bool('grpc.enable', d.grpc.enable),

@@ -54,6 +54,11 @@ broadcast_via_get = ${c.rpc.broadcastViaGet}
 # with tx.height / block.height), and most matches it collects.
 max_search_heights = ${c.rpc.maxSearchHeights}
 max_search_results = ${c.rpc.maxSearchResults}
+# An answer its client has not read within write_timeout closes the connection (CometBFT's fixed
+# WriteTimeout; "0": none), and unread answers of all connections together may take at most
+# max_write_buffer_bytes (past it, the connections waiting longest are closed).
+write_timeout = ${str(formatDuration(c.rpc.writeTimeoutMs))}
+max_write_buffer_bytes = ${c.rpc.maxWriteBufferBytes}
 
 [consensus]
 # How often the solo driver produces a block (chaind's own key; CometBFT ignores it).
@@ -133,6 +138,9 @@ max-open-connections = ${c.api.maxOpenConnections}
 rpc-read-timeout = ${c.api.readTimeoutMs / 1000}
 # Seconds a connection may stay silent before it is closed (chaind's key).
 rpc-idle-timeout = ${c.api.idleTimeoutMs / 1000}
+# Bytes of answers their clients have not read, all connections together; past it the connections
+# waiting longest are closed (chaind's key; an unread answer is closed by rpc-idle-timeout).
+rpc-max-write-buffer-bytes = ${c.api.maxWriteBufferBytes}
 
 [grpc]
 # gRPC with server reflection.

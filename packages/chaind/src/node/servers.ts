@@ -28,6 +28,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         allowedHosts: rpcConfig.allowedHosts,
         broadcastViaGet: rpcConfig.broadcastViaGet,
         search: { maxHeights: rpcConfig.maxSearchHeights, maxResults: rpcConfig.maxSearchResults },
+        writeLimits: { writeTimeoutMs: rpcConfig.writeTimeoutMs, maxBufferBytes: rpcConfig.maxWriteBufferBytes },
       });
       servers.push({ name: 'json-rpc', url: rpc.url, close: () => rpc.close() });
     }
@@ -44,6 +45,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         maxOpenConnections: api.maxOpenConnections,
         readTimeoutMs: api.readTimeoutMs,
         idleTimeoutMs: api.idleTimeoutMs,
+        maxWriteBufferBytes: api.maxWriteBufferBytes,
         dashboard: { home: p.home, driver: p.driver, history: () => p.chain.app.withQueryContext((ctx) => p.chain.upgradeHistory(ctx)) },
       });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });

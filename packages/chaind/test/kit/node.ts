@@ -29,7 +29,7 @@ export interface TestNodeOptions {
   /** Simulation limits of the chain app (app.toml query-gas-limit, the mempool's max_tx_bytes). */
   readonly chain?: { readonly simulationGasLimit?: bigint; readonly simulationMaxTxBytes?: number };
   readonly rpc?: Partial<
-    Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs' | 'maxRequestBatchSize' | 'maxOpenConnections' | 'allowedHosts' | 'broadcastViaGet' | 'search'>
+    Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs' | 'maxRequestBatchSize' | 'maxOpenConnections' | 'allowedHosts' | 'broadcastViaGet' | 'search' | 'writeLimits'>
   >;
 }
 

@@ -2,6 +2,8 @@
 // path — build the protobuf request from the URL, ABCI Query under the gRPC method path, render the
 // response bytes as gateway JSON — the tx service's routes (broadcast, simulate, get tx) over
 // tx-service.ts the same way, and an OpenAPI 3 document with a UI at /swagger.
+import { DEFAULT_MAX_WRITE_BUFFER_BYTES } from '../../config/config.ts';
+import { guardWrites, WRITES_BUSY } from '../write-guard.ts';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -32,8 +34,10 @@ export interface RestServerOptions {
   readonly maxOpenConnections?: number;
   /** A whole request (headers and body) must arrive within this (default 10 s, the SDK's rpc-read-timeout). */
   readonly readTimeoutMs?: number;
-  /** A connection with no traffic for this long is closed (default 10 s; the SDK's rpc-write-timeout). */
+  /** A connection with no traffic for this long is closed, also one whose answer is not being read (default 10 s; the SDK's rpc-write-timeout). */
   readonly idleTimeoutMs?: number;
+  /** Bytes of unread answers, all connections together; past it the longest-waiting connections are closed (default DEFAULT_MAX_WRITE_BUFFER_BYTES). */
+  readonly maxWriteBufferBytes?: number;
   readonly logger?: Logger;
   /** What the upgrade dashboard (/upgrade) reads; without it the dashboard is not served. */
   readonly dashboard?: DashboardSource;
@@ -270,6 +274,13 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
       const http = err.statusCode ?? 400;
       return sendError(reply, grpcCodeOfHttp(http), err.message, http);
     },
+  });
+  // an unread answer is closed by the idle timeout; this bounds what all of them take meanwhile
+  const writes = guardWrites(f.server, { writeTimeoutMs: 0, maxBufferBytes: o.maxWriteBufferBytes ?? DEFAULT_MAX_WRITE_BUFFER_BYTES }, (reason, bytes, remote) =>
+    logger.warn('REST connection closed: its client does not read its answers', { reason, bytes, remote }),
+  );
+  f.addHook('onRequest', async (_req, reply) => {
+    if (writes.busy()) return sendError(reply, status.UNAVAILABLE, WRITES_BUSY, 503);
   });
   // JSON bodies only (unlike grpc-gateway, which reads any body as JSON): a web page can POST a form or
   // text/plain to a node on localhost without a CORS preflight, never application/json. Bodies arrive

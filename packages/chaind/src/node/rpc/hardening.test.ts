@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { SimulateRequest } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { BOB, removeTmpDirs, TestNode, VALIDATOR } from '@chaind/chaind/testing';
+import { DEFAULT_PREFIX, toBech32 } from '@chaind/sdk/crypto';
 
 const nodes: TestNode[] = [];
 async function startNode(o: Parameters<typeof TestNode.start>[0]): Promise<TestNode> {
@@ -156,6 +157,56 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
       other.destroy();
     }
     assert.equal((await post(node.url, rpc('health'))).status, 200);
+  });
+
+  test('a client that asks for big answers and never reads them is disconnected after write_timeout; the node keeps serving', async () => {
+    // a genesis of 3,000 accounts: a batch of 40 genesis requests asks for tens of megabytes
+    const extra = Array.from({ length: 3000 }, (_, i) => toBech32(DEFAULT_PREFIX, Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j))));
+    const node = await startNode({ blockIntervalMs: 100, extraAccounts: extra, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 500, maxBufferBytes: 1024 * 1024 * 1024 } } });
+    const port = Number(new URL(node.url).port);
+    const body = JSON.stringify(Array.from({ length: 40 }, (_, i) => rpc('genesis', {}, i)));
+    const reader = connect({ host: '127.0.0.1', port });
+    await new Promise((r) => reader.once('connect', r));
+    reader.pause();
+    reader.on('error', () => undefined);
+    reader.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const closedLine = (): { fields?: Readonly<Record<string, unknown>> } | undefined => node.logger.lines.find((l) => l.msg.startsWith('RPC connection closed: its client does not read'));
+    const t0 = performance.now();
+    while (closedLine() === undefined && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+    const line = closedLine();
+    assert.ok(line !== undefined, 'the connection was not closed within 10 s');
+    assert.equal(line.fields?.reason, 'write timeout');
+    assert.ok(Number(line.fields?.bytes) > 1_000_000, `only ${String(line.fields?.bytes)} bytes were waiting`);
+    const h = node.driver.height;
+    assert.equal((await post(node.url, rpc('health'))).status, 200);
+    await node.waitForHeight(h + 1n);
+    reader.destroy();
+  });
+
+  test('while unread answers are over max_write_buffer_bytes, requests are refused with 503 and a reason; served again once they go', async () => {
+    const extra = Array.from({ length: 3000 }, (_, i) => toBech32(DEFAULT_PREFIX, Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j + 1))));
+    // no timeout and no periodic closing here: only the refusal is seen
+    const node = await startNode({ blockIntervalMs: 100, extraAccounts: extra, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 0, maxBufferBytes: 4 * 1024 * 1024, checkIntervalMs: 600_000 } } });
+    const port = Number(new URL(node.url).port);
+    const body = JSON.stringify(Array.from({ length: 40 }, (_, i) => rpc('genesis', {}, i)));
+    const reader = connect({ host: '127.0.0.1', port });
+    await new Promise((r) => reader.once('connect', r));
+    reader.pause();
+    reader.on('error', () => undefined);
+    reader.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    let r = await post(node.url, rpc('health'));
+    for (const t0 = performance.now(); r.status !== 503 && performance.now() - t0 < 10_000; ) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await post(node.url, rpc('health'));
+    }
+    assert.equal(r.status, 503, r.text);
+    assert.match(r.text, /the node is busy: answers wait for clients that do not read them/);
+    reader.destroy();
+    for (const t0 = performance.now(); r.status !== 200 && performance.now() - t0 < 10_000; ) {
+      await new Promise((res) => setTimeout(res, 20));
+      r = await post(node.url, rpc('health'));
+    }
+    assert.equal(r.status, 200, 'served again once the unread answer is dropped');
   });
 
   test('abci_query Simulate is metered up to the gas cap and refuses txs over the size cap', async () => {

@@ -2,6 +2,7 @@
 //   POST /           a JSON-RPC 2.0 request or batch (an empty body lists the endpoints, as does GET /)
 //   GET  /<method>   the URI form, `/block?height=5`, answered with id -1
 // Bodies are bounded (max_body_bytes); every failure becomes a JSON-RPC error, never a crash.
+import { DEFAULT_WRITE_LIMITS, guardWrites, WRITES_BUSY, type WriteLimits } from '../write-guard.ts';
 import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,8 @@ export interface RpcServerOptions {
   readonly broadcastViaGet?: boolean;
   /** tx_search / block_search bounds (defaults in env.ts). */
   readonly search?: Partial<SearchLimits>;
+  /** Unread answers: how long one may wait for its client, and how many bytes all may take (default DEFAULT_WRITE_LIMITS). */
+  readonly writeLimits?: WriteLimits;
 }
 
 export interface RpcServer {
@@ -211,6 +214,9 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
       logger.debug('RPC request body too large', { path, limit });
       return send(res, { status: 400, body: errorResponse(null, invalidRequest('error reading request body: http: request body too large')) }, { close: true });
     }
+    if (writes.busy()) {
+      return send(res, { status: 503, body: errorResponse(null, internalError(WRITES_BUSY)) });
+    }
     if (path === '/') {
       if (body.length === 0) return endpointList(res, req.headers.host ?? hostPort);
       return send(res, await handleBody(body.toString('utf8'), ROUTES, env, maxBatch));
@@ -239,6 +245,10 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
       send(res, { status: 500, body: errorResponse(null, internalError(msg)) });
     });
   });
+  // a client that asks for big answers and never reads them cannot make the node keep them
+  const writes = guardWrites(server, o.writeLimits ?? DEFAULT_WRITE_LIMITS, (reason, bytes, remote) =>
+    logger.warn('RPC connection closed: its client does not read its answers', { reason, bytes, remote }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {
