@@ -1,6 +1,6 @@
 import { SignaturePreverifier } from '@chaind/sdk/admission';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Context, type Logger } from '@chaind/sdk/app';
-import { moduleAddress } from '@chaind/sdk/crypto';
+import { moduleAddress, type VerifiedSignaturesOptions } from '@chaind/sdk/crypto';
 import { CommitMultiStore, prefixEnd, readU64be, type StoreSizeLimit } from '@chaind/sdk/store';
 import type { DecodedTx } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
@@ -46,6 +46,8 @@ export interface ChainAppOptions {
   readonly stateDbMaxBytes?: StoreSizeLimit;
   /** Worker threads verifying signatures ahead of CheckTx (`preverify`); default one per core beyond the first, at most 4; 0: none. */
   readonly verifyThreads?: number;
+  /** Bounds of the verified-signature cache (app.toml verified-signatures-cache-size / -bytes). */
+  readonly verifiedSignatures?: VerifiedSignaturesOptions;
 }
 
 export interface ChainApp {
@@ -157,6 +159,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
   const { modules, upgrade, accounts, bank, validators, gov } = chain;
   const preverifier: SignaturePreverifier = new SignaturePreverifier({
     threads: o.verifyThreads,
+    cache: o.verifiedSignatures,
     logger,
     // runs only after `app` exists (at a tx's pre-verification)
     signaturesOf: (tx) => app.withQueryContext((ctx) => signaturesToPreverify(ctx, accounts, modules.msgRouter, tx)),

@@ -68,6 +68,15 @@ describe('defaults', () => {
     assert.throws(() => parseAppConfig('query-gas-limit = "lots"', 'app.toml'), /query-gas-limit = "lots"/);
   });
 
+  test('verified-signatures-cache-size / -bytes: 65,536 and 16 MiB by default; a cache too small to hold an entry is refused', () => {
+    const c = parseAppConfig('', 'app.toml').config;
+    assert.equal(c.verifiedSignaturesCacheSize, 65_536);
+    assert.equal(c.verifiedSignaturesCacheBytes, 16 * 1024 * 1024);
+    assert.equal(parseAppConfig('verified-signatures-cache-size = 1000\nverified-signatures-cache-bytes = 1048576', 'app.toml').config.verifiedSignaturesCacheBytes, 1_048_576);
+    assert.throws(() => parseAppConfig('verified-signatures-cache-bytes = 100', 'app.toml'), /verified-signatures-cache-bytes = 100/);
+    assert.throws(() => parseAppConfig('verified-signatures-cache-size = 0', 'app.toml'), /verified-signatures-cache-size = 0/);
+  });
+
   test('state-db-max-bytes: 1 TiB by default, at least 1 MiB', async () => {
     assert.equal(parseAppConfig('', 'app.toml').config.stateDbMaxBytes, 1n << 40n);
     assert.equal(parseAppConfig('state-db-max-bytes = 5000000000', 'app.toml').config.stateDbMaxBytes, 5_000_000_000n);
@@ -119,6 +128,8 @@ describe('defaults', () => {
       haltHeight: 9_223_372_036_854_775_807n,
       queryGasLimit: 0n,
       stateDbMaxBytes: 5_000_000_000n,
+      verifiedSignaturesCacheSize: 12,
+      verifiedSignaturesCacheBytes: 70_000,
       api: { enable: false, address: { host: 'localhost', port: 1318 }, maxOpenConnections: 0, readTimeoutMs: 3000, idleTimeoutMs: 60_000, maxWriteBufferBytes: 2 * 1024 * 1024 },
       grpc: {
         enable: false,

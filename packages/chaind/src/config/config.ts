@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, TomlDate, TomlError } from 'smol-toml';
+import { DEFAULT_VERIFIED_SIGNATURES_CAPACITY, DEFAULT_VERIFIED_SIGNATURES_MAX_BYTES } from '@chaind/sdk/crypto';
 import { parseDecCoins, decToString } from '@chaind/sdk/types';
 import { durationMs, parseGoDuration } from '@chaind/upgrade-plan';
 import { parseListenAddress, type ListenAddress } from './address.ts';
@@ -121,6 +122,9 @@ export interface AppConfig {
   readonly queryGasLimit: bigint;
   /** state-db-max-bytes: most bytes the state database (data/application.db) may take; a commit past it stops the node. */
   readonly stateDbMaxBytes: bigint;
+  /** verified-signatures-cache-size / -bytes: signatures known to verify, kept so a block's execution need not verify them again. */
+  readonly verifiedSignaturesCacheSize: number;
+  readonly verifiedSignaturesCacheBytes: number;
   readonly api: {
     readonly enable: boolean;
     readonly address: ListenAddress;
@@ -229,6 +233,8 @@ export function defaultAppConfig(): AppConfig {
     haltHeight: 0n,
     queryGasLimit: DEFAULT_QUERY_GAS_LIMIT,
     stateDbMaxBytes: DEFAULT_STATE_DB_MAX_BYTES,
+    verifiedSignaturesCacheSize: DEFAULT_VERIFIED_SIGNATURES_CAPACITY,
+    verifiedSignaturesCacheBytes: DEFAULT_VERIFIED_SIGNATURES_MAX_BYTES,
     api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000, maxWriteBufferBytes: DEFAULT_MAX_WRITE_BUFFER_BYTES },
     grpc: {
       enable: true,
@@ -490,6 +496,8 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
     haltHeight: r.int('halt-height', d.haltHeight, 0n, MAX_INT64),
     queryGasLimit: r.intOrDigits('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
     stateDbMaxBytes: r.int('state-db-max-bytes', d.stateDbMaxBytes, 1n << 20n, BigInt(Number.MAX_SAFE_INTEGER)),
+    verifiedSignaturesCacheSize: Number(r.int('verified-signatures-cache-size', BigInt(d.verifiedSignaturesCacheSize), 1n, 100_000_000n)),
+    verifiedSignaturesCacheBytes: Number(r.int('verified-signatures-cache-bytes', BigInt(d.verifiedSignaturesCacheBytes), 1n << 16n, BigInt(Number.MAX_SAFE_INTEGER))),
     api: {
       enable: r.bool('api.enable', d.api.enable),
       address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317'),

@@ -127,6 +127,12 @@ query-gas-limit = ${c.queryGasLimit}
 # below the disk's free space, so the node stops cleanly before the disk is full. Default 1 TiB.
 state-db-max-bytes = ${c.stateDbMaxBytes}
 
+# Signatures known to verify (by the worker threads ahead of CheckTx, or by CheckTx itself), kept so the
+# block that executes their txs does not verify them again: at most this many, and these bytes as counted
+# (about 450 per entry). A miss only costs a verification; whether a tx is accepted never depends on it.
+verified-signatures-cache-size = ${c.verifiedSignaturesCacheSize}
+verified-signatures-cache-bytes = ${c.verifiedSignaturesCacheBytes}
+
 [api]
 # REST (gRPC-gateway JSON, OpenAPI at /swagger).
 enable = ${c.api.enable}

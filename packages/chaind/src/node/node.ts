@@ -119,6 +119,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       simulationGasLimit: config.app.queryGasLimit,
       simulationMaxTxBytes: config.node.mempool.maxTxBytes,
       stateDbMaxBytes: { maxBytes: Number(config.app.stateDbMaxBytes), setting: STATE_DB_MAX_BYTES_SETTING },
+      verifiedSignatures: { capacity: config.app.verifiedSignaturesCacheSize, maxBytes: config.app.verifiedSignaturesCacheBytes },
       upgrades: o.upgrades,
     });
   } catch (e) {

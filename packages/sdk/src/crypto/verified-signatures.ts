@@ -14,11 +14,14 @@ export interface SignatureTriple {
 }
 
 export interface VerifiedSignaturesOptions {
-  /** Most triples remembered (default 65,536). */
+  /** Most triples remembered (default DEFAULT_VERIFIED_SIGNATURES_CAPACITY). */
   readonly capacity?: number;
-  /** Most bytes the remembered triples take together (default 16 MiB). */
+  /** Most bytes the remembered triples take together (default DEFAULT_VERIFIED_SIGNATURES_MAX_BYTES). */
   readonly maxBytes?: number;
 }
+
+export const DEFAULT_VERIFIED_SIGNATURES_CAPACITY = 65_536;
+export const DEFAULT_VERIFIED_SIGNATURES_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Bytes one entry takes besides its key: the Map slot, its number, the Buffer and ArrayBuffer objects and the backing store's header. */
 const ENTRY_OVERHEAD = 320;
@@ -37,8 +40,8 @@ export class VerifiedSignatures {
   private totalBytes = 0;
 
   constructor(o: VerifiedSignaturesOptions = {}) {
-    this.capacity = o.capacity ?? 65_536;
-    this.maxBytes = o.maxBytes ?? 16 * 1024 * 1024;
+    this.capacity = o.capacity ?? DEFAULT_VERIFIED_SIGNATURES_CAPACITY;
+    this.maxBytes = o.maxBytes ?? DEFAULT_VERIFIED_SIGNATURES_MAX_BYTES;
     if (!Number.isSafeInteger(this.capacity) || this.capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${this.capacity}`);
     if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw new RangeError(`maxBytes must be a positive integer, got ${this.maxBytes}`);
   }

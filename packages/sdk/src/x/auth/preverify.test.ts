@@ -85,6 +85,21 @@ describe('pre-verification derivations in the ante handler', () => {
       assert.equal(cache.bytes, 0);
     }));
 
+  test('a signature CheckTx verified itself is remembered, and the block that executes its tx does not verify it again', () =>
+    onApp((t, cache) => {
+      const { tx } = preverified(t, new VerifiedSignatures());
+      // decoded afresh: nothing pre-verified it (a validator's CheckTx behind CometBFT)
+      assert.match(runAnte(t, cache, decodeTx(tx)), /^ok: /);
+      assert.equal(cache.size, 1);
+      assert.match(runAnte(t, cache, decodeTx(tx), { mode: 'finalize' }), /^ok: /);
+      assert.equal(cache.size, 0, 'the block took it');
+      // a signature that fails is never remembered
+      const decoded = decodeTx(tx);
+      const forged: DecodedTx = { ...decoded, signatures: [new Uint8Array(64).fill(1)] };
+      assert.match(runAnte(t, cache, forged), /signature verification failed/);
+      assert.equal(cache.size, 0);
+    }));
+
   test('an account number changed since: the sign bytes are made again, and the old signature fails', () =>
     onApp((t, cache) => {
       const { decoded } = preverified(t, cache);
