@@ -55,6 +55,20 @@ const result = (r: Reply): Record<string, unknown> => {
 };
 const errorData = (r: Reply): string => (JSON.parse(r.text) as { error?: { data?: string } }).error?.data ?? '';
 
+/** 3,000 accounts funded at genesis: a batch of 40 genesis requests then asks for tens of megabytes. */
+const MANY_ACCOUNTS = Array.from({ length: 3000 }, (_, i) => toBech32(DEFAULT_PREFIX, Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j))));
+
+/** A client that POSTs that batch and never reads a byte of the answer. */
+async function neverReadsGenesis(node: TestNode): Promise<Socket> {
+  const body = JSON.stringify(Array.from({ length: 40 }, (_, i) => rpc('genesis', {}, i)));
+  const reader = connect({ host: '127.0.0.1', port: Number(new URL(node.url).port) });
+  await new Promise((r) => reader.once('connect', r));
+  reader.pause();
+  reader.on('error', () => undefined);
+  reader.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  return reader;
+}
+
 describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
   test('batches: at most max_request_batch_size (10 by default, configurable)', async () => {
     const node = await startNode({ blockIntervalMs: 100 });
@@ -160,16 +174,8 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
   });
 
   test('a client that asks for big answers and never reads them is disconnected after write_timeout; the node keeps serving', async () => {
-    // a genesis of 3,000 accounts: a batch of 40 genesis requests asks for tens of megabytes
-    const extra = Array.from({ length: 3000 }, (_, i) => toBech32(DEFAULT_PREFIX, Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j))));
-    const node = await startNode({ blockIntervalMs: 100, extraAccounts: extra, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 500, maxBufferBytes: 1024 * 1024 * 1024 } } });
-    const port = Number(new URL(node.url).port);
-    const body = JSON.stringify(Array.from({ length: 40 }, (_, i) => rpc('genesis', {}, i)));
-    const reader = connect({ host: '127.0.0.1', port });
-    await new Promise((r) => reader.once('connect', r));
-    reader.pause();
-    reader.on('error', () => undefined);
-    reader.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const node = await startNode({ blockIntervalMs: 100, extraAccounts: MANY_ACCOUNTS, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 500, maxBufferBytes: 1024 * 1024 * 1024 } } });
+    const reader = await neverReadsGenesis(node);
     const closedLine = (): { fields?: Readonly<Record<string, unknown>> } | undefined => node.logger.lines.find((l) => l.msg.startsWith('RPC connection closed: its client does not read'));
     const t0 = performance.now();
     while (closedLine() === undefined && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
@@ -184,16 +190,9 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
   });
 
   test('while unread answers are over max_write_buffer_bytes, requests are refused with 503 and a reason; served again once they go', async () => {
-    const extra = Array.from({ length: 3000 }, (_, i) => toBech32(DEFAULT_PREFIX, Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j + 1))));
     // no timeout and no periodic closing here: only the refusal is seen
-    const node = await startNode({ blockIntervalMs: 100, extraAccounts: extra, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 0, maxBufferBytes: 4 * 1024 * 1024, checkIntervalMs: 600_000 } } });
-    const port = Number(new URL(node.url).port);
-    const body = JSON.stringify(Array.from({ length: 40 }, (_, i) => rpc('genesis', {}, i)));
-    const reader = connect({ host: '127.0.0.1', port });
-    await new Promise((r) => reader.once('connect', r));
-    reader.pause();
-    reader.on('error', () => undefined);
-    reader.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const node = await startNode({ blockIntervalMs: 100, extraAccounts: MANY_ACCOUNTS, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 0, maxBufferBytes: 4 * 1024 * 1024, checkIntervalMs: 600_000 } } });
+    const reader = await neverReadsGenesis(node);
     let r = await post(node.url, rpc('health'));
     for (const t0 = performance.now(); r.status !== 503 && performance.now() - t0 < 10_000; ) {
       await new Promise((res) => setTimeout(res, 50));
