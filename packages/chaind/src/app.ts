@@ -38,7 +38,7 @@ export interface ChainAppOptions {
   readonly upgrades?: readonly Upgrade[];
   /** The node's minimum gas prices, e.g. [{denom: 'stake', amount: '0.025'}]. */
   readonly minGasPrices?: readonly { denom: string; amount: string }[];
-  /** Most gas a simulation may use (app.toml query-gas-limit; undefined or 0: unmetered). */
+  /** Most gas a simulation, and any query, may use (app.toml query-gas-limit; undefined or 0: unmetered). */
   readonly simulationGasLimit?: bigint;
   /** Largest tx a simulation runs (the mempool's max_tx_bytes: a bigger tx could never be broadcast). */
   readonly simulationMaxTxBytes?: number;
@@ -173,6 +173,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     chainId: o.chainId,
     logger,
     simulationGasLimit: o.simulationGasLimit === 0n ? undefined : o.simulationGasLimit,
+    queryGasLimit: o.simulationGasLimit === 0n ? undefined : o.simulationGasLimit,
     simulationMaxTxBytes: o.simulationMaxTxBytes,
   });
   app.setAnteHandler(

@@ -118,7 +118,7 @@ export interface AppConfig {
   readonly minimumGasPrices: readonly GasPrice[];
   /** Stop after committing this height; 0 never. */
   readonly haltHeight: bigint;
-  /** query-gas-limit: most gas a Simulate (free, on every interface) may use; 0 unmetered. */
+  /** query-gas-limit: most gas a Simulate or a query (free, on every interface) may use; 0 unmetered. */
   readonly queryGasLimit: bigint;
   /** state-db-max-bytes: most bytes the state database (data/application.db) may take; a commit past it stops the node. */
   readonly stateDbMaxBytes: bigint;

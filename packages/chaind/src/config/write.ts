@@ -118,8 +118,8 @@ minimum-gas-prices = ${str(gas)}
 # Stop the node after committing this block height; 0 never stops.
 halt-height = ${c.haltHeight}
 
-# Most gas one Simulate (free to anyone, over JSON-RPC abci_query, REST and gRPC) may use; 0: unmetered.
-# The simulated tx may be at most config.toml [mempool] max_tx_bytes.
+# Most gas one Simulate or one query (both free to anyone, over JSON-RPC abci_query, REST and gRPC) may
+# use; 0: unmetered. The simulated tx may be at most config.toml [mempool] max_tx_bytes.
 query-gas-limit = ${c.queryGasLimit}
 
 # Most bytes the state database (data/application.db) may take: a block whose commit would pass it stops

@@ -75,6 +75,8 @@ export interface BaseAppOptions<T extends Tx> {
   readonly simulationGasLimit?: bigint;
   /** Largest tx `simulate` runs (undefined: any size). */
   readonly simulationMaxTxBytes?: number;
+  /** Most gas one query (`query`) may use, its store reads metered as a tx's (undefined: unmetered): the SDK's query-gas-limit. */
+  readonly queryGasLimit?: bigint;
 }
 
 const ZERO_TIME: Timestamp = { seconds: 0n, nanos: 0 };
@@ -128,6 +130,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private checkState: ScratchMultiStore | null = null;
   private readonly simulationGasLimit: bigint | undefined;
   private readonly simulationMaxTxBytes: number | undefined;
+  private readonly queryGasLimit: bigint | undefined;
 
   constructor(o: BaseAppOptions<T>) {
     this.name = o.name;
@@ -140,6 +143,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     this.chainId = o.chainId;
     this.simulationGasLimit = o.simulationGasLimit;
     this.simulationMaxTxBytes = o.simulationMaxTxBytes;
+    this.queryGasLimit = o.queryGasLimit;
     this.modules.registerServices();
   }
 
@@ -402,8 +406,9 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     }
   }
 
-  private queryContext(snap: Snapshot): Context {
-    return new Context({ store: new ScratchMultiStore(snap), header: this.stateHeader(snap.height), mode: 'query', logger: this.logger });
+  private queryContext(snap: Snapshot, gasLimit?: bigint): Context {
+    const gasMeter = gasLimit === undefined ? undefined : new BasicGasMeter(gasLimit);
+    return new Context({ store: new ScratchMultiStore(snap), header: this.stateHeader(snap.height), mode: 'query', logger: this.logger, gasMeter });
   }
 
   /** Runs `fn` over a read-only view of the latest committed state (writes are discarded). */
@@ -450,7 +455,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
         if (!snap.hasStore(raw[1])) throw errors.unknownRequest.wrap(`unknown store "${raw[1]}"`);
         return { ...base, value: snap.getStore(raw[1]).get(req.data) ?? new Uint8Array(0) };
       }
-      return { ...base, value: this.modules.queryRouter.query(this.queryContext(snap), req.path, req.data) };
+      // a query is free to anyone: its reads are metered, so one request cannot walk the whole state
+      return { ...base, value: this.modules.queryRouter.query(this.queryContext(snap, this.queryGasLimit), req.path, req.data) };
     } catch (e) {
       return { ...base, ...abciError(e) };
     } finally {

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
+import { QueryAccountsRequest, QueryAccountsResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
+import { PageRequest } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination';
 import { SimulateRequest } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { BOB, removeTmpDirs, TestNode, VALIDATOR } from '@chaind/chaind/testing';
 import { DEFAULT_PREFIX, toBech32 } from '@chaind/sdk/crypto';
@@ -225,6 +227,21 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
     const data = Buffer.from(SimulateRequest.encode(SimulateRequest.fromPartial({ txBytes: plain.send(VALIDATOR, BOB.address, '1') })).finish()).toString('hex');
     const ok = result(await post(plain.url, rpc('abci_query', { path: '/cosmos.tx.v1beta1.Service/Simulate', data }))) as { response: { code: number; log: string } };
     assert.equal(ok.response.code, 0, ok.response.log);
+  });
+
+  test('every query is metered by query-gas-limit: walking 3,000 accounts in one page is refused with out of gas, a page of 100 is answered', async () => {
+    const node = await startNode({ blockIntervalMs: 100, extraAccounts: MANY_ACCOUNTS, chain: { simulationGasLimit: 1_000_000n } });
+    const accounts = async (limit: bigint): Promise<{ code: number; log: string; value: string }> => {
+      const data = Buffer.from(QueryAccountsRequest.encode({ pagination: PageRequest.fromPartial({ limit }) }).finish()).toString('hex');
+      const r = result(await post(node.url, rpc('abci_query', { path: '/cosmos.auth.v1beta1.Query/Accounts', data })));
+      return (r as { response: { code: number; log: string; value: string } }).response;
+    };
+    const all = await accounts(5000n);
+    assert.equal(all.code, 11, all.log);
+    assert.match(all.log, /out of gas/);
+    const page = await accounts(100n);
+    assert.equal(page.code, 0, page.log);
+    assert.equal(QueryAccountsResponse.decode(Buffer.from(page.value, 'base64')).accounts.length, 100);
   });
 
   test('tx_search / block_search: a range wider than max_search_heights and more matches than max_search_results are refused', async () => {
