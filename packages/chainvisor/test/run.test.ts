@@ -200,6 +200,39 @@ describe('chainvisor run', () => {
     assert.equal(current(), 'upgrades/v2');
   });
 
+  test('an upgrade-info.json over DAEMON_UPGRADE_INFO_MAX_BYTES is refused unread: logged once, the node keeps running', async () => {
+    const big = JSON.stringify({ name: 'v2', height: 20, info: 'x'.repeat(2000) });
+    writeDaemon(
+      oldBin(),
+      'old',
+      `const f = path.join(home, 'data', 'upgrade-info.json');
+       fs.writeFileSync(f, ${JSON.stringify(big)});
+       setTimeout(() => { log('old still alive'); ${PLAN} process.exit(10); }, 600);`,
+    );
+    writeDaemon(newBin(), 'new', NEW);
+    const env = baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_UPGRADE_INFO_MAX_BYTES: '1000' });
+    const { code, stderr } = await chainvisor(['run', 'start'], env).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    const why = `it is ${big.length} bytes, over the limit of 1000 bytes (set by DAEMON_UPGRADE_INFO_MAX_BYTES): not an upgrade the node wrote (a broken release or a wrong file?)`;
+    assert.equal(stderr.split('\n').filter((l) => l === `[chainvisor] WRN ${join(h.data, 'upgrade-info.json')} is invalid: ${why}`).length, 1, stderr);
+    assert.deepEqual(h.launches(), ['old start', 'old still alive', `new pre-upgrade --home ${h.home}`]);
+    assert.equal(current(), 'upgrades/v2');
+
+  });
+
+  test('an upgrade-info.json over DAEMON_UPGRADE_INFO_MAX_BYTES left at the exit is an invalid file: exit 6, current and the file untouched', async () => {
+    const big = JSON.stringify({ name: 'v2', height: 20, info: 'x'.repeat(2000) });
+    writeDaemon(oldBin(), 'old', `fs.writeFileSync(path.join(home, 'data', 'upgrade-info.json'), ${JSON.stringify(big)}); process.exit(10);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_UPGRADE_INFO_MAX_BYTES: '1000' })).exit;
+    assert.equal(code, EXIT.UPGRADE_INFO_INVALID, stderr);
+    const why = `it is ${big.length} bytes, over the limit of 1000 bytes (set by DAEMON_UPGRADE_INFO_MAX_BYTES): not an upgrade the node wrote (a broken release or a wrong file?)`;
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: ${why}`);
+    assert.deepEqual(h.launches(), ['old start']);
+    assert.equal(current(), 'genesis');
+    assert.equal(readFileSync(join(h.data, 'upgrade-info.json'), 'utf8'), big);
+  });
+
   test('a crash that is not an upgrade: non-zero exit, one clear line, current and data untouched', async () => {
     writeDaemon(oldBin(), 'old', 'process.exit(3);');
     writeDaemon(newBin(), 'new', NEW);
