@@ -139,9 +139,15 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (first === 'upgrade') {
         haltSeenAt = performance.now();
         metrics.state('upgrading');
-        log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
-        const s = await d.stop(cfg.shutdownGraceMs);
-        if (s.killed) log.warn(`${l.daemonName} did not stop within DAEMON_SHUTDOWN_GRACE (${ms(cfg.shutdownGraceMs)}): sent SIGKILL`);
+        // chaind writes the file at the halt and exits by itself (code 10) right after: a poll interval to do so, never killed mid-exit
+        const byItself = await Promise.race([d.exited.then(() => true), sleep(cfg.pollIntervalMs).then(() => false)]);
+        if (byItself) log.info(`upgrade detected in ${l.upgradeInfoFile}: ${l.daemonName} stopped by itself`);
+        else {
+          log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
+          const s = await d.stop(cfg.shutdownGraceMs);
+          if (s.killed && cfg.shutdownGraceMs === 0) log.info(`sent SIGKILL to ${l.daemonName} (DAEMON_SHUTDOWN_GRACE is 0)`);
+          else if (s.killed) log.warn(`${l.daemonName} did not stop within DAEMON_SHUTDOWN_GRACE (${ms(cfg.shutdownGraceMs)}): sent SIGKILL`);
+        }
       }
       const exit = await d.exited;
       haltSeenAt ??= exit.at;

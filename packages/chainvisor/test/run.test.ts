@@ -272,6 +272,25 @@ describe('chainvisor run', () => {
     assert.deepEqual(h.launches(), ['old start', 'old ignores SIGTERM', `new pre-upgrade --home ${h.home}`]);
   });
 
+  test('DAEMON_SHUTDOWN_GRACE=0: a node that exits by itself after writing the plan is not killed; one that does not is sent SIGKILL alone, and the logs say so', async () => {
+    writeDaemon(oldBin(), 'old', `${PLAN} setTimeout(() => process.exit(10), 20);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const env = baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' });
+    const first = await chainvisor(['run', 'start'], env).exit;
+    assert.equal(first.code, EXIT.OK, first.stderr);
+    assert.match(first.stderr, /\[chainvisor\] INF chaind exited with code 10\n/);
+    assert.doesNotMatch(first.stderr, /SIG/);
+
+    h.cleanup();
+    h = makeHome();
+    writeDaemon(oldBin(), 'old', `process.on('SIGTERM', () => log('old got SIGTERM')); ${PLAN} setInterval(() => {}, 1000);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const second = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(second.code, EXIT.OK, second.stderr);
+    assert.match(second.stderr, /\[chainvisor\] INF sent SIGKILL to chaind \(DAEMON_SHUTDOWN_GRACE is 0\)\n\[chainvisor\] INF chaind was killed by SIGKILL\n/);
+    assert.deepEqual(h.launches(), ['old start', `new pre-upgrade --home ${h.home}`]);
+  });
+
   test('no binary installed and downloads disabled: exit 3, current untouched', async () => {
     writeDaemon(oldBin(), 'old', OLD_HALTS);
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
