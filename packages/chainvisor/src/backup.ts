@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { leftoversIn } from '@chaind/upgrade-plan';
+import { syncDirSync, syncTree } from './fsync.ts';
 
 export interface BackupResult {
   readonly dir: string;
@@ -20,23 +21,33 @@ export interface BackupResult {
  * with it and be worthless. The copy goes to a `.tmp-<pid>` folder renamed into place, so a backup under the final
  * name is always complete; a copy that fails is removed before the error goes up, and one left by a killed run
  * (SIGKILL mid-copy, its pid gone) is removed by the next backup: a partial copy of the state is no backup.
+ * Every file and folder of the copy is flushed to disk before the rename, and the parent folder after it: a power
+ * cut must not leave a backup under the final name whose files are empty or short.
  */
 export async function backupData(dataDir: string, backupDir: string, name: string, height: bigint): Promise<BackupResult> {
   const t0 = performance.now();
   const dest = join(backupDir, `data-backup-${name}-${height.toString()}`);
   await removeLeftovers(dest);
   if (await exists(dest)) return { dir: dest, files: 0, bytes: 0, ms: performance.now() - t0, existed: true };
-  await mkdir(backupDir, { recursive: true });
+  const created = await mkdir(backupDir, { recursive: true });
   const tmp = `${dest}.tmp-${process.pid}`;
   const counts = { files: 0, bytes: 0 };
   try {
     await copyTree(dataDir, tmp, counts);
+    await syncTree(tmp);
   } catch (err) {
     // a partial copy of the state is no backup: it would only take disk space (or be mistaken for one)
     await rm(tmp, { recursive: true, force: true }).catch(() => {});
     throw err;
   }
   await rename(tmp, dest);
+  syncDirSync(backupDir);
+  // folders made just now for the backup are entries of their parents, up to the first that existed
+  if (created !== undefined)
+    for (let d = dirname(backupDir); ; d = dirname(d)) {
+      syncDirSync(d);
+      if (d === dirname(created) || d === dirname(d)) break;
+    }
   return { dir: dest, ...counts, ms: performance.now() - t0, existed: false };
 }
 

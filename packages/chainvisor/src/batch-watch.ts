@@ -1,5 +1,6 @@
 import { readUpgradeInfoFile, writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { batchFilePath, readBatch, writeBatch } from './batch.ts';
+import { upgradeInfoLimit } from './config.ts';
 import { latestHeight } from './rpc.ts';
 import { isPending, type UpgradeContext } from './upgrade.ts';
 
@@ -48,7 +49,7 @@ export async function watchBatch(ctx: UpgradeContext, signal: AbortSignal): Prom
       if (signal.aborted) return;
       if (h !== undefined && h > prev && h < next.height) {
         // never overwrite an upgrade the node or the operator wrote that is still to be carried out
-        const cur = readUpgradeInfoFile(l.upgradeInfoFile);
+        const cur = readUpgradeInfoFile(l.upgradeInfoFile, upgradeInfoLimit(cfg));
         if (cur.state === 'ok' && isPending(ctx, cur.info) && cur.info.height < next.height && cur.info.name !== next.name) {
           once('info', `batch upgrade ${next.name} at height ${next.height} waits: ${l.upgradeInfoFile} holds upgrade ${cur.info.name} at height ${cur.info.height}, not done yet`);
         } else {

@@ -4,7 +4,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_LAYOUTS } from './log-time.ts';
 import { parseMetricsAddress } from './metrics.ts';
-import { clip, DEFAULT_EXTRACT_LIMITS, durationMs, durationNs, folderNameProblem, formatGoDuration, parseGoDuration, quote, type ParsedGoDuration } from '@chaind/upgrade-plan';
+import { clip, DEFAULT_EXTRACT_LIMITS, DEFAULT_UPGRADE_INFO_MAX_BYTES, durationMs, durationNs, folderNameProblem, formatGoDuration, parseGoDuration, quote, type ParsedGoDuration, type UpgradeInfoLimit } from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -22,6 +22,8 @@ export interface Config {
   readonly restartDelayMs: number;
   readonly shutdownGraceMs: number;
   readonly pollIntervalMs: number;
+  /** the largest data/upgrade-info.json read */
+  readonly upgradeInfoMaxBytes: number;
   readonly unsafeSkipBackup: boolean;
   readonly dataBackupDir: string;
   readonly preupgradeMaxRetries: number;
@@ -71,6 +73,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
   { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
   { env: 'DAEMON_POLL_INTERVAL', kind: 'duration', def: '300ms', doc: 'poll period of data/upgrade-info.json (file events also trigger a check)' },
+  { env: 'DAEMON_UPGRADE_INFO_MAX_BYTES', kind: 'uint', def: String(DEFAULT_UPGRADE_INFO_MAX_BYTES), doc: 'a larger upgrade-info.json is refused unread (logged; the node keeps running)', differs: 'ours' },
   { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of data/' },
   { env: 'DAEMON_DATA_BACKUP_DIR', kind: 'path', def: '$DAEMON_HOME', doc: 'where data-backup-<name>-<height> goes' },
   { env: 'DAEMON_PREUPGRADE_MAX_RETRIES', kind: 'uint', def: '0', doc: 'retries of `<daemon> pre-upgrade` after exit code 31' },
@@ -207,7 +210,7 @@ export function loadConfig(o: LoadOptions): Config {
     errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${quote(str('DAEMON_RPC_ADDRESS'))}`);
   if (values.has('DAEMON_METRICS_ADDRESS') && str('DAEMON_METRICS_ADDRESS') !== '' && parseMetricsAddress(str('DAEMON_METRICS_ADDRESS')) === undefined)
     errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${quote(str('DAEMON_METRICS_ADDRESS'))}`);
-  for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
+  for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES', 'DAEMON_UPGRADE_INFO_MAX_BYTES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
   // 0 would fail every download at once rather than mean "no timeout"
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
 
@@ -229,6 +232,7 @@ export function loadConfig(o: LoadOptions): Config {
     restartDelayMs: n('DAEMON_RESTART_DELAY'),
     shutdownGraceMs: n('DAEMON_SHUTDOWN_GRACE'),
     pollIntervalMs: n('DAEMON_POLL_INTERVAL'),
+    upgradeInfoMaxBytes: n('DAEMON_UPGRADE_INFO_MAX_BYTES'),
     unsafeSkipBackup: b('UNSAFE_SKIP_BACKUP'),
     dataBackupDir: resolve(backup as string),
     preupgradeMaxRetries: n('DAEMON_PREUPGRADE_MAX_RETRIES'),
@@ -257,6 +261,11 @@ export class ConfigError extends ChainvisorError {
   }
 }
 
+/** How much of an upgrade-info.json chainvisor reads, for the readers of @chaind/upgrade-plan. */
+export function upgradeInfoLimit(c: Config): UpgradeInfoLimit {
+  return { maxBytes: c.upgradeInfoMaxBytes, setting: 'DAEMON_UPGRADE_INFO_MAX_BYTES' };
+}
+
 /** The settings as config.toml text (what `init` writes and `config` prints). */
 export function toToml(c: Config): string {
   // the same nanoseconds parseGoDuration read ("1m30s", "1ms500us")
@@ -276,6 +285,7 @@ export function toToml(c: Config): string {
     ['daemon_restart_delay', dur(c.restartDelayMs)],
     ['daemon_shutdown_grace', dur(c.shutdownGraceMs)],
     ['daemon_poll_interval', dur(c.pollIntervalMs)],
+    ['daemon_upgrade_info_max_bytes', c.upgradeInfoMaxBytes],
     ['unsafe_skip_backup', c.unsafeSkipBackup],
     ['daemon_data_backup_dir', c.dataBackupDir],
     ['daemon_preupgrade_max_retries', c.preupgradeMaxRetries],

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig, toToml, type Config } from './config.ts';
+import { loadConfig, toToml, upgradeInfoLimit, type Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { syncDirSync, syncFileSync } from './fsync.ts';
@@ -211,7 +211,7 @@ function program(result: { code: number }): Command {
       // every refusal before anything is written
       if (o.upgradeHeight !== undefined && !o.force) {
         // the plan of an upgrade carried out already (`current` runs it) is kept by its folder: replacing it loses nothing
-        const existing = readUpgradeInfoFile(l.upgradeInfoFile);
+        const existing = readUpgradeInfoFile(l.upgradeInfoFile, upgradeInfoLimit(cfg));
         if (existing.state !== 'absent' && (existing.state !== 'ok' || isPending({ cfg, l, log }, existing.info)))
           throw new ChainvisorError(EXIT.CONFIG, `${l.upgradeInfoFile} already exists: use --force to overwrite it`);
       }
@@ -290,8 +290,8 @@ function program(result: { code: number }): Command {
   p.command('show-upgrade-info')
     .description('print data/upgrade-info.json')
     .action(() => {
-      const { l } = env();
-      const r = readUpgradeInfoFile(l.upgradeInfoFile);
+      const { cfg, l } = env();
+      const r = readUpgradeInfoFile(l.upgradeInfoFile, upgradeInfoLimit(cfg));
       if (r.state === 'absent') {
         console.log(`no upgrade info: ${l.upgradeInfoFile} does not exist`);
         return;

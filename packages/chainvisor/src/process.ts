@@ -15,8 +15,8 @@ export interface Daemon {
   /** Sends a signal if still running. */
   signal(sig: NodeJS.Signals): void;
   /**
-   * SIGTERM, then SIGKILL after `graceMs` (0: at once); nothing when it has already exited.
-   * Resolves with the exit and whether SIGKILL was needed.
+   * SIGTERM, then SIGKILL after `graceMs`; 0: SIGKILL alone, as cosmovisor does. Nothing when it has already exited.
+   * Resolves with the exit and whether SIGKILL ended it (read from the exit, so a log never claims a kill that did not happen).
    */
   stop(graceMs: number): Promise<DaemonExit & { readonly killed: boolean }>;
 }
@@ -50,15 +50,11 @@ export function launch(bin: string, args: readonly string[], stdio: StdioOptions
     signal,
     async stop(graceMs: number) {
       if (done) return { ...(await exited), killed: false };
-      signal('SIGTERM');
-      let killed = false;
-      const timer = setTimeout(() => {
-        killed = !done;
-        signal('SIGKILL');
-      }, graceMs);
+      signal(graceMs === 0 ? 'SIGKILL' : 'SIGTERM');
+      const timer = graceMs === 0 ? undefined : setTimeout(() => signal('SIGKILL'), graceMs);
       const e = await exited;
       clearTimeout(timer);
-      return { ...e, killed };
+      return { ...e, killed: e.signal === 'SIGKILL' };
     },
   };
 }

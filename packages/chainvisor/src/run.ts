@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { readUpgradeInfoFile, UPGRADE_INFO_FILE, type UpgradeInfoFile } from '@chaind/upgrade-plan';
 import { watchBatch } from './batch-watch.ts';
+import { upgradeInfoLimit } from './config.ts';
 import { ChainvisorError, EXIT, type ExitCode } from './exit-codes.ts';
 import { currentBinary } from './layout.ts';
 import { ms } from './log.ts';
@@ -29,7 +30,7 @@ async function pendingUpgrade(ctx: UpgradeContext, skip: ReadonlySet<bigint>): P
   const waitMs = Math.max(2000, 10 * ctx.cfg.pollIntervalMs);
   const deadline = performance.now() + waitMs;
   for (let warned = false; ; ) {
-    const r = readUpgradeInfoFile(ctx.l.upgradeInfoFile);
+    const r = readUpgradeInfoFile(ctx.l.upgradeInfoFile, upgradeInfoLimit(ctx.cfg));
     if (r.state === 'absent') return undefined;
     if (r.state === 'invalid') throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: ${r.why}`);
     if (r.state === 'ok') {
@@ -112,7 +113,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
         UPGRADE_INFO_FILE,
         cfg.pollIntervalMs,
         async () => {
-          const r = readUpgradeInfoFile(l.upgradeInfoFile);
+          const r = readUpgradeInfoFile(l.upgradeInfoFile, upgradeInfoLimit(cfg));
           if (r.state === 'invalid' && invalidLogged !== r.why) {
             invalidLogged = r.why;
             log.warn(`${l.upgradeInfoFile} is invalid: ${r.why}`);
@@ -138,9 +139,15 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (first === 'upgrade') {
         haltSeenAt = performance.now();
         metrics.state('upgrading');
-        log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
-        const s = await d.stop(cfg.shutdownGraceMs);
-        if (s.killed) log.warn(`${l.daemonName} did not stop within DAEMON_SHUTDOWN_GRACE (${ms(cfg.shutdownGraceMs)}): sent SIGKILL`);
+        // chaind writes the file at the halt and exits by itself (code 10) right after: a poll interval to do so, never killed mid-exit
+        const byItself = await Promise.race([d.exited.then(() => true), sleep(cfg.pollIntervalMs).then(() => false)]);
+        if (byItself) log.info(`upgrade detected in ${l.upgradeInfoFile}: ${l.daemonName} stopped by itself`);
+        else {
+          log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
+          const s = await d.stop(cfg.shutdownGraceMs);
+          if (s.killed && cfg.shutdownGraceMs === 0) log.info(`sent SIGKILL to ${l.daemonName} (DAEMON_SHUTDOWN_GRACE is 0)`);
+          else if (s.killed) log.warn(`${l.daemonName} did not stop within DAEMON_SHUTDOWN_GRACE (${ms(cfg.shutdownGraceMs)}): sent SIGKILL`);
+        }
       }
       const exit = await d.exited;
       haltSeenAt ??= exit.at;

@@ -3,7 +3,7 @@ import { chmodSync, lstatSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo, type UpgradeInfoFile } from '@chaind/upgrade-plan';
 import { backupData } from './backup.ts';
-import type { Config } from './config.ts';
+import { upgradeInfoLimit, type Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { ms, type Logger } from './log.ts';
@@ -49,7 +49,7 @@ export function isPending(ctx: UpgradeContext, info: UpgradeInfoFile): boolean {
   const folder = upgradeFolderName(info.name, ctx.cfg.disableRecase, ctx.l.upgradesDir);
   const cur = readCurrent(ctx.l);
   if (cur.kind === 'genesis') return true;
-  const recorded = readUpgradeInfoFile(join(cur.dir, UPGRADE_INFO_FILE));
+  const recorded = readUpgradeInfoFile(join(cur.dir, UPGRADE_INFO_FILE), upgradeInfoLimit(ctx.cfg));
   if (cur.folder === folder) return recorded.state === 'ok' && recorded.info.name === info.name && info.height > recorded.info.height;
   if (recorded.state === 'ok' && recorded.info.height > info.height) return false;
   return true;

@@ -200,6 +200,39 @@ describe('chainvisor run', () => {
     assert.equal(current(), 'upgrades/v2');
   });
 
+  test('an upgrade-info.json over DAEMON_UPGRADE_INFO_MAX_BYTES is refused unread: logged once, the node keeps running', async () => {
+    const big = JSON.stringify({ name: 'v2', height: 20, info: 'x'.repeat(2000) });
+    writeDaemon(
+      oldBin(),
+      'old',
+      `const f = path.join(home, 'data', 'upgrade-info.json');
+       fs.writeFileSync(f, ${JSON.stringify(big)});
+       setTimeout(() => { log('old still alive'); ${PLAN} process.exit(10); }, 600);`,
+    );
+    writeDaemon(newBin(), 'new', NEW);
+    const env = baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_UPGRADE_INFO_MAX_BYTES: '1000' });
+    const { code, stderr } = await chainvisor(['run', 'start'], env).exit;
+    assert.equal(code, EXIT.OK, stderr);
+    const why = `it is ${big.length} bytes, over the limit of 1000 bytes (set by DAEMON_UPGRADE_INFO_MAX_BYTES): not an upgrade the node wrote (a broken release or a wrong file?)`;
+    assert.equal(stderr.split('\n').filter((l) => l === `[chainvisor] WRN ${join(h.data, 'upgrade-info.json')} is invalid: ${why}`).length, 1, stderr);
+    assert.deepEqual(h.launches(), ['old start', 'old still alive', `new pre-upgrade --home ${h.home}`]);
+    assert.equal(current(), 'upgrades/v2');
+
+  });
+
+  test('an upgrade-info.json over DAEMON_UPGRADE_INFO_MAX_BYTES left at the exit is an invalid file: exit 6, current and the file untouched', async () => {
+    const big = JSON.stringify({ name: 'v2', height: 20, info: 'x'.repeat(2000) });
+    writeDaemon(oldBin(), 'old', `fs.writeFileSync(path.join(home, 'data', 'upgrade-info.json'), ${JSON.stringify(big)}); process.exit(10);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_UPGRADE_INFO_MAX_BYTES: '1000' })).exit;
+    assert.equal(code, EXIT.UPGRADE_INFO_INVALID, stderr);
+    const why = `it is ${big.length} bytes, over the limit of 1000 bytes (set by DAEMON_UPGRADE_INFO_MAX_BYTES): not an upgrade the node wrote (a broken release or a wrong file?)`;
+    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: ${why}`);
+    assert.deepEqual(h.launches(), ['old start']);
+    assert.equal(current(), 'genesis');
+    assert.equal(readFileSync(join(h.data, 'upgrade-info.json'), 'utf8'), big);
+  });
+
   test('a crash that is not an upgrade: non-zero exit, one clear line, current and data untouched', async () => {
     writeDaemon(oldBin(), 'old', 'process.exit(3);');
     writeDaemon(newBin(), 'new', NEW);
@@ -237,6 +270,25 @@ describe('chainvisor run', () => {
     assert.match(stderr, /\[chainvisor\] WRN chaind did not stop within DAEMON_SHUTDOWN_GRACE \(300ms\): sent SIGKILL\n/);
     assert.match(stderr, /chaind was killed by SIGKILL/);
     assert.deepEqual(h.launches(), ['old start', 'old ignores SIGTERM', `new pre-upgrade --home ${h.home}`]);
+  });
+
+  test('DAEMON_SHUTDOWN_GRACE=0: a node that exits by itself after writing the plan is not killed; one that does not is sent SIGKILL alone, and the logs say so', async () => {
+    writeDaemon(oldBin(), 'old', `${PLAN} setTimeout(() => process.exit(10), 20);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const env = baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' });
+    const first = await chainvisor(['run', 'start'], env).exit;
+    assert.equal(first.code, EXIT.OK, first.stderr);
+    assert.match(first.stderr, /\[chainvisor\] INF chaind exited with code 10\n/);
+    assert.doesNotMatch(first.stderr, /SIG/);
+
+    h.cleanup();
+    h = makeHome();
+    writeDaemon(oldBin(), 'old', `process.on('SIGTERM', () => log('old got SIGTERM')); ${PLAN} setInterval(() => {}, 1000);`);
+    writeDaemon(newBin(), 'new', NEW);
+    const second = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    assert.equal(second.code, EXIT.OK, second.stderr);
+    assert.match(second.stderr, /\[chainvisor\] INF sent SIGKILL to chaind \(DAEMON_SHUTDOWN_GRACE is 0\)\n\[chainvisor\] INF chaind was killed by SIGKILL\n/);
+    assert.deepEqual(h.launches(), ['old start', `new pre-upgrade --home ${h.home}`]);
   });
 
   test('no binary installed and downloads disabled: exit 3, current untouched', async () => {

@@ -13,6 +13,7 @@ export { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type Pre
 export { clip, MAX_QUOTED, quote } from './quote.ts';
 export { planBinaries, resolveRelease, type ReleaseSource } from './resolve.ts';
 export {
+  DEFAULT_UPGRADE_INFO_MAX_BYTES,
   encodeUpgradeInfo,
   parseUpgradeInfo,
   readUpgradeInfo,
@@ -24,4 +25,5 @@ export {
   type ReadResult,
   type UpgradeInfo,
   type UpgradeInfoFile,
+  type UpgradeInfoLimit,
 } from './upgrade-info.ts';

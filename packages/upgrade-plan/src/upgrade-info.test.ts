@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { parseUpgradeInfo, readUpgradeInfo, readUpgradeInfoFile, upgradeInfoPath, writeUpgradeInfo } from './upgrade-info.ts';
+import { DEFAULT_UPGRADE_INFO_MAX_BYTES, parseUpgradeInfo, readUpgradeInfo, readUpgradeInfoFile, upgradeInfoPath, writeUpgradeInfo } from './upgrade-info.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -74,6 +74,40 @@ describe('upgrade-info.json', () => {
     writeFileSync(p, '{"name":"..","height":3}');
     assert.deepEqual(readUpgradeInfo(p), { name: '..', height: 3n, info: '' });
     assert.equal(readUpgradeInfoFile(p).state, 'invalid');
+  });
+
+  test('a file over the size limit is refused unread by both readers, naming the file, its size and the limit', () => {
+    const p = upgradeInfoPath(home());
+    writeUpgradeInfo(p, { name: 'v2', height: 5n, info: '' });
+    const size = DEFAULT_UPGRADE_INFO_MAX_BYTES + 1;
+    writeFileSync(p, Buffer.alloc(size, ' '));
+    const why = `it is ${size} bytes, over the limit of ${DEFAULT_UPGRADE_INFO_MAX_BYTES} bytes: not an upgrade the node wrote (a broken release or a wrong file?)`;
+    assert.deepEqual(readUpgradeInfoFile(p), { state: 'invalid', why });
+    assert.throws(() => readUpgradeInfo(p), { name: 'UpgradeInfoError', message: `upgrade info file ${p} refused: ${why}` });
+    // a reader's own limit, and the setting that set it
+    writeUpgradeInfo(p, { name: 'v2', height: 5n, info: 'x'.repeat(100) });
+    assert.deepEqual(readUpgradeInfoFile(p, { maxBytes: 50, setting: 'DAEMON_UPGRADE_INFO_MAX_BYTES' }), {
+      state: 'invalid',
+      why: 'it is 164 bytes, over the limit of 50 bytes (set by DAEMON_UPGRADE_INFO_MAX_BYTES): not an upgrade the node wrote (a broken release or a wrong file?)',
+    });
+    assert.equal(readUpgradeInfoFile(p, { maxBytes: 164 }).state, 'ok');
+  });
+
+  test('the largest file the node can write is read: a 1 MiB info of characters JSON escapes sixfold', () => {
+    const p = upgradeInfoPath(home());
+    const info = '\u0001'.repeat(1024 * 1024);
+    writeUpgradeInfo(p, { name: 'v2', height: 5n, info });
+    assert.ok(readFileSync(p).length > 6 * 1024 * 1024);
+    assert.deepEqual(readUpgradeInfo(p), { name: 'v2', height: 5n, info });
+  });
+
+  test('a file that grows while read (its size said nothing) is refused at one byte past the limit', () => {
+    const p = upgradeInfoPath(home());
+    mkdirSync(join(p, '..'));
+    // a character device: fstat says 0 bytes, reading never ends
+    symlinkSync('/dev/zero', p);
+    assert.deepEqual(readUpgradeInfoFile(p, { maxBytes: 1000 }), { state: 'invalid', why: 'it is 1001 bytes, over the limit of 1000 bytes: not an upgrade the node wrote (a broken release or a wrong file?)' });
+    assert.throws(() => readUpgradeInfo(p, { maxBytes: 1000 }), { name: 'UpgradeInfoError', message: /refused: it is 1001 bytes, over the limit of 1000 bytes/ });
   });
 
   test("a temp file left by a writer killed before its rename is removed by the next write; a live writer's is left alone", () => {

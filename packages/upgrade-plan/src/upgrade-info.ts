@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UpgradeInfoError } from './errors.ts';
 import { UpgradeNameError } from './errors.ts';
@@ -26,6 +26,22 @@ export const UPGRADE_INFO_FILE = 'upgrade-info.json';
 export function upgradeInfoPath(home: string): string {
   return join(home, 'data', UPGRADE_INFO_FILE);
 }
+
+/**
+ * The largest upgrade-info.json read. A plan arrives in a tx (mempool max_tx_bytes, 1 MiB by default) and JSON
+ * escaping can grow its info at most sixfold, so the node never writes a file near this; a larger file (a
+ * broken release, a mixed-up disk) is refused rather than read whole — chainvisor rereads it every poll.
+ */
+export const DEFAULT_UPGRADE_INFO_MAX_BYTES = 16 * 1024 * 1024;
+
+/** How much of the file a reader takes. */
+export interface UpgradeInfoLimit {
+  readonly maxBytes: number;
+  /** the setting that sets maxBytes, named in a refusal (chainvisor: DAEMON_UPGRADE_INFO_MAX_BYTES) */
+  readonly setting?: string;
+}
+
+const DEFAULT_LIMIT: UpgradeInfoLimit = { maxBytes: DEFAULT_UPGRADE_INFO_MAX_BYTES };
 
 /** The largest height: Cosmos heights are int64. */
 const MAX_HEIGHT = (1n << 63n) - 1n;
@@ -114,32 +130,65 @@ export function parseUpgradeInfo(text: string): ParseResult {
   return r;
 }
 
-type Text = { readonly text: string } | { readonly absent: true } | { readonly error: string };
+type Text = { readonly text: string } | { readonly absent: true } | { readonly error: string } | { readonly tooLarge: number };
 
-function readText(path: string): Text {
+const CHUNK = 64 * 1024;
+
+/**
+ * The file's text, at most `maxBytes`: the size is checked before reading, and at most one byte past the limit is
+ * read, so a file that grows while being read is caught too (tooLarge: the bytes seen, at least).
+ */
+function readText(path: string, maxBytes: number): Text {
+  let fd: number;
   try {
-    return { text: readFileSync(path, 'utf8') };
+    fd = openSync(path, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { absent: true };
     return { error: (e as Error).message };
   }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return { tooLarge: size };
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const b = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
+      const n = readSync(fd, b, 0, b.length, null);
+      if (n === 0) break;
+      chunks.push(b.subarray(0, n));
+      total += n;
+      if (total > maxBytes) return { tooLarge: Math.max(total, size) };
+    }
+    return { text: Buffer.concat(chunks, total).toString('utf8') };
+  } catch (e) {
+    return { error: (e as Error).message };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tooLargeWhy(size: number, limit: UpgradeInfoLimit): string {
+  return `it is ${size} bytes, over the limit of ${limit.maxBytes} bytes${limit.setting ? ` (set by ${limit.setting})` : ''}: not an upgrade the node wrote (a broken release or a wrong file?)`;
 }
 
 /**
  * For a reader that polls while the node may be writing (chainvisor): a file that cannot be read, or
  * does not parse yet, is incomplete rather than an error.
  */
-export function readUpgradeInfoFile(path: string): ReadResult {
-  const t = readText(path);
+export function readUpgradeInfoFile(path: string, limit: UpgradeInfoLimit = DEFAULT_LIMIT): ReadResult {
+  const t = readText(path, limit.maxBytes);
   if ('absent' in t) return { state: 'absent' };
+  // final, as an invalid file: the node replaces the file by a rename, never grows it
+  if ('tooLarge' in t) return { state: 'invalid', why: tooLargeWhy(t.tooLarge, limit) };
   if ('error' in t) return { state: 'incomplete', why: `cannot read: ${t.error}` };
   return parseUpgradeInfo(t.text);
 }
 
 /** For the node at start-up: undefined when absent. A malformed file is an error naming it, never ignored. */
-export function readUpgradeInfo(path: string): UpgradeInfo | undefined {
-  const t = readText(path);
+export function readUpgradeInfo(path: string, limit: UpgradeInfoLimit = DEFAULT_LIMIT): UpgradeInfo | undefined {
+  const t = readText(path, limit.maxBytes);
   if ('absent' in t) return undefined;
+  if ('tooLarge' in t) throw new UpgradeInfoError(`upgrade info file ${path} refused: ${tooLargeWhy(t.tooLarge, limit)}`);
   if ('error' in t) throw new UpgradeInfoError(`cannot read ${path}: ${t.error}`);
   const r = parseFields(t.text);
   if (r.state !== 'ok') throw new UpgradeInfoError(`malformed upgrade info file ${path}: ${r.why}`);
