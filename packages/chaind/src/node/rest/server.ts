@@ -2,8 +2,6 @@
 // path — build the protobuf request from the URL, ABCI Query under the gRPC method path, render the
 // response bytes as gateway JSON — the tx service's routes (broadcast, simulate, get tx) over
 // tx-service.ts the same way, and an OpenAPI 3 document with a UI at /swagger.
-import { DEFAULT_MAX_WRITE_BUFFER_BYTES } from '../../config/config.ts';
-import { guardWrites, WRITES_BUSY } from '../write-guard.ts';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -19,6 +17,8 @@ import { buildRequest, renderGatewayJson, RenderError, type Params } from './gat
 import { fastifyPath, GATEWAY_ROUTES, pathParamNames, TX_ROUTES, type GatewayRoute, type TxRoute } from './routes.ts';
 import { registerDashboard, type DashboardSource } from './dashboard.ts';
 import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './schema.ts';
+import { DEFAULT_MAX_WRITE_BUFFER_BYTES } from '../../config/config.ts';
+import { guardWrites, WRITES_BUSY } from '../write-guard.ts';
 
 export interface RestServerOptions {
   /** Default 127.0.0.1: the node is not exposed unless configured to be. */

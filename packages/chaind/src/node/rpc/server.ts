@@ -2,7 +2,6 @@
 //   POST /           a JSON-RPC 2.0 request or batch (an empty body lists the endpoints, as does GET /)
 //   GET  /<method>   the URI form, `/block?height=5`, answered with id -1
 // Bodies are bounded (max_body_bytes); every failure becomes a JSON-RPC error, never a crash.
-import { DEFAULT_WRITE_LIMITS, guardWrites, WRITES_BUSY, type WriteLimits } from '../write-guard.ts';
 import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +12,7 @@ import { DEFAULT_SEARCH_LIMITS, type RpcApp, type RpcEnv, type RpcMempool, type 
 import { internalError, invalidRequest, METHOD_NOT_FOUND, RpcError } from './errors.ts';
 import { errorResponse, handleBody, handleURI, URI_ID, type Reply } from './jsonrpc.ts';
 import { ROUTES } from './methods/index.ts';
+import { DEFAULT_WRITE_LIMITS, guardWrites, WRITES_BUSY, type WriteLimits } from '../write-guard.ts';
 
 /** CometBFT's rpc.max_body_bytes default. */
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
