@@ -157,6 +157,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     },
   });
   const { modules, upgrade, accounts, bank, validators, gov } = chain;
+  const queryGasLimit = o.simulationGasLimit === 0n ? undefined : o.simulationGasLimit;
   const preverifier: SignaturePreverifier = new SignaturePreverifier({
     threads: o.verifyThreads,
     cache: o.verifiedSignatures,
@@ -172,8 +173,9 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     txDecoder: preverifier.decodeTx,
     chainId: o.chainId,
     logger,
-    simulationGasLimit: o.simulationGasLimit === 0n ? undefined : o.simulationGasLimit,
-    queryGasLimit: o.simulationGasLimit === 0n ? undefined : o.simulationGasLimit,
+    // app.toml query-gas-limit bounds both, as free requests; 0 leaves both unmetered
+    simulationGasLimit: queryGasLimit,
+    queryGasLimit,
     simulationMaxTxBytes: o.simulationMaxTxBytes,
   });
   app.setAnteHandler(

@@ -155,6 +155,7 @@ export class AccountKeeper {
     return acc;
   }
 
+  /** Whether `name` is a configured module account (the SDK's maccPerms): read from the configuration, not the store. */
   isModuleAccountName(name: string): boolean {
     return Object.hasOwn(this.moduleAccounts, name);
   }
