@@ -24,5 +24,13 @@ if (selected.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...selected], { stdio: 'inherit' });
+// CometBFT first (npm run cometbft:install: a no-op once cached), so the README's two commands stay the
+// whole set-up; the tests find it through COMETBFT_BIN. Without Go they skip, or fail under CI=true.
+const env = { ...process.env };
+if (!env.COMETBFT_BIN) {
+  const install = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cometbft-install.ts'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (install.status === 0) env.COMETBFT_BIN = install.stdout.trim();
+  else console.error(`\n*** CometBFT is not installed (npm run cometbft:install exited ${install.status}): the tests that run it will ${env.CI === 'true' || env.CHAIND_REQUIRE_COMETBFT === '1' ? 'FAIL' : 'SKIP'}. Install Go (/usr/local/go/bin) or set COMETBFT_BIN. ***\n`);
+}
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...selected], { stdio: 'inherit', env });
 process.exit(r.status ?? 1);
