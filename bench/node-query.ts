@@ -163,7 +163,7 @@ try {
 const firstBlock = /committed block height=/;
 const restarts: number[] = [];
 for (let i = 0; i < 3; i++) {
-  const s = await spawnUntil(process.execPath, [CHAIND, 'start', '--home', home, ...addr], 'stderr', firstBlock);
+  const s = await spawnUntil(process.execPath, [CHAIND, 'dev', '--home', home, ...addr], 'stderr', firstBlock);
   restarts.push(s.ms);
   node = s.child;
   await stop(node);
@@ -171,9 +171,9 @@ for (let i = 0; i < 3; i++) {
 const fresh: number[] = [];
 for (let i = 0; i < 3; i++) {
   // an empty data/ (keys, config and genesis kept): InitChain, then the first block
-  for (const f of ['application.db', 'blockstore.db', 'upgrade-info.json']) rmSync(join(home, 'data', f), { recursive: true, force: true });
+  for (const f of ['application.db', 'solo-blocks.db', 'upgrade-info.json']) rmSync(join(home, 'data', f), { recursive: true, force: true });
   if (existsSync(join(home, 'data', 'application.db'))) throw new Error('data not cleared');
-  const s = await spawnUntil(process.execPath, [CHAIND, 'start', '--home', home, ...addr], 'stderr', firstBlock);
+  const s = await spawnUntil(process.execPath, [CHAIND, 'dev', '--home', home, ...addr], 'stderr', firstBlock);
   fresh.push(s.ms);
   await stop(s.child);
 }
@@ -188,7 +188,7 @@ spawnSync('tar', ['-xzf', join(releases, archive), '-C', bundleDir]);
 const bundled = join(bundleDir, 'bin', 'chaind');
 const bundledRestarts: number[] = [];
 for (let i = 0; i < 3; i++) {
-  const s = await spawnUntil(bundled, ['start', '--home', home, ...addr], 'stderr', firstBlock);
+  const s = await spawnUntil(bundled, ['dev', '--home', home, ...addr], 'stderr', firstBlock);
   bundledRestarts.push(s.ms);
   await stop(s.child);
 }

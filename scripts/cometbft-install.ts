@@ -6,8 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cometCachePath, cometVersionOf, isPinnedVersion } from '../packages/chaind/src/comet/binary.ts';
-import { COMETBFT_GO_PACKAGE, COMETBFT_VERSION } from '../packages/chaind/src/comet/version.ts';
+import { cometCachePath, cometVersionOf, COMETBFT_GO_PACKAGE, COMETBFT_VERSION, isPinnedVersion } from '@chaind/chaind/comet';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const target = cometCachePath(ROOT);

@@ -63,7 +63,7 @@ export async function startNode(home: string, profileDir: string | undefined): P
   const rest = `http://127.0.0.1:${restPort}`;
   const grpc = `127.0.0.1:${grpcPort}`;
   const prof = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
-  const args = [...chaindNodeFlags(), ...prof, CHAIND, 'start', '--home', home, '--rpc.laddr', `tcp://127.0.0.1:${rpcPort}`, '--api.address', `tcp://127.0.0.1:${restPort}`, '--grpc.address', grpc];
+  const args = [...chaindNodeFlags(), ...prof, CHAIND, 'dev', '--home', home, '--rpc.laddr', `tcp://127.0.0.1:${rpcPort}`, '--api.address', `tcp://127.0.0.1:${restPort}`, '--grpc.address', grpc];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const committedAt = new Map<number, number>();
   const txsAt = new Map<number, number>();

@@ -57,7 +57,7 @@ test('50 free txs of 4,000 signer infos each in flight: bounded RSS, each refuse
   const cfg = join(home, 'config', 'config.toml');
   writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "200ms"'));
 
-  const child = spawn(process.execPath, [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
+  const child = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
     env: childEnv(),
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -177,7 +177,7 @@ describe('npm run release', { timeout: 600_000 }, () => {
     await ok(['keys', 'add', 'validator', '--keyring-backend', 'test']);
     await ok(['genesis', 'add-account', 'validator', '1000000000stake', '--keyring-backend', 'test']);
     await ok(['genesis', 'add-validator', 'validator', '10', '--keyring-backend', 'test']);
-    const child = spawn(bin, ['start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
+    const child = spawn(bin, ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
       cwd: tmp,
       env: cleanEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,7 +36,7 @@ describe('UpgradedConsensusState on a running chaind', () => {
   before(async () => {
     const home = await newHome();
     // its own process group, so the node and anything it starts are stopped together
-    child = spawn(process.execPath, [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
+    child = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
       env: childEnv(),
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,

@@ -68,7 +68,7 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
     .description(`run a single-validator development chain (${DEV_CHAIN_ID}), creating it on first use`)
     .option('--reset', 'delete the development home and start afresh')
     .option('--gov-period <duration>', 'deposit and voting periods of a chain this command creates (e.g. 6s for demos and tests)', DEV_GOV_PERIOD);
-  addStartOptions(cmd);
+  addStartOptions(cmd, true);
   // the development home, unless --home is given
   cmd.setOptionValueWithSource('home', defaultDevHome(), 'default');
   cmd.action(async (o: DevOptions) => {
@@ -89,6 +89,6 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
       printLine(`  curl -s ${rpc}/status`);
       printLine(`  curl -s '${rpc}/abci_query?path="/chain.upgrade.v1beta1.Query/CurrentPlan"'`);
       printLine(`  chaind keys list --keyring-backend test --home ${home}`);
-    });
+    }, true);
   });
 }

@@ -2,6 +2,7 @@
 // which (0 stopped or halt-height; 10–13 upgrade halts, see docs/upgrade-module.md; 1 error).
 import type { Command } from 'commander';
 import { ABCI_FLAGS, ADDRESS_FLAGS, DEFAULT_WITH_COMET, parseBooleanFlag, type ServerOverrides } from '../config/index.ts';
+import { COMETBFT_VERSION } from '../comet/version.ts';
 import { isLogLevel, lineLogger } from '../node/logger.ts';
 import { NodeStartError, startNode, type RunningNode, type ServerStarter } from '../node/node.ts';
 import type { DriverStopResult } from '../node/driver.ts';
@@ -32,13 +33,21 @@ function parseBool(flag: string): (v: string) => boolean {
   };
 }
 
-export function addStartOptions(cmd: Command): Command {
+/** The options of `start` and `dev`; `dev` (solo) has no CometBFT to run or serve. */
+export function addStartOptions(cmd: Command, solo = false): Command {
+  if (!solo) {
+    cmd.option(
+      '--with-comet <bool>',
+      `true: run CometBFT ${COMETBFT_VERSION} as this node's consensus, on this home; false: only serve the ABCI application, for a CometBFT run separately`,
+      parseBool('with-comet'),
+      DEFAULT_WITH_COMET,
+    );
+    for (const f of ABCI_FLAGS) cmd.option(`--${f.flag} <value>`, `${f.description} (overrides ${f.key} with --with-comet=false; with true the default is a unix socket in the home; e.g. ${f.example})`);
+  }
   cmd
-    .option('--with-comet <bool>', 'true: this node makes the blocks itself (solo); false: serve CometBFT over ABCI (validator networks)', parseBool('with-comet'), DEFAULT_WITH_COMET)
     .option('--unsafe-skip-upgrades <heights>', 'skip the upgrades planned at these heights (comma-separated); they are cleared, not applied')
     .option('--halt-height <height>', 'stop after committing this height')
     .option('--log_level <level>', 'debug, info, warn or error', 'info');
-  for (const f of ABCI_FLAGS) cmd.option(`--${f.flag} <value>`, `${f.description}, with --with-comet=false (overrides ${f.key}; e.g. ${f.example})`);
   for (const f of ADDRESS_FLAGS) cmd.option(`--${f.flag} <address>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
   cmd.option('--api.enable <bool>', 'serve REST (overrides app.toml api.enable)', parseBool('api.enable'));
   cmd.option('--grpc.enable <bool>', 'serve gRPC (overrides app.toml grpc.enable)', parseBool('grpc.enable'));
@@ -57,15 +66,12 @@ export function exitCodeOf(r: DriverStopResult): number {
   }
 }
 
-/** Starts the node and waits for it to stop; SIGINT/SIGTERM stop it cleanly (never half a block). */
-export async function runNode(o: StartOptions, servers?: ServerStarter, onStarted?: (n: RunningNode) => void): Promise<number> {
+/** Starts the node (solo: `chaind dev`) and waits for it to stop; SIGINT/SIGTERM stop it cleanly (never half a block). */
+export async function runNode(o: StartOptions, servers?: ServerStarter, onStarted?: (n: RunningNode) => void, solo = false): Promise<number> {
   const level = o.log_level;
   if (!isLogLevel(level)) throw new UserError(`invalid --log_level ${JSON.stringify(level)}: expected debug, info, warn or error`);
   const logger = lineLogger(level);
   const haltHeights = parseHeights('halt-height', o.haltHeight);
-  if (o.withComet !== false && (o.transport !== undefined || o.address !== undefined)) {
-    throw new UserError('--transport and --address apply only with --with-comet=false (serving CometBFT over ABCI)');
-  }
   let node: RunningNode;
   try {
     node = await startNode(
@@ -75,6 +81,7 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
         skipUpgradeHeights: parseHeights('unsafe-skip-upgrades', o.unsafeSkipUpgrades),
         haltHeight: haltHeights[0],
         logger,
+        solo,
       },
       servers,
     );
@@ -84,7 +91,7 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
     return exitCodeOf(e.result);
   }
   const onSignal = (sig: string): void => {
-    // solo: the block in progress is finished; behind CometBFT an uncommitted block is dropped (the driver says so)
+    // solo: the block in progress is finished; behind CometBFT, CometBFT is stopped first and an uncommitted block dropped
     logger.info(`received ${sig}, stopping`);
     void node.stop();
   };
@@ -101,7 +108,9 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
 }
 
 export function registerStartCommand(program: Command, servers?: ServerStarter): void {
-  const cmd = program.command('start').description('run the node: solo block production and the JSON-RPC, REST and gRPC servers, or (--with-comet=false) the ABCI application behind CometBFT with REST and gRPC');
+  const cmd = program
+    .command('start')
+    .description(`run a validator or full node: CometBFT ${COMETBFT_VERSION} (consensus, P2P, JSON-RPC) on this home with chaind's REST and gRPC, or (--with-comet=false) only the ABCI application for a CometBFT run separately; a solo chain runs with \`chaind dev\``);
   addStartOptions(cmd).action(async (o: StartOptions) => {
     process.exitCode = await runNode(o, servers);
   });

@@ -148,6 +148,8 @@ describe('defaults', () => {
         maxConnections: 4,
         cometRpcTimeoutMs: 2500,
         cometRpcMaxResponseBytes: 65_536,
+        cometbftBinary: '/opt/cometbft/bin/cometbft',
+        cometbftStopTimeoutMs: 7000,
       },
       instrumentation: { prometheus: true, listenAddr: { host: '0.0.0.0', port: 26671 }, maxOpenConnections: 7, namespace: 'chaind_app' },
     };

@@ -161,6 +161,10 @@ export interface AppConfig {
     readonly cometRpcTimeoutMs: number;
     /** The largest answer read from CometBFT's JSON-RPC. */
     readonly cometRpcMaxResponseBytes: number;
+    /** The cometbft binary `chaind start` runs ('' = looked up: COMETBFT_BIN, the project cache, PATH). */
+    readonly cometbftBinary: string;
+    /** How long a stop waits for CometBFT to exit after SIGTERM before SIGKILL. */
+    readonly cometbftStopTimeoutMs: number;
   };
   /** chaind's Prometheus endpoint behind CometBFT (`--with-comet=false`), where config.toml's [instrumentation] is CometBFT's. */
   readonly instrumentation: Instrumentation;
@@ -253,6 +257,8 @@ export function defaultAppConfig(): AppConfig {
       maxConnections: DEFAULT_MAX_CONNECTIONS,
       cometRpcTimeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
       cometRpcMaxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
+      cometbftBinary: '',
+      cometbftStopTimeoutMs: 20_000,
     },
     // the port beside CometBFT's 26660; its own namespace, so the two programs' series never share a name
     instrumentation: { prometheus: false, listenAddr: { host: '127.0.0.1', port: 26661 }, maxOpenConnections: 3, namespace: 'chaind' },
@@ -525,6 +531,8 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       maxConnections: Number(r.int('abci.max-connections', BigInt(d.abci.maxConnections), 1n, 1_000_000n)),
       cometRpcTimeoutMs: r.duration('abci.comet-rpc-timeout', d.abci.cometRpcTimeoutMs, true),
       cometRpcMaxResponseBytes: Number(r.int('abci.comet-rpc-max-response-bytes', BigInt(d.abci.cometRpcMaxResponseBytes), 1n, 2_147_483_647n)),
+      cometbftBinary: r.string('abci.cometbft-binary', d.abci.cometbftBinary, 'a path to the cometbft binary, or ""'),
+      cometbftStopTimeoutMs: r.duration('abci.cometbft-stop-timeout', d.abci.cometbftStopTimeoutMs, true),
     },
     instrumentation: {
       prometheus: r.bool('instrumentation.prometheus', d.instrumentation.prometheus),

@@ -181,6 +181,11 @@ max-connections = ${c.abci.maxConnections}
 # call may take, and the largest answer read, in bytes.
 comet-rpc-timeout = ${str(formatDuration(c.abci.cometRpcTimeoutMs))}
 comet-rpc-max-response-bytes = ${c.abci.cometRpcMaxResponseBytes}
+# \`chaind start\` (--with-comet=true) runs CometBFT as its child: the cometbft binary ("" = COMETBFT_BIN,
+# then the project cache of \`npm run cometbft:install\`, then PATH; a relative path is read from the
+# home), which must be the pinned version; and how long a stop waits for it after SIGTERM before SIGKILL.
+cometbft-binary = ${str(c.abci.cometbftBinary)}
+cometbft-stop-timeout = ${str(formatDuration(c.abci.cometbftStopTimeoutMs))}
 
 [instrumentation]
 # chaind's Prometheus metrics behind CometBFT (\`start --with-comet=false\`), where CometBFT serves its own

@@ -1,7 +1,7 @@
 // Assembles a running node from a home directory: config, genesis, the chain app, a consensus driver
-// and the servers. Solo mode (the default) adds the consensus key, the block store, the mempool and
-// the solo driver; behind CometBFT (`--with-comet=false`) the ABCI driver serves CometBFT instead.
-// `chaind start` and `chaind dev` call it.
+// and the servers. Solo (`chaind dev`) adds the consensus key, the block store, the mempool and the solo
+// driver; behind CometBFT the ABCI driver serves CometBFT instead, which `chaind start` runs as its child
+// (--with-comet=true) or the operator runs (--with-comet=false). `chaind start` and `chaind dev` call it.
 import { ChaindError } from '@chaind/errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { readPrivValidatorKey } from './keys.ts';
 import {
   configPaths,
   formatAbciAddress,
+  parseAbciAddress,
   loadConfig,
   pairingProblems,
   STATE_DB_MAX_BYTES_SETTING,
@@ -31,7 +32,9 @@ import { AbciDriver } from './abci/driver.ts';
 import { CometRpc } from './abci/comet-rpc.ts';
 import { createNodeMetrics, metricsEndpoint, nopMetrics, startMetricsServer, type MetricsServer, type NodeMetrics } from './metrics/index.ts';
 import { lastSimulation } from './rest/dashboard.ts';
-
+import { cometRefusal, soloBlockStorePath, soloRefusal } from './home-mode.ts';
+import { findCometBinary } from '../comet/binary.ts';
+import { CometProcess, type CometExit } from '../comet/process.ts';
 
 export interface NodeOptions {
   readonly home: string;
@@ -43,7 +46,17 @@ export interface NodeOptions {
   readonly logger: Logger;
   /** The upgrades this binary knows (default: the release's). */
   readonly upgrades?: readonly Upgrade[];
+  /** This node makes the blocks itself (`chaind dev`); otherwise CometBFT does (`chaind start`). */
+  readonly solo?: boolean;
+  /** Where CometBFT's own log lines go when chaind runs it (default: stderr, behind a prefix). */
+  readonly cometLine?: (line: string) => void;
 }
+
+/** The unix socket in the home that chaind serves its CometBFT child on (a unix path has at most 107 bytes). */
+const cometSocketOf = (home: string): string => `unix://${join(home, 'data', 'chaind-abci.sock')}`;
+const MAX_UNIX_PATH_BYTES = 107;
+/** How long a CometBFT that exited by itself leaves the driver to report a halt it caused (its exception reaches CometBFT first). */
+const COMET_EXIT_SETTLE_MS = 3_000;
 
 /** A server the node runs beside the driver; closed before the databases. */
 export interface NodeServer {
@@ -130,7 +143,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   let metrics: NodeMetrics = nopMetrics;
   let metricsServer: MetricsServer | undefined;
   try {
-    const m = metricsEndpoint(config, addresses.abci.withComet);
+    const m = metricsEndpoint(config, o.solo === true);
     for (const w of m.warnings) logger.warn(w);
     if (m.endpoint !== undefined) {
       const p = createNodeMetrics(m.endpoint.namespace);
@@ -149,11 +162,28 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await metricsServer?.close();
     await chain.close();
   };
+  let comet: { readonly binary: string; readonly proxyApp: string } | undefined;
   try {
     validateGenesis(genesis, chain.app.modules);
-    if (!addresses.abci.withComet) {
-      for (const p of pairingProblems(configPaths(o.home).node, config.node, addresses.abci.address)) logger.warn(p);
-      const comet = new CometRpc({
+    if (o.solo !== true) {
+      const refusal = cometRefusal(o.home);
+      if (refusal !== undefined) throw new NodeModeError(refusal);
+      let address = addresses.abci.address;
+      if (addresses.abci.withComet) {
+        // chaind runs CometBFT: both on this home, over a socket only the two share (unless --address says otherwise)
+        const binary = findCometBinary({ configured: config.app.abci.cometbftBinary, home: o.home }).path;
+        const proxyApp = o.overrides?.address ?? cometSocketOf(o.home);
+        if (proxyApp.startsWith('unix://') && Buffer.byteLength(proxyApp.slice('unix://'.length)) > MAX_UNIX_PATH_BYTES) {
+          throw new NodeModeError(`the home's path is too long for its ABCI socket ${proxyApp} (a unix socket path has at most ${MAX_UNIX_PATH_BYTES} bytes): give --address unix:///short/path.sock or tcp://127.0.0.1:PORT`);
+        }
+        const parsed = parseAbciAddress(proxyApp);
+        if (typeof parsed === 'string') throw new NodeModeError(`invalid ABCI address ${proxyApp}: ${parsed}`);
+        address = parsed;
+        comet = { binary, proxyApp };
+      } else {
+        for (const p of pairingProblems(configPaths(o.home).node, config.node, address)) logger.warn(p);
+      }
+      const cometRpc = new CometRpc({
         url: rpcDialUrl(addresses.rpc),
         timeoutMs: config.app.abci.cometRpcTimeoutMs,
         maxTxBytes: config.node.mempool.maxTxBytes,
@@ -162,10 +192,10 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       const abci = await AbciDriver.listen(
         {
           app: chain.app,
-          address: formatAbciAddress(addresses.abci.address),
+          address: formatAbciAddress(address),
           maxMessageBytes: config.app.abci.maxMessageBytes,
           maxConnections: config.app.abci.maxConnections,
-          comet,
+          comet: cometRpc,
           logger,
           haltHeight,
           metrics,
@@ -176,7 +206,9 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       stopDriver = () => abci.stop();
     } else {
       const key = await readPrivValidatorKey(o.home);
-      const blockStore = BlockStore.open(join(o.home, 'data', 'blockstore.db'));
+      const refusal = soloRefusal(o.home, genesis, key.pubKey);
+      if (refusal !== undefined) throw new NodeModeError(refusal);
+      const blockStore = BlockStore.open(soloBlockStorePath(o.home));
       closeStores = async () => {
         await metricsServer?.close();
         await blockStore.close();
@@ -230,23 +262,49 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await closeStores();
     throw e;
   }
+  const cometLine = o.cometLine ?? ((line: string): void => void process.stderr.write(`cometbft| ${line}\n`));
+  const child = comet === undefined ? undefined : CometProcess.start({ ...comet, home: o.home, stopTimeoutMs: config.app.abci.cometbftStopTimeoutMs, onLine: cometLine });
+  if (child !== undefined) logger.info('started CometBFT', { binary: comet?.binary, pid: child.pid, proxy_app: comet?.proxyApp });
   let closing: Promise<DriverStopResult> | undefined;
+  // CometBFT first (it saves its state and stops calling), then the app
   const shutdown = (result: DriverStopResult): Promise<DriverStopResult> =>
     (closing ??= (async () => {
+      if (child?.running === true) logger.info('stopping CometBFT');
+      await child?.stop();
+      await stopDriver();
       for (const s of servers) await s.close();
       await closeStores();
       return result;
     })());
-  const done = driver.done.then(shutdown);
+  const ended = child === undefined ? driver.done : Promise.race([driver.done, child.exited.then((x) => cometEnded(x, driver))]);
+  const done = ended.then(shutdown);
   return {
     parts,
     servers,
     done,
     stop: async () => {
-      await stopDriver();
+      await (child === undefined ? stopDriver() : shutdown({ reason: 'stopped', height: driver.height }));
       return done;
     },
   };
+}
+
+/** A node that may not run this way on this home (solo on a validator's home, CometBFT on a solo chain's). */
+export class NodeModeError extends ChaindError<'node-mode'> {
+  override readonly name = 'NodeModeError';
+  constructor(message: string) {
+    super('node-mode', message);
+  }
+}
+
+/** What CometBFT's own exit means: the driver's halt when CometBFT stopped because of it, else an error naming its last lines. */
+async function cometEnded(x: CometExit, driver: ConsensusDriver): Promise<DriverStopResult> {
+  if (x.requested) return driver.done;
+  const settled = await Promise.race([driver.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), COMET_EXIT_SETTLE_MS).unref())]);
+  if (settled !== undefined && settled.reason !== 'stopped') return settled;
+  const how = x.signal !== null ? `signal ${x.signal}` : `code ${x.code}`;
+  const last = x.lastLines.length > 0 ? `; its last lines:\n${x.lastLines.join('\n')}` : '';
+  return { reason: 'error', error: new Error(`CometBFT exited by itself (${how})${last}`), height: driver.height };
 }
 
 /** Each committed block, and the plan it leaves scheduled, into the metrics (both drivers announce their blocks). */

@@ -7,6 +7,7 @@ import type { Logger, Timestamp } from '@chaind/sdk/app';
 import type { Snapshot } from '@chaind/sdk/store';
 import { chainModules, setUpgradeHandlers } from '../app.ts';
 import { BlockStore } from '../node/blockstore.ts';
+import { SOLO_BLOCK_STORE } from '../node/home-mode.ts';
 import { dryRunUpgrade, type DryRunResult } from './dry-run.ts';
 
 export { dryRunUpgrade, versionChanges, type DryRunOptions, type DryRunResult, type StoreDiff } from './dry-run.ts';
@@ -54,9 +55,9 @@ export interface ExtrapolatedTime {
   readonly medianIntervalMs: number;
 }
 
-/** Where a solo node keeps its blocks (`chaind start` without CometBFT). */
+/** Where a solo node keeps its blocks (`chaind dev`). */
 export function blockStorePathOf(home: string): string {
-  return join(home, 'data', 'blockstore.db');
+  return join(home, 'data', SOLO_BLOCK_STORE);
 }
 
 const toNs = (t: Timestamp): bigint => t.seconds * 1_000_000_000n + BigInt(t.nanos);

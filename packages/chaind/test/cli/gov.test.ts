@@ -59,7 +59,7 @@ describe('gov transactions and the module, block and tx queries against a develo
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "200ms"'));
     const ring = await Keyring.open(home, 'test');
     for (const name of ['alice', 'bob', 'validator']) addr[name] = (await ring.get(name)).address;
-    node = spawn(process.execPath, [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
+    node = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     url = await watchNode(node, 'chaind start').url;

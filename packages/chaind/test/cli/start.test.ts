@@ -1,7 +1,8 @@
-// `chaind start` as an operator runs it: a real child process over a real home.
+// `chaind dev` (solo) and `chaind start` (CometBFT) as an operator runs them: a real child process over a
+// real home; which of the two a home may run, and the CometBFT binary `start` accepts.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -33,13 +34,13 @@ function newHome(): string {
 
 const lastHeight = (log: string): number => Math.max(0, ...[...log.matchAll(/committed block height=(\d+)/g)].map((m) => Number(m[1])));
 
-test('start produces blocks, stops at --halt-height with exit 0, and a restart resumes at the next height', () => {
+test('dev (solo) produces blocks, stops at --halt-height with exit 0, and a restart resumes at the next height', () => {
   const home = newHome();
-  const first = chaind(['start', '--home', home, '--halt-height', '3', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const first = chaind(['dev', '--home', home, '--halt-height', '3', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(first.status, 0, first.stderr);
   assert.equal(lastHeight(first.stderr), 3);
   assert.match(first.stderr, /node stopped \(halt-height\) height=3/);
-  const second = chaind(['start', '--home', home, '--halt-height', '6', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const second = chaind(['dev', '--home', home, '--halt-height', '6', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(second.status, 0, second.stderr);
   assert.doesNotMatch(second.stderr, /committed block height=[123]\b/, 'no block is produced twice');
   assert.equal(lastHeight(second.stderr), 6);
@@ -49,7 +50,7 @@ test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts fro
   const home = newHome();
   const child = spawn(
     process.execPath,
-    [BIN, 'start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+    [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -80,29 +81,71 @@ test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts fro
   assert.equal(code, 0, log);
   assert.match(log, /received SIGTERM/);
   const stoppedAt = lastHeight(log);
-  const next = chaind(['start', '--home', home, '--halt-height', String(stoppedAt + 2), '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const next = chaind(['dev', '--home', home, '--halt-height', String(stoppedAt + 2), '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(next.status, 0, next.stderr);
   assert.match(next.stderr, new RegExp(`committed block height=${stoppedAt + 1}\\b`));
 });
 
 test('bad flags and a broken genesis are one clear line and a non-zero exit', () => {
   const home = newHome();
-  const bad = chaind(['start', '--home', home, '--unsafe-skip-upgrades', 'x,2']);
+  const bad = chaind(['dev', '--home', home, '--unsafe-skip-upgrades', 'x,2']);
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /invalid --unsafe-skip-upgrades "x,2"/);
-  const addr = chaind(['start', '--home', home, '--rpc.laddr', 'udp://1.2.3.4:5']);
+  const addr = chaind(['dev', '--home', home, '--rpc.laddr', 'udp://1.2.3.4:5']);
   assert.equal(addr.status, 1);
   assert.match(addr.stderr, /--rpc\.laddr/);
   // Cosmos binaries parse these as Go booleans: a word they refuse must not quietly turn a server off
-  const word = chaind(['start', '--home', home, '--api.enable', 'yes']);
+  const word = chaind(['dev', '--home', home, '--api.enable', 'yes']);
   assert.equal(word.status, 1, word.stderr);
   assert.match(word.stderr, /invalid --api\.enable "yes": expected true or false/);
-  const grpc = chaind(['start', '--home', home, '--grpc.enable=off']);
+  const grpc = chaind(['dev', '--home', home, '--grpc.enable=off']);
   assert.equal(grpc.status, 1, grpc.stderr);
   assert.match(grpc.stderr, /invalid --grpc\.enable "off": expected true or false/);
   writeFileSync(join(home, 'config', 'genesis.json'), '{"chain_id": ');
-  const broken = chaind(['start', '--home', home]);
+  const broken = chaind(['dev', '--home', home]);
   assert.equal(broken.status, 1);
   assert.match(broken.stderr, /genesis\.json/);
   assert.doesNotMatch(broken.stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('a solo chain is refused by start, a validator network\'s genesis by dev; each one line naming the other command', () => {
+  const home = newHome();
+  const solo = chaind(['dev', '--home', home, '--halt-height', '2', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  assert.equal(solo.status, 0, solo.stderr);
+  assert.ok(existsSync(join(home, 'data', 'solo-blocks.db')), 'the solo block store has a name CometBFT never uses');
+  assert.ok(!existsSync(join(home, 'data', 'blockstore.db')));
+  const start = chaind(['start', '--home', home]);
+  assert.equal(start.status, 1, start.stderr);
+  assert.match(start.stderr, /this home has run solo \(its blocks are in data\/solo-blocks\.db\): CometBFT cannot take over a solo chain; run it with `chaind dev --home /);
+  assert.doesNotMatch(start.stderr, /started CometBFT/);
+
+  // a second validator in the genesis: solo would fork the network
+  const net = newHome();
+  const other = newHome();
+  const pv = JSON.parse(readFileSync(join(other, 'config', 'priv_validator_key.json'), 'utf8')) as { pub_key: unknown };
+  const op = chaind(['keys', 'add', 'op2', '--keyring-backend', 'test', '--home', net, '--output', 'json']);
+  assert.equal(op.status, 0, op.stderr);
+  const addr = (JSON.parse(op.stdout) as { address: string }).address;
+  const funded = chaind(['genesis', 'add-account', addr, '1000stake', '--home', net]);
+  assert.equal(funded.status, 0, funded.stderr);
+  const added = chaind(['genesis', 'add-validator', addr, '10', '--pubkey', JSON.stringify(pv.pub_key), '--home', net]);
+  assert.equal(added.status, 0, added.stderr);
+  const dev = chaind(['dev', '--home', net]);
+  assert.equal(dev.status, 1, dev.stderr);
+  assert.match(dev.stderr, /the genesis gives voting power to 1 other validator: a solo chain would be a private fork of their network; run it with `chaind start --home /);
+  assert.ok(!existsSync(join(net, 'data', 'solo-blocks.db')), 'nothing written');
+});
+
+test('start refuses a cometbft binary of another version, naming the pinned one', () => {
+  const home = newHome();
+  const fake = join(home, 'cometbft');
+  writeFileSync(fake, '#!/bin/sh\necho 0.37.5\n');
+  chmodSync(fake, 0o755);
+  const r = spawnSync(process.execPath, [BIN, 'start', '--home', home], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, COMETBFT_BIN: fake } });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(`cometbft binary ${fake} \\(from COMETBFT_BIN\\) is version 0\\.37\\.5; chaind runs only CometBFT v0\\.38\\.25`));
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  const missing = spawnSync(process.execPath, [BIN, 'start', '--home', home], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, COMETBFT_BIN: join(home, 'nope') } });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /does not run: .*npm run cometbft:install/);
 });

@@ -41,7 +41,7 @@ interface Node {
 }
 
 function start(release: string, home: string, extra: readonly string[] = []): Node {
-  const args = ['start', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false', ...extra];
+  const args = ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false', ...extra];
   const child = spawn(process.execPath, [BIN, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));

@@ -17,3 +17,4 @@ export * from './upgrades.ts';
 export * from './upgrade-history.ts';
 export * from './next-release.ts';
 export * from './state-diff.ts';
+export * from './validator.ts';

@@ -8,11 +8,11 @@ const anyHost = (h: string): boolean => h === '0.0.0.0' || h === '::';
  * The endpoint to serve (undefined: none), and warnings. Behind CometBFT, app.toml's endpoint on the port
  * CometBFT's Prometheus server takes is refused with a ConfigError: one of the two would fail to listen.
  */
-export function metricsEndpoint(c: LoadedConfig, withComet: boolean): { endpoint: Instrumentation | undefined; warnings: string[] } {
+export function metricsEndpoint(c: LoadedConfig, solo: boolean): { endpoint: Instrumentation | undefined; warnings: string[] } {
   const comet = c.node.instrumentation;
   const ours = c.app.instrumentation;
-  if (withComet) {
-    const warnings = ours.prometheus ? ['app.toml [instrumentation] prometheus = true is for `start --with-comet=false` only: a solo node serves config.toml\'s [instrumentation]'] : [];
+  if (solo) {
+    const warnings = ours.prometheus ? ['app.toml [instrumentation] prometheus = true is for a node behind CometBFT (`chaind start`) only: a solo node serves config.toml\'s [instrumentation]'] : [];
     return { endpoint: comet.prometheus ? comet : undefined, warnings };
   }
   if (!ours.prometheus) return { endpoint: undefined, warnings: [] };

@@ -1,0 +1,149 @@
+// One validator as an operator runs it: `chaind start` on a home made by `chaind testnet init`, with the
+// pinned CometBFT as chaind's child. CosmJS signs and sends through CometBFT's RPC, REST and gRPC answer
+// from chaind; chaind stopped with SIGTERM and killed with SIGKILL comes back with the same state (its
+// CometBFT goes with it); and after an upgrade the block header's app version is the new protocol's.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
+import { assertIsDeliverTxSuccess, GasPrice, SigningStargateClient } from '@cosmjs/stargate';
+import { Client, credentials } from '@grpc/grpc-js';
+import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
+import { QueryAppliedPlanRequest, QueryAppliedPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import {
+  cometClient,
+  cometForTests,
+  cometHeight,
+  DENOM,
+  endpointsOf,
+  eventually,
+  GroupChild,
+  keyringKey,
+  ok,
+  removeTmpDirs,
+  startValidator,
+  testKey,
+  tmpDir,
+  type GroupChild as Child,
+} from '@chaind/chaind/testing';
+
+after(async () => {
+  await GroupChild.killAllGroups();
+  removeTmpDirs();
+});
+
+const CHAIN_ID = 'comet-one-1';
+const GOV_PERIOD = '6s';
+
+const pidAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** CometBFT's pid, from chaind's `started CometBFT … pid=N` line. */
+async function cometPid(node: Child): Promise<number> {
+  const m = await node.waitForLog(/started CometBFT .*pid=(\d+)/);
+  return Number(m[1]);
+}
+
+async function grpcBalance(grpc: string, who: string): Promise<bigint> {
+  const client = new Client(grpc, credentials.createInsecure());
+  try {
+    const bytes = await new Promise<Buffer>((res, rej) =>
+      client.makeUnaryRequest(
+        '/cosmos.bank.v1beta1.Query/Balance',
+        (r: Uint8Array) => Buffer.from(r),
+        (b: Buffer) => b,
+        Buffer.from(QueryBalanceRequest.encode({ address: who, denom: DENOM }).finish()),
+        (err, v) => (err !== null || v === undefined ? rej(err ?? new Error('no answer')) : res(v)),
+      ),
+    );
+    return BigInt(QueryBalanceResponse.decode(bytes).balance?.amount ?? '0');
+  } finally {
+    client.close();
+  }
+}
+
+describe('one validator: chaind start runs CometBFT', { skip: cometForTests().skip, timeout: 600_000 }, () => {
+  test('CosmJS sends through CometBFT; REST and gRPC answer; SIGTERM and SIGKILL of chaind come back to the same state; the header follows the app version', async () => {
+    const dir = tmpDir('chaind-one-');
+    await ok(['testnet', 'init', '--validators', '1', '--output', dir, '--chain-id', CHAIN_ID, '--gov-period', GOV_PERIOD, '--block-time', '300ms'], { env: { CHAIND_RELEASE: 'v1' } });
+    const home = join(dir, 'node0');
+    const ends = await endpointsOf(home);
+    const validator = await keyringKey(home, 'validator0');
+    const bob = testKey(7);
+
+    let node = startValidator(home, 'v1');
+    await eventually('block 2', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= 2n ? true : undefined);
+
+    // CosmJS against CometBFT's own RPC: the tx goes through CometBFT's mempool into a block
+    const wallet = await DirectSecp256k1Wallet.fromKey(validator.privateKey, 'chain');
+    const signer = await SigningStargateClient.connectWithSigner(ends.rpc, wallet, { gasPrice: GasPrice.fromString(`0.025${DENOM}`), broadcastPollIntervalMs: 200, broadcastTimeoutMs: 30_000 });
+    const sent = await signer.sendTokens(validator.address, bob.address, [{ denom: DENOM, amount: '4321' }], 'auto');
+    assertIsDeliverTxSuccess(sent);
+    assert.equal((await signer.getBalance(bob.address, DENOM)).amount, '4321');
+    signer.disconnect();
+    // chaind's REST and gRPC see the same committed state
+    const rest = (await (await fetch(`${ends.rest}/cosmos/bank/v1beta1/balances/${bob.address}/by_denom?denom=${DENOM}`)).json()) as { balance: { amount: string } };
+    assert.equal(rest.balance.amount, '4321');
+    assert.equal(await grpcBalance(ends.grpc, bob.address), 4321n);
+
+    // SIGTERM of chaind: CometBFT is stopped first, then chaind exits 0; a restart goes on from the same state
+    const comet1 = await cometPid(node);
+    const stoppedAt = (await cometHeight(ends.rpc)) ?? 0n;
+    node.signal('SIGTERM');
+    assert.deepEqual(await node.exited, { code: 0, signal: null }, node.log().slice(-3000));
+    assert.equal(pidAlive(comet1), false, 'CometBFT stopped with chaind');
+    assert.match(node.log(), /stopping CometBFT/);
+    node = startValidator(home, 'v1');
+    await eventually('blocks after the SIGTERM restart', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= stoppedAt + 3n ? true : undefined);
+    const client = await cometClient(ends.rpc);
+    const info = await client.abciInfo();
+    assert.ok((info.lastBlockHeight ?? 0) >= Number(stoppedAt));
+    // CometBFT's handshake checked the app hash; the header of the next block carries the app's
+    const atStop = await client.block(Number(stoppedAt) + 1);
+    assert.ok(atStop.block.header.appHash.length === 32);
+
+    // SIGKILL of chaind: its CometBFT exits by itself (the app's socket is gone), both come back
+    const comet2 = await cometPid(node);
+    node.signal('SIGKILL');
+    assert.equal((await node.exited).signal, 'SIGKILL');
+    await eventually('CometBFT to exit after chaind was killed', async () => (pidAlive(comet2) ? undefined : true), 30_000);
+    const killedAt = (await client.status().catch(() => undefined))?.syncInfo.latestBlockHeight ?? Number(stoppedAt);
+    client.disconnect();
+    node = startValidator(home, 'v1');
+    await eventually('blocks after the SIGKILL restart', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 3n ? true : undefined);
+    const again = await SigningStargateClient.connectWithSigner(ends.rpc, wallet, { gasPrice: GasPrice.fromString(`0.025${DENOM}`), broadcastPollIntervalMs: 200, broadcastTimeoutMs: 30_000 });
+    assert.equal((await again.getBalance(bob.address, DENOM)).amount, '4321', 'the send survived both stops');
+    assertIsDeliverTxSuccess(await again.sendTokens(validator.address, bob.address, [{ denom: DENOM, amount: '1' }], 'auto'));
+    again.disconnect();
+
+    // a governance upgrade v1 → v2: chaind halts at H (exit 10) and stops CometBFT; v2 gets block H replayed
+    const h = ((await cometHeight(ends.rpc)) ?? 0n) + 40n;
+    const flags = ['--home', home, '--keyring-backend', 'test', '--node', ends.rpc, '-y', '--broadcast-mode', 'sync', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID];
+    const proposed = await ok(['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', '--from', 'validator0', ...flags]);
+    assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
+    await eventually('proposal 1', async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', ends.rpc])).stdout.includes('"id"') ? true : undefined), 30_000);
+    const voted = await ok(['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator0', ...flags]);
+    assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
+    const halted = await node.exited;
+    assert.equal(halted.code, 10, node.log().slice(-4000));
+    assert.match(node.log(), new RegExp(`UPGRADE "v2" NEEDED at height: ${h}`));
+    assert.ok(existsSync(join(home, 'data', 'upgrade-info.json')));
+    node = startValidator(home, 'v2');
+    await eventually('H + 2 as v2', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= h + 2n ? true : undefined, 120_000);
+    const c2 = await cometClient(ends.rpc);
+    const before = (await c2.block(Number(h))).block.header.version.app;
+    const afterUpgrade = (await c2.block(Number(h) + 1)).block.header.version.app;
+    assert.ok(afterUpgrade > before, `app version ${before} at H, ${afterUpgrade} at H+1`);
+    const applied = QueryAppliedPlanResponse.decode((await c2.abciQuery({ path: '/chain.upgrade.v1beta1.Query/AppliedPlan', data: QueryAppliedPlanRequest.encode({ name: 'v2' }).finish() })).value);
+    assert.equal(applied.height, h);
+    c2.disconnect();
+    await node.killGroup();
+  });
+});
