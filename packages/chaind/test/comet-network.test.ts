@@ -1,0 +1,204 @@
+// Four validators on CometBFT v0.38.25, each `chaind start` under its own chainvisor, on homes made by
+// `chaind testnet init` (genesis = v1, v2 installed): one network shared by the tests below, in order.
+//   1. a governance upgrade v1 → v2 voted with the CLI while node3 is down: nodes 0–2 halt at the same
+//      H with byte-identical upgrade-info.json, switch and resume; then node3, still on v1, block-syncs
+//      to H, halts, switches and catches up; every app agrees on the app hash at H + 5;
+//   2. the upgrade v2 → v3 with node3 unable to get v3 (none installed, downloads off) and node2 down at
+//      H: node3 stays down with chainvisor's exit 3, nodes 0–1 (50%) hold the chain at H until node2
+//      comes back and upgrades, then the three (75%) go on;
+//   3. chaind SIGKILLed under load: its CometBFT exits with it, both come back and agree.
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
+import { GasPrice, SigningStargateClient } from '@cosmjs/stargate';
+import {
+  cometForTests,
+  cometHeight,
+  DENOM,
+  endpointsOf,
+  eventually,
+  GroupChild,
+  keyringKey,
+  ok,
+  removeTmpDirs,
+  sourcesWithNextRelease,
+  startVisor,
+  testKey,
+  tmpDir,
+  type ValidatorEndpoints,
+} from '@chaind/chaind/testing';
+
+const CHAIN_ID = 'comet-net-1';
+const N = 4;
+const GOV_PERIOD = '8s';
+/** Blocks between a proposal and its plan height: more than the voting period at this network's pace. */
+const PLAN_MARGIN = 45n;
+
+interface Node {
+  readonly name: string;
+  readonly home: string;
+  readonly ends: ValidatorEndpoints;
+  visor: GroupChild | undefined;
+}
+
+const nodes: Node[] = [];
+
+after(async () => {
+  await GroupChild.killAllGroups();
+  removeTmpDirs();
+});
+
+const heightOf = async (n: Node): Promise<bigint> => (await cometHeight(n.ends.rpc)) ?? -1n;
+
+function start(n: Node, env: Readonly<Record<string, string>> = {}): GroupChild {
+  n.visor = startVisor(n.home, { DAEMON_RPC_ADDRESS: n.ends.rpc, DAEMON_GRPC_ADDRESS: n.ends.grpc, ...env });
+  return n.visor;
+}
+
+/** chainvisor's exit (the whole group stopped by SIGTERM to chainvisor, which passes it on to chaind). */
+async function stop(n: Node): Promise<void> {
+  n.visor?.signal('SIGTERM');
+  await n.visor?.exited;
+}
+
+async function allAtLeast(ns: readonly Node[], h: bigint, ms = 120_000): Promise<void> {
+  await eventually(`${ns.map((n) => n.name).join(', ')} at ${h}`, async () => ((await Promise.all(ns.map(heightOf))).every((x) => x >= h) ? true : undefined), ms);
+}
+
+/** The app hash chaind logged when it committed `h` (every process's own, not the block's). */
+function appHashAt(n: Node, h: bigint): string | undefined {
+  return new RegExp(`committed block height=${h} .*appHash=([0-9a-f]+)`).exec(n.visor?.log() ?? '')?.[1];
+}
+
+const txFlags = (n: Node, i: number): string[] => ['--from', `validator${i}`, '--home', n.home, '--keyring-backend', 'test', '--node', n.ends.rpc, '-y', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID];
+
+/** Proposes upgrade `name` at `h` from node0 and has the validators of `voters` vote yes; waits for the plan. */
+async function passUpgrade(name: string, h: bigint, voters: readonly number[], id: number): Promise<void> {
+  const n0 = nodes[0];
+  const proposed = await ok(['tx', 'upgrade', 'software-upgrade', name, '--title', name, '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', ...txFlags(n0, 0)]);
+  assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
+  await eventually(`proposal ${id}`, async () => ((await ok(['query', 'gov', 'proposal', String(id), '-o', 'json', '--node', n0.ends.rpc])).stdout.includes('voting_period') ? true : undefined), 30_000);
+  for (const i of voters) {
+    const voted = await ok(['tx', 'gov', 'vote', String(id), 'yes', ...txFlags(nodes[i], i)]);
+    assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
+  }
+  await eventually(`plan ${name}`, async () => ((await ok(['query', 'upgrade', 'plan', '-o', 'json', '--node', n0.ends.rpc])).stdout.includes(`"${name}"`) ? true : undefined), 60_000);
+  assert.ok((await heightOf(n0)) < h - 1n, `plan ${name} passed before its height ${h}`);
+}
+
+describe('four validators on CometBFT, each under chainvisor', { skip: cometForTests().skip, timeout: 900_000 }, () => {
+  before(async () => {
+    const dir = tmpDir('chaind-net-');
+    await ok(['testnet', 'init', '--validators', String(N), '--output', dir, '--chain-id', CHAIN_ID, '--gov-period', GOV_PERIOD, '--block-time', '400ms']);
+    for (let i = 0; i < N; i++) {
+      const home = join(dir, `node${i}`);
+      nodes.push({ name: `node${i}`, home, ends: await endpointsOf(home), visor: undefined });
+    }
+  });
+
+  test('a governance upgrade v1 → v2: the validators halt at the same H, switch and resume; one that was down catches up through the halt', async () => {
+    nodes.forEach((n) => start(n));
+    await allAtLeast(nodes, 3n);
+    const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
+    await passUpgrade('v2', h, [0, 1, 2, 3], 1);
+    // node3 goes down before H and misses it
+    await stop(nodes[3]);
+    const up = nodes.slice(0, 3);
+    await allAtLeast(up, h + 10n);
+    for (const n of up) {
+      const log = n.visor?.log() ?? '';
+      assert.match(log, new RegExp(`UPGRADE "v2" NEEDED at height: ${h}`), `${n.name}:\n${log.slice(-3000)}`);
+      assert.match(log, /upgrade v2 at height \d+ done/);
+    }
+    const infos = up.map((n) => readFileSync(join(n.home, 'data', 'upgrade-info.json'), 'utf8'));
+    for (const f of infos) assert.equal(f, infos[0], 'byte-identical upgrade-info.json');
+    const hashes = up.map((n) => appHashAt(n, h + 5n));
+    assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at H+5: ${hashes.join(', ')}`);
+    const applied = await Promise.all(up.map(async (n) => (await ok(['query', 'upgrade', 'applied', 'v2', '-o', 'json', '--node', n.ends.rpc])).stdout));
+    for (const a of applied) assert.equal(a, applied[0], 'the same block header on every node');
+    assert.equal((JSON.parse(applied[0]) as { header: { height: string } }).header.height, String(h));
+
+    // node3 comes back on v1 after the others passed H + 10: it syncs to H, halts, switches, catches up
+    const late = start(nodes[3]);
+    await late.waitForLog(new RegExp(`UPGRADE "v2" NEEDED at height: ${h}`), 120_000);
+    await late.waitForLog(/upgrade v2 at height \d+ done/, 120_000);
+    await allAtLeast([nodes[3]], (await heightOf(nodes[0])) + 1n);
+    assert.equal(appHashAt(nodes[3], h + 5n), hashes[0], 'node3 agrees on the app hash at H + 5');
+  });
+
+  test('v2 → v3 with one validator unable to get v3 and another down at H: the chain waits at H for a third, then goes on', async () => {
+    // v3: a release after the newest, from the sources with one more upgrade; installed on nodes 0–2 only
+    const next = sourcesWithNextRelease('v3');
+    for (const n of nodes.slice(0, 3)) {
+      const bin = join(n.home, 'cosmovisor', 'upgrades', 'v3', 'bin');
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'chaind'), `#!/bin/sh\nCHAIND_RELEASE=v3 exec "${process.execPath}" "${next.bin}" "$@"\n`);
+      chmodSync(join(bin, 'chaind'), 0o755);
+    }
+    const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
+    await passUpgrade('v3', h, [0, 1, 2, 3], 2);
+    await stop(nodes[2]);
+    // node3 halts at H and stays down: no binary, downloads off
+    const stuck = await nodes[3].visor?.exited;
+    assert.equal(stuck?.code, 3, nodes[3].visor?.log().slice(-3000));
+    assert.match(nodes[3].visor?.log() ?? '', /no binary for upgrade v3/);
+    // nodes 0–1 upgrade, but 2 of 4 (50%) cannot decide H + 1
+    for (const n of nodes.slice(0, 2)) await n.visor?.waitForLog(/upgrade v3 at height \d+ done/, 120_000);
+    await new Promise((r) => setTimeout(r, 6_000));
+    assert.ok((await heightOf(nodes[0])) <= h, `the chain holds at H with half the power (at ${await heightOf(nodes[0])}, H = ${h})`);
+    // node2 comes back on v2: syncs to H, halts, switches to v3; three of four go on
+    start(nodes[2]);
+    await allAtLeast(nodes.slice(0, 3), h + 5n, 180_000);
+    const hashes = nodes.slice(0, 3).map((n) => appHashAt(n, h + 3n));
+    assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at H+3: ${hashes.join(', ')}`);
+  });
+
+  test('chaind killed (SIGKILL) under load: its CometBFT exits with it; both come back and agree', async () => {
+    const n0 = nodes[0];
+    const key = await keyringKey(n0.home, 'validator0');
+    const wallet = await DirectSecp256k1Wallet.fromKey(key.privateKey, 'chain');
+    const client = await SigningStargateClient.connectWithSigner(nodes[1].ends.rpc, wallet, { gasPrice: GasPrice.fromString(`0.025${DENOM}`) });
+    const to = testKey(9).address;
+    let sent = 0;
+    let loading = true;
+    const load = (async () => {
+      while (loading) {
+        await client.sendTokens(key.address, to, [{ denom: DENOM, amount: '1' }], 'auto').then(() => sent++, () => undefined);
+      }
+    })();
+    await eventually('a few sends', async () => (sent >= 2 ? true : undefined), 60_000);
+    // chaind is CometBFT's parent (chainvisor's child): kill it alone, as the kernel's OOM killer would
+    const cometPid = Number([...(n0.visor?.log() ?? '').matchAll(/started CometBFT .*pid=(\d+)/g)].pop()?.[1]);
+    const chaindPid = parentOf(cometPid);
+    process.kill(chaindPid, 'SIGKILL');
+    await eventually('CometBFT to exit with its chaind', async () => (alive(cometPid) ? undefined : true), 30_000);
+    // chainvisor does not restart a crashed node (exit 5, as cosmovisor): its supervisor does
+    assert.equal((await n0.visor?.exited)?.code, 5, n0.visor?.log().slice(-3000));
+    const resumed = (await heightOf(nodes[1])) + 3n;
+    start(n0);
+    await allAtLeast(nodes.slice(0, 3), resumed, 120_000);
+    loading = false;
+    await load;
+    client.disconnect();
+    assert.ok(sent >= 2, `${sent} sends delivered`);
+    const hashes = nodes.slice(0, 3).map((n) => appHashAt(n, resumed));
+    assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at ${resumed}: ${hashes.join(', ')}`);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A process's parent, from /proc (field 4 of stat, after the command's parenthesised name). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
