@@ -1,7 +1,7 @@
 // One validator as an operator runs it: `chaind start` on a home made by `chaind testnet init`, with the
 // pinned CometBFT as chaind's child. CosmJS signs and sends through CometBFT's RPC, REST and gRPC answer
 // from chaind; chaind stopped with SIGTERM and killed with SIGKILL comes back with the same state (its
-// CometBFT goes with it); and after an upgrade the block header's app version is the new protocol's.
+// CometBFT goes with it), CometBFT killed stops chaind with exit 1; and after an upgrade the block header's app version is the new protocol's.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -122,6 +122,13 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     assert.equal((await again.getBalance(bob.address, DENOM)).amount, '4321', 'the send survived both stops');
     assertIsDeliverTxSuccess(await again.sendTokens(validator.address, bob.address, [{ denom: DENOM, amount: '1' }], 'auto'));
     again.disconnect();
+
+    // CometBFT dying by itself stops chaind: exit 1 with CometBFT's last lines, so a supervisor restarts both
+    process.kill(await cometPid(node), 'SIGKILL');
+    assert.equal((await node.exited).code, 1, node.log().slice(-3000));
+    assert.match(node.log(), /CometBFT exited by itself \(signal SIGKILL\); its last lines:\n/);
+    node = startValidator(home, 'v1');
+    await eventually('blocks after CometBFT was killed', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 5n ? true : undefined);
 
     // a governance upgrade v1 → v2: chaind halts at H (exit 10) and stops CometBFT; v2 gets block H replayed
     const h = ((await cometHeight(ends.rpc)) ?? 0n) + 40n;
