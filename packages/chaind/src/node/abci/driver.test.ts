@@ -296,6 +296,27 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       await app.stop();
     }
   });
+
+  test('Query with prove=true is refused (no proofs yet); /p2p/filter/addr/… and /p2p/filter/id/… answer code 0 (CometBFT\'s filter_peers)', async () => {
+    const { app, conns } = await network();
+    try {
+      const data = QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish();
+      for (const path of ['/cosmos.bank.v1beta1.Query/Balance', '/store/bank/key', '/cosmos.tx.v1beta1.Service/Simulate']) {
+        const r = await one(conns.query, { query: { path, data, height: 0n, prove: true } }, 'query');
+        assert.notEqual(r.code, 0, path);
+        assert.match(r.log, /proofs are not supported yet/, path);
+      }
+      assert.equal((await conns.abciQuery('/cosmos.bank.v1beta1.Query/Balance', data)).code, 0, 'without prove it is answered');
+      for (const path of ['/p2p/filter/addr/127.0.0.1:26656', '/p2p/filter/id/0123456789abcdef0123456789abcdef01234567']) {
+        const r = await conns.abciQuery(path);
+        assert.equal(r.code, 0, `${path}: ${r.log}`);
+      }
+      assert.notEqual((await conns.abciQuery('/p2p/other')).code, 0, 'other /p2p paths are unknown');
+    } finally {
+      await conns.close();
+      await app.stop();
+    }
+  });
 });
 
 function testGenesisRequest(): ReturnType<CometNetwork['initChainRequest']> {
