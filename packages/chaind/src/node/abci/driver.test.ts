@@ -18,7 +18,7 @@ import {
   ResponseVerifyVoteExtension_VerifyStatus,
 } from 'cosmjs-types/tendermint/abci/types';
 import { DENOM, sendMsg } from '@chaind/sdk/testing';
-import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount, one, removeTmpDirs, signTx, testGenesis } from '@chaind/chaind/testing';
+import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount, one, removeTmpDirs, signTx, testGenesis, testKey } from '@chaind/chaind/testing';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { createNodeMetrics } from '../metrics/index.ts';
@@ -294,6 +294,45 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       await again.close();
     } finally {
       await app.stop();
+    }
+  });
+
+  test('InitChain again before block 1 on the same process (only CometBFT restarted): it starts from clean state; block 1 has the app hash and balances of a single InitChain, also when the genesis was corrected in between', async () => {
+    const validators = [{ address: consensusAddress(testConsensusKey(0)), power: 10n }];
+    const CAROL = testKey(3);
+    /** InitChain once with `genesis` and block 1: the app hash and the balances of ALICE, BOB and CAROL. */
+    const run = async (conns: AppConnections, net: CometNetwork): Promise<string[]> => {
+      const b = await net.block();
+      return [hex(b.results[0].appHash), ...(await Promise.all([ALICE, BOB, CAROL].map(async (k) => String(await balance(conns, k.address)))))];
+    };
+    const fresh = await AbciTestApp.start();
+    const same = await AbciTestApp.start();
+    const corrected = await AbciTestApp.start();
+    try {
+      const c0 = await AppConnections.open(fresh.address);
+      const n0 = new CometNetwork([c0], { genesis: testGenesis(), validators });
+      await n0.handshake(0);
+      const want = await run(c0, n0);
+      assert.equal(want[3], '0', 'CAROL is not funded by the plain genesis');
+
+      // the first InitChain (the same genesis, or one funding CAROL that the operator then corrects); CometBFT stops before block 1
+      for (const [app, first] of [[same, testGenesis()], [corrected, testGenesis([CAROL.address])]] as const) {
+        const gone = await AppConnections.open(app.address);
+        await new CometNetwork([gone], { genesis: first, validators }).handshake(0);
+        await gone.close();
+        const back = await AppConnections.open(app.address);
+        assert.equal((await back.info()).lastBlockHeight, 0n);
+        const net = new CometNetwork([back], { genesis: testGenesis(), validators });
+        await net.handshake(0);
+        assert.equal(hex(net.initChainResponses[0]?.appHash ?? new Uint8Array(0)), hex(n0.initChainResponses[0]?.appHash ?? new Uint8Array(1)), 'the InitChain app hash of a clean start');
+        assert.deepEqual(await run(back, net), want);
+        await back.close();
+      }
+      await c0.close();
+    } finally {
+      await fresh.stop();
+      await same.stop();
+      await corrected.stop();
     }
   });
 
