@@ -165,6 +165,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
           address: formatAbciAddress(addresses.abci.address),
           maxMessageBytes: config.app.abci.maxMessageBytes,
           maxConnections: config.app.abci.maxConnections,
+          keepAliveInitialDelayMs: config.app.abci.keepAliveInitialDelayMs,
           comet,
           logger,
           haltHeight,

@@ -11,6 +11,7 @@ import { SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta
 import {
   CheckTxType,
   Request,
+  type ResponseFinalizeBlock,
   Response,
   ResponseApplySnapshotChunk_Result,
   ResponseOfferSnapshot_Result,
@@ -249,7 +250,7 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
     }
   });
 
-  test('protocol errors get ResponseException and close that connection only: garbage, a request on the wrong connection, a second consensus connection, an oversized length', async () => {
+  test('protocol errors get ResponseException and close that connection only: garbage, a request on the wrong connection, an oversized length', async () => {
     const { app, conns, net } = await network();
     try {
       const garbage = await rawExchange(app.address, [Uint8Array.from([0x05, 0xff, 0xff, 0xff, 0xff, 0xff])]);
@@ -260,8 +261,6 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.ok(wrong.responses[0].info !== undefined);
       assert.match(wrong.responses[1].exception?.error ?? '', /commit is a consensus request, but this is the query connection/);
       assert.equal(wrong.responses.length, 2, 'nothing after the exception');
-      const second = await rawExchange(app.address, [frame({ commit: {} })]);
-      assert.match(second.responses[0].exception?.error ?? '', /consensus connection is already open/);
       // a 10-byte length prefix claiming 2^63 bytes: refused at once, nothing allocated
       const huge = await rawExchange(app.address, [Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01])]);
       assert.ok(huge.responses[0]?.exception !== undefined);
@@ -292,6 +291,32 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.deepEqual(await net.handshake(0), [2n]);
       assert.equal(hex((await again.info()).lastBlockAppHash), hex(first.appHash));
       await again.close();
+    } finally {
+      await app.stop();
+    }
+  });
+
+  test('a restarted CometBFT while its old consensus connection is still open (its host vanished without a FIN): the newest consensus connection is served, the old one closed and its uncommitted block dropped', async () => {
+    const { app, conns, net } = await network();
+    try {
+      const before = await balance(conns, BOB.address);
+      const tx = signTx(app.chain.app, ALICE, [sendMsg(ALICE.address, BOB.address, '3')]);
+      const { outcomes } = await net.finalizeOnly([tx]);
+      const first = outcomes[0] as ResponseFinalizeBlock;
+      assert.equal(first.txResults[0].code, 0, first.txResults[0].log);
+      // the old connections stay open and silent; CometBFT comes back on new ones and replays block 2
+      const again = await AppConnections.open(app.address);
+      net.apps[0] = again;
+      assert.equal((await again.info()).lastBlockHeight, 1n);
+      assert.deepEqual(await net.handshake(0), [2n]);
+      assert.equal(hex((await again.info()).lastBlockAppHash), hex(first.appHash));
+      assert.equal(await balance(again, BOB.address), before + 3n, 'the tx applied once');
+      assert.match((await conns.consensus.closed)?.message ?? '', /closed/, 'the old consensus connection is closed by the node');
+      assert.ok(app.logger.lines.some((l) => l.level === 'warn' && /a new consensus connection replaces the open one/.test(l.msg)), 'logged');
+      const b = await net.block();
+      assert.equal(b.request.height, 3n);
+      await again.close();
+      await conns.close();
     } finally {
       await app.stop();
     }

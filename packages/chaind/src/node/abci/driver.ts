@@ -4,7 +4,7 @@
 // state, reset at Commit) even while a block executes; the query connection answers Info, Query and
 // Echo. A block that halts the chain (an upgrade) answers FinalizeBlock with an exception and is never
 // committed, so CometBFT replays it to the next binary (shared/reference/cometbft-v038.md §1.6).
-import { AbciProtocolError, listenAbci, type AbciServer } from '@chaind/abci';
+import { AbciProtocolError, listenAbci, type AbciConnectionInfo, type AbciServer } from '@chaind/abci';
 import type { Request, RequestFinalizeBlock, Response } from 'cosmjs-types/tendermint/abci/types';
 import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
 import { toHex } from '@chaind/sdk/store';
@@ -30,6 +30,8 @@ export interface AbciDriverOptions {
   readonly maxMessageBytes?: number;
   /** ABCI connections served at once (app.toml [abci] max-connections); CometBFT opens four. */
   readonly maxConnections?: number;
+  /** Silence before TCP keepalive probes start on an ABCI connection (app.toml [abci] keepalive-initial-delay). */
+  readonly keepAliveInitialDelayMs?: number;
   /** CometBFT's side of the node: its mempool (broadcasts) and its tx index. */
   readonly comet: TxAdmission & TxLookup;
   readonly logger?: Logger;
@@ -55,7 +57,8 @@ export class AbciDriver implements ConsensusDriver {
   private server: AbciServer | undefined;
   private resolveDone!: (r: DriverStopResult) => void;
   private finished = false;
-  private consensusOpen = false;
+  /** The consensus connection: the newest that sent a consensus request. */
+  private consensus: AbciConnectionInfo | undefined;
   /** A halt waiting for its exception to reach CometBFT (the consensus connection's close). */
   private halting: DriverStopResult | undefined;
   /** The block FinalizeBlock executed and Commit has not yet committed. */
@@ -84,8 +87,9 @@ export class AbciDriver implements ConsensusDriver {
       address: o.address,
       maxMessageBytes: o.maxMessageBytes,
       maxConnections: o.maxConnections,
+      keepAliveInitialDelayMs: o.keepAliveInitialDelayMs,
       connect: (info) => {
-        const conn = new AbciConnection({ claimConsensus: () => d.claimConsensus(), handle: (kind, req) => d.handle(kind, req) });
+        const conn = new AbciConnection({ claimConsensus: () => d.claimConsensus(info), handle: (kind, req) => d.handle(kind, req, info) });
         d.logger.debug('CometBFT connected', { connection: info.id, remote: info.remote });
         return {
           handle: (req: Request) => conn.handle(req),
@@ -114,23 +118,38 @@ export class AbciDriver implements ConsensusDriver {
     return () => this.listeners.delete(listener);
   }
 
-  private claimConsensus(): void {
-    if (this.consensusOpen) throw new AbciProtocolError('a consensus connection is already open: CometBFT opens only one');
-    this.consensusOpen = true;
+  /**
+   * CometBFT opens one consensus connection, so a second one is a restarted CometBFT whose old connection
+   * never closed (its host vanished without a FIN): the newest wins, the old one is closed.
+   */
+  private claimConsensus(info: AbciConnectionInfo): void {
+    const old = this.consensus;
+    this.consensus = info;
+    if (old === undefined) return;
+    this.logger.warn('a new consensus connection replaces the open one (CometBFT restarted; the old one is closed)', { connection: info.id, replaced: old.id });
+    // dropped now, not at the old connection's close event, which comes after this connection's first request
+    this.dropPending('the consensus connection was replaced between FinalizeBlock and Commit: the block is dropped and will be replayed');
+    old.close(new AbciProtocolError(`replaced by the newer consensus connection ${info.id}`));
+  }
+
+  /** CometBFT replays an uncommitted block when it comes back: drop our execution of it. */
+  private dropPending(msg: string): void {
+    if (this.pending === undefined) return;
+    this.app.abortBlock();
+    this.logger.warn(msg, { height: this.pending.req.height.toString() });
+    this.pending = undefined;
   }
 
   private connectionClosed(id: number, role: string | undefined, err: Error | undefined): void {
+    // a replaced connection's close is no news: its successor already took over
+    if (role === 'consensus' && this.consensus?.id !== id) {
+      this.logger.debug('the replaced consensus connection closed', { connection: id, error: err?.message });
+      return;
+    }
     if (role === 'consensus') {
-      this.consensusOpen = false;
+      this.consensus = undefined;
       if (this.halting !== undefined) this.finish(this.halting);
-      // CometBFT replays an uncommitted block when it comes back: drop our execution of it
-      if (this.pending !== undefined) {
-        this.app.abortBlock();
-        this.logger.warn('the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed', {
-          height: this.pending.req.height.toString(),
-        });
-        this.pending = undefined;
-      }
+      this.dropPending('the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed');
     }
     if (this.finished) return;
     const fields = { connection: id, role: role ?? 'none', error: err?.message };
@@ -138,7 +157,7 @@ export class AbciDriver implements ConsensusDriver {
     else this.logger.debug('ABCI connection closed', fields);
   }
 
-  private handle(kind: RequestKind, req: Request): Response {
+  private handle(kind: RequestKind, req: Request, from: AbciConnectionInfo): Response {
     if (this.finished) throw new AbciProtocolError('the node is stopping');
     const app = this.app;
     switch (kind) {
@@ -151,17 +170,22 @@ export class AbciDriver implements ConsensusDriver {
       case 'checkTx':
         return { checkTx: this.metrics.timeCheckTx(() => app.checkTx(req.checkTx!)) };
       case 'initChain': {
+        this.assertConsensus(from);
         const res = app.initChain(req.initChain!);
         this.logger.info('InitChain', { chainId: req.initChain!.chainId, validators: res.validators.length, appHash: toHex(res.appHash) });
         return { initChain: res };
       }
       case 'prepareProposal':
+        this.assertConsensus(from);
         return { prepareProposal: app.prepareProposal(req.prepareProposal!) };
       case 'processProposal':
+        this.assertConsensus(from);
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
+        this.assertConsensus(from);
         return { finalizeBlock: this.finalizeBlock(req.finalizeBlock!) };
       case 'commit':
+        this.assertConsensus(from);
         return { commit: this.commit() };
       default: {
         const r = voteExtensionResponse(kind) ?? snapshotResponse(kind);
@@ -169,6 +193,11 @@ export class AbciDriver implements ConsensusDriver {
         return r;
       }
     }
+  }
+
+  /** A replaced connection's requests still queued when it was closed are not run. */
+  private assertConsensus(from: AbciConnectionInfo): void {
+    if (this.consensus?.id !== from.id) throw new AbciProtocolError('this consensus connection was replaced by a newer one');
   }
 
   private finalizeBlock(req: RequestFinalizeBlock): CommittedBlock['results'] {
