@@ -23,6 +23,7 @@ import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { createNodeMetrics } from '../metrics/index.ts';
+import { exitCodeOf } from '../../cli/start.ts';
 
 after(removeTmpDirs);
 
@@ -358,6 +359,27 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       await fresh.stop();
       await same.stop();
       await corrected.stop();
+    }
+  });
+
+  test('Commit failing (the state database at its size limit): the driver stops with the error, which `chaind start` exits 1 on; nothing is committed', async () => {
+    // a limit below an empty database: block 1's Commit is refused before anything is written
+    const app = await AbciTestApp.start({ stateDbMaxBytes: 1 });
+    try {
+      const conns = await AppConnections.open(app.address);
+      const net = new CometNetwork([conns], { genesis: testGenesis(), validators: [{ address: consensusAddress(testConsensusKey(0)), power: 10n }] });
+      await net.handshake(0);
+      await assert.rejects(net.block(), /exception: .*state database full/);
+      const timeout = new Promise<'running'>((r) => setTimeout(() => r('running'), 5_000).unref());
+      const r = await Promise.race([app.driver.done, timeout]);
+      assert.ok(r !== 'running' && r.reason === 'error', `the driver stops with an error, got ${r === 'running' ? r : r.reason}`);
+      assert.match(r.error.message, /state database full/);
+      assert.equal(exitCodeOf(r), 1);
+      assert.ok(app.logger.lines.some((l) => l.level === 'error' && /^Commit failed: the node stops/.test(l.msg) && l.fields?.height === '1'), 'logged');
+      assert.equal(app.driver.height, 0n);
+      await conns.close();
+    } finally {
+      await app.stop();
     }
   });
 

@@ -3,7 +3,9 @@
 // CometBFT's blocks; the mempool connection runs CheckTx on the last committed state (the app's check
 // state, reset at Commit) even while a block executes; the query connection answers Info, Query and
 // Echo. A block that halts the chain (an upgrade) answers FinalizeBlock with an exception and is never
-// committed, so CometBFT replays it to the next binary (shared/reference/cometbft-v038.md §1.6).
+// committed, so CometBFT replays it to the next binary (shared/reference/cometbft-v038.md §1.6). Any
+// other failure of FinalizeBlock or Commit stops the node with that error (exit 1): CometBFT would only
+// replay the block into the same failure, again and again (§5).
 import { AbciProtocolError, listenAbci, type AbciConnectionInfo, type AbciServer } from '@chaind/abci';
 import type { Request, RequestFinalizeBlock, Response } from 'cosmjs-types/tendermint/abci/types';
 import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
@@ -41,7 +43,7 @@ export interface AbciDriverOptions {
   readonly metrics?: NodeMetrics;
 }
 
-/** How long a halt waits for its exception to be written to CometBFT before the node stops anyway. */
+/** How long a halt or a failed block waits for its exception to be written to CometBFT before the node stops anyway. */
 const HALT_GRACE_MS = 2_000;
 
 export class AbciDriver implements ConsensusDriver {
@@ -59,7 +61,7 @@ export class AbciDriver implements ConsensusDriver {
   private finished = false;
   /** The consensus connection: the newest that sent a consensus request. */
   private consensus: AbciConnectionInfo | undefined;
-  /** A halt waiting for its exception to reach CometBFT (the consensus connection's close). */
+  /** A halt or a failed block waiting for its exception to reach CometBFT (the consensus connection's close). */
   private halting: DriverStopResult | undefined;
   /** The block FinalizeBlock executed and Commit has not yet committed. */
   private pending: { readonly req: RequestFinalizeBlock; readonly res: CommittedBlock['results'] } | undefined;
@@ -183,10 +185,10 @@ export class AbciDriver implements ConsensusDriver {
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
         this.assertConsensus(from);
-        return { finalizeBlock: this.finalizeBlock(req.finalizeBlock!) };
+        return { finalizeBlock: this.failStops('FinalizeBlock', req.finalizeBlock!.height, () => this.finalizeBlock(req.finalizeBlock!)) };
       case 'commit':
         this.assertConsensus(from);
-        return { commit: this.commit() };
+        return { commit: this.failStops('Commit', this.pending?.req.height ?? this.app.lastBlockHeight + 1n, () => this.commit()) };
       default: {
         const r = voteExtensionResponse(kind) ?? snapshotResponse(kind);
         if (r === undefined) throw new AbciProtocolError(`unsupported request ${kind}`);
@@ -198,6 +200,24 @@ export class AbciDriver implements ConsensusDriver {
   /** A replaced connection's requests still queued when it was closed are not run. */
   private assertConsensus(from: AbciConnectionInfo): void {
     if (this.consensus?.id !== from.id) throw new AbciProtocolError('this consensus connection was replaced by a newer one');
+  }
+
+  /**
+   * Runs FinalizeBlock or Commit; a failure other than an upgrade halt stops the node with that error, once
+   * the exception has reached CometBFT (its replay would fail the same way, and it would crash-loop).
+   */
+  private failStops<T>(method: 'FinalizeBlock' | 'Commit', height: bigint, run: () => T): T {
+    try {
+      return run();
+    } catch (e) {
+      if (this.halting !== undefined) throw e; // the upgrade halt, already on its way
+      const error = e instanceof Error ? e : new Error(String(e));
+      this.logger.error(`${method} failed: the node stops (CometBFT would replay the block into the same failure)`, { height: height.toString(), error: error.message });
+      const r: DriverStopResult = { reason: 'error', error, height: this.app.lastBlockHeight };
+      this.halting = r;
+      setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
+      throw e;
+    }
   }
 
   private finalizeBlock(req: RequestFinalizeBlock): CommittedBlock['results'] {
@@ -219,8 +239,6 @@ export class AbciDriver implements ConsensusDriver {
         // and closed the connection, or after a grace period
         this.halting = r;
         setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
-      } else {
-        this.logger.error('FinalizeBlock failed', { height: req.height.toString(), error: r.reason === 'error' ? r.error.message : r.reason });
       }
       throw e;
     }
