@@ -27,6 +27,7 @@ export {
   type AbciLogLevel,
   type AbciServer,
   type AbciServerOptions,
+  DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_UNIX_SOCKET_MODE,
   listenAbci,

@@ -17,6 +17,11 @@ export type AbciLog = (level: AbciLogLevel, msg: string, fields?: Record<string,
 export const DEFAULT_MAX_CONNECTIONS = 16;
 /** Only the owner may connect to a unix socket (Linux checks write permission on the socket file). */
 export const DEFAULT_UNIX_SOCKET_MODE = 0o600;
+/**
+ * Silence on a TCP connection before keepalive probes start (Go's default, which CometBFT's side uses): a
+ * peer whose host vanished without a FIN is closed about 10 s later (libuv sends 10 probes 1 s apart).
+ */
+export const DEFAULT_KEEPALIVE_INITIAL_DELAY_MS = 15_000;
 
 export interface AbciServerOptions {
   /** `tcp://host:port`, `host:port` or `unix://path` (see parseAbciAddress). Port 0 picks a free port. */
@@ -27,6 +32,8 @@ export interface AbciServerOptions {
   maxConnections?: number;
   /** File mode of a unix socket, set right after binding. Default DEFAULT_UNIX_SOCKET_MODE. */
   unixSocketMode?: number;
+  /** TCP keepalive on every accepted connection, probing after this much silence (ms, at least 1000). Default DEFAULT_KEEPALIVE_INITIAL_DELAY_MS. */
+  keepAliveInitialDelayMs?: number;
   /** One handler per accepted connection. */
   connect(conn: AbciConnectionInfo): AbciConnectionHandler;
   log?: AbciLog;
@@ -37,6 +44,8 @@ export interface AbciConnectionInfo {
   readonly id: number;
   /** `host:port` of the peer over TCP; the server's address over a unix socket. */
   readonly remote: string;
+  /** Ends this connection at once, unanswered requests dropped (e.g. a newer connection replaces it); the handler sees closed(reason). */
+  close(reason: Error): void;
 }
 
 export interface AbciConnectionHandler {
@@ -359,6 +368,7 @@ export async function listenAbci(options: AbciServerOptions): Promise<AbciServer
   const maxMessageBytes = checkIntSetting('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1, DEFAULT_MAX_MESSAGE_BYTES);
   const maxConnections = checkIntSetting('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 1, 2 ** 31 - 1);
   const unixSocketMode = checkIntSetting('unixSocketMode', options.unixSocketMode ?? DEFAULT_UNIX_SOCKET_MODE, 0, 0o777);
+  const keepAliveInitialDelay = checkIntSetting('keepAliveInitialDelayMs', options.keepAliveInitialDelayMs ?? DEFAULT_KEEPALIVE_INITIAL_DELAY_MS, 1000, 2 ** 31 - 1);
   const userLog = options.log;
   // a throwing log callback must not break a connection's event handlers
   const log: AbciLog = (level, msg, fields) => {
@@ -370,7 +380,9 @@ export async function listenAbci(options: AbciServerOptions): Promise<AbciServer
   };
   const text = formatAbciAddress(address);
 
-  const server = createServer({ allowHalfOpen: true, noDelay: true });
+  // keepalive: without it the socket of a peer whose host is gone (no FIN) stays open for good, holding a
+  // place of maxConnections (unix sockets ignore it: the kernel sees the peer go)
+  const server = createServer({ allowHalfOpen: true, noDelay: true, keepAlive: true, keepAliveInitialDelay });
   server.maxConnections = maxConnections;
   await bind(server, address, text, log);
   if (address.kind === 'unix') {
@@ -397,7 +409,9 @@ export async function listenAbci(options: AbciServerOptions): Promise<AbciServer
         : socket.remoteFamily === 'IPv6'
           ? `[${socket.remoteAddress}]:${socket.remotePort}`
           : `${socket.remoteAddress}:${socket.remotePort}`;
-    const info: AbciConnectionInfo = { id, remote };
+    // the handler may close its connection, which exists only once the handler does
+    const made: { conn?: ServerConnection } = {};
+    const info: AbciConnectionInfo = { id, remote, close: (reason) => made.conn?.destroy(reason) };
     let handler: AbciConnectionHandler;
     try {
       handler = options.connect(info);
@@ -408,6 +422,7 @@ export async function listenAbci(options: AbciServerOptions): Promise<AbciServer
     }
     log('info', 'ABCI connection accepted', { id, remote });
     const conn = new ServerConnection(socket, info, handler, maxMessageBytes, log);
+    made.conn = conn;
     connections.add(conn);
     void conn.closed.then(() => connections.delete(conn));
   });

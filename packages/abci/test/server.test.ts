@@ -1,7 +1,7 @@
 // The ABCI server over real loopback TCP and real unix sockets, driven by AbciClient and by raw sockets.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, type TestContext, test } from 'node:test';
 import type { Request, Response } from 'cosmjs-types/tendermint/abci/types';
@@ -9,6 +9,7 @@ import {
   AbciClient,
   type AbciConnectionHandler,
   AbciListenError,
+  DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
   type AbciServer,
   type AbciServerOptions,
   encodeFrame,
@@ -434,5 +435,42 @@ describe('listening', () => {
     // the port really is ours: a plain listener cannot take it
     const other = createServer();
     await assert.rejects(new Promise((resolve, reject) => other.once('error', reject).listen(Number(m?.[1]), '127.0.0.1', () => resolve(undefined))), /EADDRINUSE/);
+  });
+});
+
+/** The keepalive timer of the server's end of a loopback TCP connection, from /proc/net/tcp: seconds until it fires, or undefined when no keepalive timer runs. */
+function serverKeepalive(serverPort: number, peerPort: number): number | undefined {
+  const hexPort = (p: number): string => p.toString(16).toUpperCase().padStart(4, '0');
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 6 || !f[1].endsWith(`:${hexPort(serverPort)}`) || !f[2].endsWith(`:${hexPort(peerPort)}`)) continue;
+    // tr:tm->when: timer kind 2 is sk_timer, the keepalive timer of an established socket; `when` is in USER_HZ (100) ticks
+    const [tr, when] = f[5].split(':');
+    return tr === '02' ? parseInt(when, 16) / 100 : undefined;
+  }
+  throw new Error(`no /proc/net/tcp row for 127.0.0.1:${serverPort} <- :${peerPort}`);
+}
+
+describe('TCP keepalive (a peer whose host vanished without a FIN is found and closed)', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () => {
+  for (const [what, delay, atMost] of [
+    ['by default, after DEFAULT_KEEPALIVE_INITIAL_DELAY_MS', undefined, DEFAULT_KEEPALIVE_INITIAL_DELAY_MS / 1000],
+    ['keepAliveInitialDelayMs: 3000', 3_000, 3],
+  ] as const) {
+    test(`accepted connections have a keepalive timer, ${what} of silence`, async (t) => {
+      const server = await listenAbci({ address: 'tcp://127.0.0.1:0', keepAliveInitialDelayMs: delay, connect: () => echoHandler() });
+      t.after(() => server.close());
+      const peer = await connectRaw(server.address);
+      t.after(() => peer.close());
+      peer.write(frame(echo('x')));
+      await peer.responses(1);
+      await new Promise((r) => setTimeout(r, 100));
+      const left = serverKeepalive(Number(server.address.split(':').pop()), peer.socket.localPort ?? 0);
+      assert.ok(left !== undefined, 'a keepalive timer runs');
+      assert.ok(left > atMost - 2 && left <= atMost, `fires in ${left} s, expected about ${atMost} s`);
+    });
+  }
+
+  test('keepAliveInitialDelayMs is checked like the other settings', async () => {
+    await assert.rejects(listenAbci({ address: 'tcp://127.0.0.1:0', keepAliveInitialDelayMs: 0, connect: () => echoHandler() }), { name: 'AbciSettingError' });
   });
 });

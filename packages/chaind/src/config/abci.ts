@@ -2,7 +2,7 @@
 // config.toml's `proxy_app` (config/config.go BaseConfig.ProxyApp: "tcp://127.0.0.1:26658" by default,
 // or "unix://<path>"); chaind forwards broadcast transactions to CometBFT's JSON-RPC at config.toml
 // `[rpc] laddr`, as the Cosmos SDK's startStandAlone does (server/start.go: cmtCfg.RPC.ListenAddress).
-import { abciAddressProblem, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES, formatAbciAddress, type AbciAddress } from '@chaind/abci';
+import { abciAddressProblem, DEFAULT_KEEPALIVE_INITIAL_DELAY_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES, formatAbciAddress, type AbciAddress } from '@chaind/abci';
 import { isIP } from 'node:net';
 import { hostPort, type ListenAddress } from './address.ts';
 
@@ -17,7 +17,7 @@ export const DEFAULT_ABCI_ADDRESS: AbciAddress = { kind: 'tcp', host: '127.0.0.1
 export const DEFAULT_ABCI_TRANSPORT: AbciTransport = 'socket';
 
 /** app.toml [abci] limits: @chaind/abci's own defaults for the server, and for CometBFT's JSON-RPC as called by the node. */
-export { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES };
+export { DEFAULT_KEEPALIVE_INITIAL_DELAY_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES };
 export const DEFAULT_COMET_RPC_TIMEOUT_MS = 10_000;
 export const DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 

@@ -146,6 +146,7 @@ describe('defaults', () => {
         transport: 'socket',
         maxMessageBytes: 4096,
         maxConnections: 4,
+        keepAliveInitialDelayMs: 30_000,
         cometRpcTimeoutMs: 2500,
         cometRpcMaxResponseBytes: 65_536,
         cometbftBinary: '/opt/cometbft/bin/cometbft',
@@ -165,7 +166,7 @@ describe('defaults', () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'n' });
     const lines = readFileSync(configPaths(home).app, 'utf8').split('\n');
-    for (const line of ['max-message-bytes = 2147483647', 'max-connections = 16', 'comet-rpc-timeout = "10s"', 'comet-rpc-max-response-bytes = 16777216']) assert.ok(lines.includes(line), line);
+    for (const line of ['max-message-bytes = 2147483647', 'max-connections = 16', 'keepalive-initial-delay = "15s"', 'comet-rpc-timeout = "10s"', 'comet-rpc-max-response-bytes = 16777216']) assert.ok(lines.includes(line), line);
     const c = await loadConfig(home);
     assert.deepEqual(c.app.abci, defaultAppConfig().abci);
     assert.deepEqual(c.warnings, []);
@@ -174,6 +175,8 @@ describe('defaults', () => {
     bad('max-message-bytes = 2147483648', 'abci.max-message-bytes = 2147483648: out of range; expected an integer from 1 to 2147483647');
     bad('comet-rpc-timeout = "0s"', 'abci.comet-rpc-timeout = "0s": must be more than zero');
     bad('comet-rpc-max-response-bytes = 0', 'abci.comet-rpc-max-response-bytes = 0: out of range');
+    bad('keepalive-initial-delay = "0s"', 'abci.keepalive-initial-delay = "0s": must be more than zero');
+    bad('keepalive-initial-delay = "1500ms"', 'abci.keepalive-initial-delay = "1500ms": expected a duration of whole seconds');
   });
 
   test('missing keys take their defaults; gas prices are normalised', () => {

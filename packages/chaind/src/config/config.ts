@@ -19,6 +19,7 @@ import {
   DEFAULT_ABCI_TRANSPORT,
   DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
   DEFAULT_COMET_RPC_TIMEOUT_MS,
+  DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_MESSAGE_BYTES,
   formatAbciAddress,
@@ -157,6 +158,8 @@ export interface AppConfig {
     readonly maxMessageBytes: number;
     /** ABCI connections served at once; CometBFT opens four. */
     readonly maxConnections: number;
+    /** Silence on an ABCI TCP connection before keepalive probes start (a peer whose host vanished is then closed). */
+    readonly keepAliveInitialDelayMs: number;
     /** How long one call to CometBFT's JSON-RPC (a forwarded broadcast, a tx lookup) may take. */
     readonly cometRpcTimeoutMs: number;
     /** The largest answer read from CometBFT's JSON-RPC. */
@@ -255,6 +258,7 @@ export function defaultAppConfig(): AppConfig {
       transport: DEFAULT_ABCI_TRANSPORT,
       maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
       maxConnections: DEFAULT_MAX_CONNECTIONS,
+      keepAliveInitialDelayMs: DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
       cometRpcTimeoutMs: DEFAULT_COMET_RPC_TIMEOUT_MS,
       cometRpcMaxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
       cometbftBinary: '',
@@ -529,6 +533,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       ) as AbciTransport,
       maxMessageBytes: Number(r.int('abci.max-message-bytes', BigInt(d.abci.maxMessageBytes), 1n, BigInt(DEFAULT_MAX_MESSAGE_BYTES))),
       maxConnections: Number(r.int('abci.max-connections', BigInt(d.abci.maxConnections), 1n, 1_000_000n)),
+      keepAliveInitialDelayMs: abciKeepAliveDelay(r, d.abci.keepAliveInitialDelayMs),
       cometRpcTimeoutMs: r.duration('abci.comet-rpc-timeout', d.abci.cometRpcTimeoutMs, true),
       cometRpcMaxResponseBytes: Number(r.int('abci.comet-rpc-max-response-bytes', BigInt(d.abci.cometRpcMaxResponseBytes), 1n, 2_147_483_647n)),
       cometbftBinary: r.string('abci.cometbft-binary', d.abci.cometbftBinary, 'a path to the cometbft binary, or ""'),
@@ -542,6 +547,14 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
     },
   };
   return { config, warnings: r.unknownKeys() };
+}
+
+/** abci.keepalive-initial-delay: whole seconds from 1 s (the kernel counts keepalive time in seconds). */
+function abciKeepAliveDelay(r: Reader, dfltMs: number): number {
+  const ms = r.duration('abci.keepalive-initial-delay', dfltMs, true);
+  const expected = 'a duration of whole seconds from "1s" to "24h", such as "15s"';
+  if (ms % 1000 !== 0 || ms < 1000 || ms > 86_400_000) r.fail('abci.keepalive-initial-delay', `${ms}ms`, expected);
+  return ms;
 }
 
 async function readConfigFile(file: string): Promise<string> {

@@ -177,6 +177,9 @@ transport = ${str(c.abci.transport)}
 max-message-bytes = ${c.abci.maxMessageBytes}
 # Most ABCI connections open at once (CometBFT opens four); more are closed at once and logged.
 max-connections = ${c.abci.maxConnections}
+# Silence on a TCP connection from CometBFT before keepalive probes start (whole seconds): a CometBFT
+# whose host vanished without closing is then dropped about 10 s later, its place freed.
+keepalive-initial-delay = ${str(formatDuration(c.abci.keepAliveInitialDelayMs))}
 # CometBFT's JSON-RPC, where REST and gRPC broadcasts are forwarded and txs looked up: how long one
 # call may take, and the largest answer read, in bytes.
 comet-rpc-timeout = ${str(formatDuration(c.abci.cometRpcTimeoutMs))}

@@ -163,6 +163,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     await chain.close();
   };
   let comet: { readonly binary: string; readonly proxyApp: string } | undefined;
+  let abciDriver: AbciDriver | undefined;
   try {
     validateGenesis(genesis, chain.app.modules);
     if (o.solo !== true) {
@@ -195,6 +196,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
           address: formatAbciAddress(address),
           maxMessageBytes: config.app.abci.maxMessageBytes,
           maxConnections: config.app.abci.maxConnections,
+          keepAliveInitialDelayMs: config.app.abci.keepAliveInitialDelayMs,
           comet: cometRpc,
           logger,
           haltHeight,
@@ -203,6 +205,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
         genesis.chainId,
       );
       driver = abci;
+      abciDriver = abci;
       stopDriver = () => abci.stop();
     } else {
       const key = await readPrivValidatorKey(o.home);
@@ -270,6 +273,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   const shutdown = (result: DriverStopResult): Promise<DriverStopResult> =>
     (closing ??= (async () => {
       if (child?.running === true) logger.info('stopping CometBFT');
+      abciDriver?.expectCometStop();
       await child?.stop();
       await stopDriver();
       for (const s of servers) await s.close();

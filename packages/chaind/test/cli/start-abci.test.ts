@@ -12,7 +12,7 @@ import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import { parseGenesis } from '@chaind/sdk/genesis';
 import { sendMsg } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
-import { AbciNode, AppConnections, chaind, CometNetwork, DENOM, fails, makeNetworkHomes, removeTmpDirs, tmpDir, type NetworkHomes } from '@chaind/chaind/testing';
+import { AbciNode, AppConnections, chaind, CometNetwork, DENOM, fails, makeNetworkHomes, one, removeTmpDirs, tmpDir, within, type NetworkHomes } from '@chaind/chaind/testing';
 
 const CHAIN_ID = 'start-abci-1';
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -105,6 +105,32 @@ describe('chaind start --with-comet=false', { timeout: 90_000 }, () => {
     assert.equal(await balance(again, to), before + 9n);
     await again.close();
     assert.deepEqual(await node.kill('SIGTERM'), { code: 0, signal: null });
+  });
+
+  test('FinalizeBlock failing with anything but an upgrade halt (here the app refusing a block that is not the next height): exit 1, the exception reaches CometBFT, and one line says why; nothing is committed', async () => {
+    const home = freshHome();
+    const node = AbciNode.start(home);
+    const conns = await AppConnections.open(await node.address);
+    const cn = comet(conns);
+    await cn.handshake(0);
+    await cn.block();
+    const committed = await conns.info();
+    // what a CometBFT whose block store is not this app's would send: block 3 on an app at height 1
+    const skipped = { ...cn.blocks[0], height: 3n };
+    await assert.rejects(one(conns.consensus, { finalizeBlock: skipped }, 'finalizeBlock'), /exception: FinalizeBlock for height 3, expected 2/);
+    const exit = await within(node.exited, 15_000, () => node.log());
+    assert.deepEqual(exit, { code: 1, signal: null }, node.log());
+    assert.match(node.log(), / ERR FinalizeBlock failed: the node stops \(CometBFT would replay the block into the same failure\) .*height=3 .*error="FinalizeBlock for height 3, expected 2"/);
+    assert.match(node.log(), / ERR node stopped on an error: FinalizeBlock for height 3, expected 2 height=1\b/);
+    await conns.close();
+    // the database has block 1 and nothing else
+    const again = AbciNode.start(home);
+    const reopened = await AppConnections.open(await again.address);
+    const info = await reopened.info();
+    assert.equal(info.lastBlockHeight, 1n);
+    assert.equal(hex(info.lastBlockAppHash), hex(committed.lastBlockAppHash));
+    await reopened.close();
+    assert.deepEqual(await again.kill('SIGTERM'), { code: 0, signal: null });
   });
 
   test('SIGTERM with a block in flight, over a unix socket: exit 0, socket removed; the restart reports the last commit and CometBFT\'s replay reaches the block\'s app hash', async () => {

@@ -168,7 +168,8 @@ export class AbciNode {
   static start(home: string, o: AbciNodeOptions = {}): AbciNode {
     const args = ['start', '--with-comet=false', '--address', o.address ?? 'tcp://127.0.0.1:0', '--api.enable=false', '--grpc.enable=false', '--home', home, ...(o.args ?? [])];
     const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    // its own process group, so that a kill reaches anything it may have started as well
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     return new AbciNode(child, `chaind start --with-comet=false (${o.release ?? 'latest'}) over ${home}`);
   }
 
@@ -188,9 +189,16 @@ export class AbciNode {
     }
   }
 
-  /** Sends `signal` and waits for the exit. */
+  /** Sends `signal` to its process group and waits for the exit. */
   async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<ChildExit> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    const pid = this.child.pid;
+    if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        this.child.kill(signal); // the group is gone already
+      }
+    }
     return this.exited;
   }
 

@@ -302,6 +302,8 @@ export interface AbciTestAppOptions {
   readonly haltHeight?: bigint;
   /** Where the driver reports CheckTx and FinalizeBlock durations (default: nowhere). */
   readonly metrics?: NodeMetrics;
+  /** The state database's size limit (app.toml state-db-max-bytes; default none). */
+  readonly stateDbMaxBytes?: number;
 }
 
 /** chaind's app behind its ABCI server, in this process, listening on a free loopback port. */
@@ -316,7 +318,7 @@ export class AbciTestApp {
   static async start(o: AbciTestAppOptions = {}): Promise<AbciTestApp> {
     const home = o.home ?? newHome();
     const logger = new MemoryLogger();
-    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: o.upgrades ?? [] });
+    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: o.upgrades ?? [], stateDbMaxBytes: o.stateDbMaxBytes === undefined ? undefined : { maxBytes: o.stateDbMaxBytes, setting: 'app.toml state-db-max-bytes' } });
     const comet = o.comet ?? new CometRpc({ url: 'http://127.0.0.1:9', timeoutMs: 1000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 });
     try {
       const driver = await AbciDriver.listen({ app: chain.app, address: o.address ?? 'tcp://127.0.0.1:0', comet, logger, haltHeight: o.haltHeight, metrics: o.metrics }, CHAIN_ID);

@@ -188,6 +188,11 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   initChain(req: RequestInitChain): ResponseInitChain {
     this.assertLoaded();
     if (this.lastBlockHeight !== 0n) throw new AppError(`InitChain on a chain already at height ${this.lastBlockHeight}`);
+    // CometBFT sends InitChain again after it restarts before block 1 (possibly with a corrected genesis):
+    // the uncommitted writes of an earlier one must not leak into this one
+    this.store.discard();
+    this.genesisPending = false;
+    this.pendingHeight = null;
     if (this.chainId !== undefined && req.chainId !== this.chainId) {
       throw new AppError(`InitChain chain id "${req.chainId}" differs from the configured chain id "${this.chainId}"`);
     }

@@ -35,9 +35,9 @@ const ROLE: Readonly<Record<RequestKind, ConnectionRole | undefined>> = {
   applySnapshotChunk: 'snapshot',
 };
 
-/** What a connection calls; `consensus` is asked for when a connection takes that role (one at a time). */
+/** What a connection calls; `claimConsensus` when a connection takes the consensus role. */
 export interface ConnectionApp {
-  /** Called once when this connection becomes the consensus connection; throws if another one is open. */
+  /** Called once when this connection becomes the consensus connection (it replaces an open one); may throw to refuse it. */
   claimConsensus(): void;
   handle(kind: RequestKind, req: Request): Response | Promise<Response>;
 }

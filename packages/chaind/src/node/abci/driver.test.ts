@@ -11,6 +11,7 @@ import { SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta
 import {
   CheckTxType,
   Request,
+  type ResponseFinalizeBlock,
   Response,
   ResponseApplySnapshotChunk_Result,
   ResponseOfferSnapshot_Result,
@@ -18,10 +19,11 @@ import {
   ResponseVerifyVoteExtension_VerifyStatus,
 } from 'cosmjs-types/tendermint/abci/types';
 import { DENOM, sendMsg } from '@chaind/sdk/testing';
-import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount, one, removeTmpDirs, signTx, testGenesis } from '@chaind/chaind/testing';
+import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount, one, removeTmpDirs, signTx, testGenesis, testKey } from '@chaind/chaind/testing';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { createNodeMetrics } from '../metrics/index.ts';
+import { exitCodeOf } from '../../cli/start.ts';
 
 after(removeTmpDirs);
 
@@ -249,7 +251,7 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
     }
   });
 
-  test('protocol errors get ResponseException and close that connection only: garbage, a request on the wrong connection, a second consensus connection, an oversized length', async () => {
+  test('protocol errors get ResponseException and close that connection only: garbage, a request on the wrong connection, an oversized length', async () => {
     const { app, conns, net } = await network();
     try {
       const garbage = await rawExchange(app.address, [Uint8Array.from([0x05, 0xff, 0xff, 0xff, 0xff, 0xff])]);
@@ -260,8 +262,6 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.ok(wrong.responses[0].info !== undefined);
       assert.match(wrong.responses[1].exception?.error ?? '', /commit is a consensus request, but this is the query connection/);
       assert.equal(wrong.responses.length, 2, 'nothing after the exception');
-      const second = await rawExchange(app.address, [frame({ commit: {} })]);
-      assert.match(second.responses[0].exception?.error ?? '', /consensus connection is already open/);
       // a 10-byte length prefix claiming 2^63 bytes: refused at once, nothing allocated
       const huge = await rawExchange(app.address, [Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01])]);
       assert.ok(huge.responses[0]?.exception !== undefined);
@@ -293,6 +293,113 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.equal(hex((await again.info()).lastBlockAppHash), hex(first.appHash));
       await again.close();
     } finally {
+      await app.stop();
+    }
+  });
+
+  test('a restarted CometBFT while its old consensus connection is still open (its host vanished without a FIN): the newest consensus connection is served, the old one closed and its uncommitted block dropped', async () => {
+    const { app, conns, net } = await network();
+    try {
+      const before = await balance(conns, BOB.address);
+      const tx = signTx(app.chain.app, ALICE, [sendMsg(ALICE.address, BOB.address, '3')]);
+      const { outcomes } = await net.finalizeOnly([tx]);
+      const first = outcomes[0] as ResponseFinalizeBlock;
+      assert.equal(first.txResults[0].code, 0, first.txResults[0].log);
+      // the old connections stay open and silent; CometBFT comes back on new ones and replays block 2
+      const again = await AppConnections.open(app.address);
+      net.apps[0] = again;
+      assert.equal((await again.info()).lastBlockHeight, 1n);
+      assert.deepEqual(await net.handshake(0), [2n]);
+      assert.equal(hex((await again.info()).lastBlockAppHash), hex(first.appHash));
+      assert.equal(await balance(again, BOB.address), before + 3n, 'the tx applied once');
+      assert.match((await conns.consensus.closed)?.message ?? '', /closed/, 'the old consensus connection is closed by the node');
+      assert.ok(app.logger.lines.some((l) => l.level === 'warn' && /a new consensus connection replaces the open one/.test(l.msg)), 'logged');
+      const b = await net.block();
+      assert.equal(b.request.height, 3n);
+      await again.close();
+      await conns.close();
+    } finally {
+      await app.stop();
+    }
+  });
+
+  test('InitChain again before block 1 on the same process (only CometBFT restarted): it starts from clean state; block 1 has the app hash and balances of a single InitChain, also when the genesis was corrected in between', async () => {
+    const validators = [{ address: consensusAddress(testConsensusKey(0)), power: 10n }];
+    const CAROL = testKey(3);
+    /** InitChain once with `genesis` and block 1: the app hash and the balances of ALICE, BOB and CAROL. */
+    const run = async (conns: AppConnections, net: CometNetwork): Promise<string[]> => {
+      const b = await net.block();
+      return [hex(b.results[0].appHash), ...(await Promise.all([ALICE, BOB, CAROL].map(async (k) => String(await balance(conns, k.address)))))];
+    };
+    const fresh = await AbciTestApp.start();
+    const same = await AbciTestApp.start();
+    const corrected = await AbciTestApp.start();
+    try {
+      const c0 = await AppConnections.open(fresh.address);
+      const n0 = new CometNetwork([c0], { genesis: testGenesis(), validators });
+      await n0.handshake(0);
+      const want = await run(c0, n0);
+      assert.equal(want[3], '0', 'CAROL is not funded by the plain genesis');
+
+      // the first InitChain (the same genesis, or one funding CAROL that the operator then corrects); CometBFT stops before block 1
+      for (const [app, first] of [[same, testGenesis()], [corrected, testGenesis([CAROL.address])]] as const) {
+        const gone = await AppConnections.open(app.address);
+        await new CometNetwork([gone], { genesis: first, validators }).handshake(0);
+        await gone.close();
+        const back = await AppConnections.open(app.address);
+        assert.equal((await back.info()).lastBlockHeight, 0n);
+        const net = new CometNetwork([back], { genesis: testGenesis(), validators });
+        await net.handshake(0);
+        assert.equal(hex(net.initChainResponses[0]?.appHash ?? new Uint8Array(0)), hex(n0.initChainResponses[0]?.appHash ?? new Uint8Array(1)), 'the InitChain app hash of a clean start');
+        assert.deepEqual(await run(back, net), want);
+        await back.close();
+      }
+      await c0.close();
+    } finally {
+      await fresh.stop();
+      await same.stop();
+      await corrected.stop();
+    }
+  });
+
+  test('Commit failing (the state database at its size limit): the driver stops with the error, which `chaind start` exits 1 on; nothing is committed', async () => {
+    // a limit below an empty database: block 1's Commit is refused before anything is written
+    const app = await AbciTestApp.start({ stateDbMaxBytes: 1 });
+    try {
+      const conns = await AppConnections.open(app.address);
+      const net = new CometNetwork([conns], { genesis: testGenesis(), validators: [{ address: consensusAddress(testConsensusKey(0)), power: 10n }] });
+      await net.handshake(0);
+      await assert.rejects(net.block(), /exception: .*state database full/);
+      const timeout = new Promise<'running'>((r) => setTimeout(() => r('running'), 5_000).unref());
+      const r = await Promise.race([app.driver.done, timeout]);
+      assert.ok(r !== 'running' && r.reason === 'error', `the driver stops with an error, got ${r === 'running' ? r : r.reason}`);
+      assert.match(r.error.message, /state database full/);
+      assert.equal(exitCodeOf(r), 1);
+      assert.ok(app.logger.lines.some((l) => l.level === 'error' && /^Commit failed: the node stops/.test(l.msg) && l.fields?.height === '1'), 'logged');
+      assert.equal(app.driver.height, 0n);
+      await conns.close();
+    } finally {
+      await app.stop();
+    }
+  });
+
+  test('Query with prove=true is refused (no proofs yet); /p2p/filter/addr/… and /p2p/filter/id/… answer code 0 (CometBFT\'s filter_peers)', async () => {
+    const { app, conns } = await network();
+    try {
+      const data = QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish();
+      for (const path of ['/cosmos.bank.v1beta1.Query/Balance', '/store/bank/key', '/cosmos.tx.v1beta1.Service/Simulate']) {
+        const r = await one(conns.query, { query: { path, data, height: 0n, prove: true } }, 'query');
+        assert.notEqual(r.code, 0, path);
+        assert.match(r.log, /proofs are not supported yet/, path);
+      }
+      assert.equal((await conns.abciQuery('/cosmos.bank.v1beta1.Query/Balance', data)).code, 0, 'without prove it is answered');
+      for (const path of ['/p2p/filter/addr/127.0.0.1:26656', '/p2p/filter/id/0123456789abcdef0123456789abcdef01234567']) {
+        const r = await conns.abciQuery(path);
+        assert.equal(r.code, 0, `${path}: ${r.log}`);
+      }
+      assert.notEqual((await conns.abciQuery('/p2p/other')).code, 0, 'other /p2p paths are unknown');
+    } finally {
+      await conns.close();
       await app.stop();
     }
   });

@@ -3,8 +3,10 @@
 // CometBFT's blocks; the mempool connection runs CheckTx on the last committed state (the app's check
 // state, reset at Commit) even while a block executes; the query connection answers Info, Query and
 // Echo. A block that halts the chain (an upgrade) answers FinalizeBlock with an exception and is never
-// committed, so CometBFT replays it to the next binary (shared/reference/cometbft-v038.md §1.6).
-import { AbciProtocolError, listenAbci, type AbciServer } from '@chaind/abci';
+// committed, so CometBFT replays it to the next binary (shared/reference/cometbft-v038.md §1.6). Any
+// other failure of FinalizeBlock or Commit stops the node with that error (exit 1): CometBFT would only
+// replay the block into the same failure, again and again (§5).
+import { AbciProtocolError, listenAbci, type AbciConnectionInfo, type AbciServer } from '@chaind/abci';
 import type { Request, RequestFinalizeBlock, Response } from 'cosmjs-types/tendermint/abci/types';
 import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
 import { toHex } from '@chaind/sdk/store';
@@ -30,6 +32,8 @@ export interface AbciDriverOptions {
   readonly maxMessageBytes?: number;
   /** ABCI connections served at once (app.toml [abci] max-connections); CometBFT opens four. */
   readonly maxConnections?: number;
+  /** Silence before TCP keepalive probes start on an ABCI connection (app.toml [abci] keepalive-initial-delay). */
+  readonly keepAliveInitialDelayMs?: number;
   /** CometBFT's side of the node: its mempool (broadcasts) and its tx index. */
   readonly comet: TxAdmission & TxLookup;
   readonly logger?: Logger;
@@ -39,7 +43,7 @@ export interface AbciDriverOptions {
   readonly metrics?: NodeMetrics;
 }
 
-/** How long a halt waits for its exception to be written to CometBFT before the node stops anyway. */
+/** How long a halt or a failed block waits for its exception to be written to CometBFT before the node stops anyway. */
 const HALT_GRACE_MS = 2_000;
 
 export class AbciDriver implements ConsensusDriver {
@@ -55,8 +59,10 @@ export class AbciDriver implements ConsensusDriver {
   private server: AbciServer | undefined;
   private resolveDone!: (r: DriverStopResult) => void;
   private finished = false;
-  private consensusOpen = false;
-  /** A halt waiting for its exception to reach CometBFT (the consensus connection's close). */
+  private cometStopping = false;
+  /** The consensus connection: the newest that sent a consensus request. */
+  private consensus: AbciConnectionInfo | undefined;
+  /** A halt or a failed block waiting for its exception to reach CometBFT (the consensus connection's close). */
   private halting: DriverStopResult | undefined;
   /** The block FinalizeBlock executed and Commit has not yet committed. */
   private pending: { readonly req: RequestFinalizeBlock; readonly res: CommittedBlock['results'] } | undefined;
@@ -84,8 +90,9 @@ export class AbciDriver implements ConsensusDriver {
       address: o.address,
       maxMessageBytes: o.maxMessageBytes,
       maxConnections: o.maxConnections,
+      keepAliveInitialDelayMs: o.keepAliveInitialDelayMs,
       connect: (info) => {
-        const conn = new AbciConnection({ claimConsensus: () => d.claimConsensus(), handle: (kind, req) => d.handle(kind, req) });
+        const conn = new AbciConnection({ claimConsensus: () => d.claimConsensus(info), handle: (kind, req) => d.handle(kind, req, info) });
         d.logger.debug('CometBFT connected', { connection: info.id, remote: info.remote });
         return {
           handle: (req: Request) => conn.handle(req),
@@ -114,31 +121,52 @@ export class AbciDriver implements ConsensusDriver {
     return () => this.listeners.delete(listener);
   }
 
-  private claimConsensus(): void {
-    if (this.consensusOpen) throw new AbciProtocolError('a consensus connection is already open: CometBFT opens only one');
-    this.consensusOpen = true;
+  /**
+   * CometBFT opens one consensus connection, so a second one is a restarted CometBFT whose old connection
+   * never closed (its host vanished without a FIN): the newest wins, the old one is closed.
+   */
+  private claimConsensus(info: AbciConnectionInfo): void {
+    const old = this.consensus;
+    this.consensus = info;
+    if (old === undefined) return;
+    this.logger.warn('a new consensus connection replaces the open one (CometBFT restarted; the old one is closed)', { connection: info.id, replaced: old.id });
+    // dropped now, not at the old connection's close event, which comes after this connection's first request
+    this.dropPending('the consensus connection was replaced between FinalizeBlock and Commit: the block is dropped and will be replayed');
+    old.close(new AbciProtocolError(`replaced by the newer consensus connection ${info.id}`));
+  }
+
+  /** CometBFT replays an uncommitted block when it comes back: drop our execution of it. */
+  private dropPending(msg: string): void {
+    if (this.pending === undefined) return;
+    this.app.abortBlock();
+    this.logger.warn(msg, { height: this.pending.req.height.toString() });
+    this.pending = undefined;
+  }
+
+  /** chaind is stopping its own CometBFT: the connections closing then are expected, not a CometBFT gone missing. */
+  expectCometStop(): void {
+    this.cometStopping = true;
   }
 
   private connectionClosed(id: number, role: string | undefined, err: Error | undefined): void {
+    // a replaced connection's close is no news: its successor already took over
+    if (role === 'consensus' && this.consensus?.id !== id) {
+      this.logger.debug('the replaced consensus connection closed', { connection: id, error: err?.message });
+      return;
+    }
     if (role === 'consensus') {
-      this.consensusOpen = false;
+      this.consensus = undefined;
       if (this.halting !== undefined) this.finish(this.halting);
-      // CometBFT replays an uncommitted block when it comes back: drop our execution of it
-      if (this.pending !== undefined) {
-        this.app.abortBlock();
-        this.logger.warn('the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed', {
-          height: this.pending.req.height.toString(),
-        });
-        this.pending = undefined;
-      }
+      this.dropPending('the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed');
     }
     if (this.finished) return;
     const fields = { connection: id, role: role ?? 'none', error: err?.message };
-    if (role === 'consensus') this.logger.warn('CometBFT closed the consensus connection; waiting for it to reconnect', fields);
+    if (role === 'consensus' && this.cometStopping) this.logger.debug('CometBFT closed the consensus connection: it is stopping', fields);
+    else if (role === 'consensus') this.logger.warn('CometBFT closed the consensus connection; waiting for it to reconnect', fields);
     else this.logger.debug('ABCI connection closed', fields);
   }
 
-  private handle(kind: RequestKind, req: Request): Response {
+  private handle(kind: RequestKind, req: Request, from: AbciConnectionInfo): Response {
     if (this.finished) throw new AbciProtocolError('the node is stopping');
     const app = this.app;
     switch (kind) {
@@ -151,23 +179,51 @@ export class AbciDriver implements ConsensusDriver {
       case 'checkTx':
         return { checkTx: this.metrics.timeCheckTx(() => app.checkTx(req.checkTx!)) };
       case 'initChain': {
+        this.assertConsensus(from);
         const res = app.initChain(req.initChain!);
         this.logger.info('InitChain', { chainId: req.initChain!.chainId, validators: res.validators.length, appHash: toHex(res.appHash) });
         return { initChain: res };
       }
       case 'prepareProposal':
+        this.assertConsensus(from);
         return { prepareProposal: app.prepareProposal(req.prepareProposal!) };
       case 'processProposal':
+        this.assertConsensus(from);
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
-        return { finalizeBlock: this.finalizeBlock(req.finalizeBlock!) };
+        this.assertConsensus(from);
+        return { finalizeBlock: this.failStops('FinalizeBlock', req.finalizeBlock!.height, () => this.finalizeBlock(req.finalizeBlock!)) };
       case 'commit':
-        return { commit: this.commit() };
+        this.assertConsensus(from);
+        return { commit: this.failStops('Commit', this.pending?.req.height ?? this.app.lastBlockHeight + 1n, () => this.commit()) };
       default: {
         const r = voteExtensionResponse(kind) ?? snapshotResponse(kind);
         if (r === undefined) throw new AbciProtocolError(`unsupported request ${kind}`);
         return r;
       }
+    }
+  }
+
+  /** A replaced connection's requests still queued when it was closed are not run. */
+  private assertConsensus(from: AbciConnectionInfo): void {
+    if (this.consensus?.id !== from.id) throw new AbciProtocolError('this consensus connection was replaced by a newer one');
+  }
+
+  /**
+   * Runs FinalizeBlock or Commit; a failure other than an upgrade halt stops the node with that error, once
+   * the exception has reached CometBFT (its replay would fail the same way, and it would crash-loop).
+   */
+  private failStops<T>(method: 'FinalizeBlock' | 'Commit', height: bigint, run: () => T): T {
+    try {
+      return run();
+    } catch (e) {
+      if (this.halting !== undefined) throw e; // the upgrade halt, already on its way
+      const error = e instanceof Error ? e : new Error(String(e));
+      this.logger.error(`${method} failed: the node stops (CometBFT would replay the block into the same failure)`, { height: height.toString(), error: error.message });
+      const r: DriverStopResult = { reason: 'error', error, height: this.app.lastBlockHeight };
+      this.halting = r;
+      setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
+      throw e;
     }
   }
 
@@ -190,8 +246,6 @@ export class AbciDriver implements ConsensusDriver {
         // and closed the connection, or after a grace period
         this.halting = r;
         setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
-      } else {
-        this.logger.error('FinalizeBlock failed', { height: req.height.toString(), error: r.reason === 'error' ? r.error.message : r.reason });
       }
       throw e;
     }

@@ -104,6 +104,18 @@ describe('JSON-RPC envelope', { timeout: 60_000 }, () => {
     await assertAlive();
   });
 
+  test('abci_query answers as CometBFT\'s Query connection does: prove=true refused (no proofs yet), /p2p/filter/addr and /p2p/filter/id code 0', async () => {
+    const data = Buffer.from(QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish()).toString('hex');
+    const proved = await call('abci_query', { path: '/cosmos.bank.v1beta1.Query/Balance', data, prove: true });
+    const refused = proved.result?.response as { code: number; log: string };
+    assert.notEqual(refused.code, 0, JSON.stringify(proved));
+    assert.match(refused.log, /proofs are not supported yet/);
+    for (const path of ['/p2p/filter/addr/127.0.0.1:26656', '/p2p/filter/id/0123456789abcdef0123456789abcdef01234567']) {
+      const r = await call('abci_query', { path });
+      assert.equal((r.result?.response as { code: number }).code, 0, JSON.stringify(r));
+    }
+  });
+
   test('GET URI form: id -1, bare integers, quoted strings, 0x-hex; errors with HTTP 500; unknown paths 404', async () => {
     const s = await get('/status');
     assert.equal(s.status, 200);
