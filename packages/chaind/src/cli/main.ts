@@ -9,6 +9,7 @@ import { registerKeysCommands } from './keys.ts';
 import { registerPreUpgradeCommand } from './pre-upgrade.ts';
 import { registerQueryCommands } from './query/index.ts';
 import { registerStartCommand } from './start.ts';
+import { registerTestnetCommands } from './testnet/index.ts';
 import { registerTxCommands } from './tx/index.ts';
 import { registerUpgradeCommands } from './upgrade.ts';
 import { registerVersionCommand } from './version.ts';
@@ -30,6 +31,7 @@ registerQueryCommands(program);
 registerTxCommands(program);
 registerPreUpgradeCommand(program);
 registerUpgradeCommands(program);
+registerTestnetCommands(program);
 
 try {
   await program.parseAsync(process.argv);
