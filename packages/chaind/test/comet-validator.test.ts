@@ -34,7 +34,8 @@ after(async () => {
 });
 
 const CHAIN_ID = 'comet-one-1';
-const GOV_PERIOD = '6s';
+/** Long enough for the CLI's proposal and vote (seconds each from the sources on a busy machine). */
+const GOV_PERIOD = '15s';
 
 const pidAlive = (pid: number): boolean => {
   try {
@@ -131,7 +132,7 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     await eventually('blocks after CometBFT was killed', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 5n ? true : undefined);
 
     // a governance upgrade v1 → v2: chaind halts at H (exit 10) and stops CometBFT; v2 gets block H replayed
-    const h = ((await cometHeight(ends.rpc)) ?? 0n) + 40n;
+    const h = ((await cometHeight(ends.rpc)) ?? 0n) + 80n;
     const flags = ['--home', home, '--keyring-backend', 'test', '--node', ends.rpc, '-y', '--broadcast-mode', 'sync', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID];
     const proposed = await ok(['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', '--from', 'validator0', ...flags]);
     assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);

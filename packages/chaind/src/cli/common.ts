@@ -9,6 +9,8 @@ import { GenesisError } from '@chaind/sdk/genesis';
 import { Keyring, KeyringError, type KeyringBackend } from '@chaind/sdk/keyring';
 import { ConfigError } from '../config/index.ts';
 import { NodeKeyError } from '../node/keys.ts';
+import { NodeModeError } from '../node/home-mode.ts';
+import { CometBinaryError } from '../comet/binary.ts';
 
 /** A mistake of the user's (bad argument, missing file, refused action): reported without a stack trace. */
 export class UserError extends ChaindError<'user'> {
@@ -83,7 +85,7 @@ export function printErrLine(s: string): void {
 }
 
 function isUserError(e: unknown): e is Error {
-  if (e instanceof UserError || e instanceof ConfigError || e instanceof GenesisError || e instanceof KeyringError || e instanceof CodedError || e instanceof NodeKeyError) return true;
+  if (e instanceof UserError || e instanceof ConfigError || e instanceof GenesisError || e instanceof KeyringError || e instanceof CodedError || e instanceof NodeKeyError || e instanceof NodeModeError || e instanceof CometBinaryError) return true;
   // a file that is missing, unreadable or in the way: the message names it (ENOENT: …, open '/path')
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code);

@@ -5,7 +5,16 @@
 // multi-validator genesis would be a private fork. Each refusal is one line saying what to run instead.
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ChaindError } from '@chaind/errors';
 import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
+
+/** A node that may not run this way on this home (solo on a validator's home, CometBFT on a solo chain's). */
+export class NodeModeError extends ChaindError<'node-mode'> {
+  override readonly name = 'NodeModeError';
+  constructor(message: string) {
+    super('node-mode', message);
+  }
+}
 
 /** The solo block store: a name CometBFT never uses in data/. */
 export const SOLO_BLOCK_STORE = 'solo-blocks.db';

@@ -32,8 +32,8 @@ import { AbciDriver } from './abci/driver.ts';
 import { CometRpc } from './abci/comet-rpc.ts';
 import { createNodeMetrics, metricsEndpoint, nopMetrics, startMetricsServer, type MetricsServer, type NodeMetrics } from './metrics/index.ts';
 import { lastSimulation } from './rest/dashboard.ts';
-import { cometRefusal, soloBlockStorePath, soloRefusal } from './home-mode.ts';
-import { findCometBinary } from '../comet/binary.ts';
+import { cometRefusal, NodeModeError, soloBlockStorePath, soloRefusal } from './home-mode.ts';
+import { CometBinaryError, findCometBinary } from '../comet/binary.ts';
 import { CometProcess, type CometExit } from '../comet/process.ts';
 
 export interface NodeOptions {
@@ -179,6 +179,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
         }
         const parsed = parseAbciAddress(proxyApp);
         if (typeof parsed === 'string') throw new NodeModeError(`invalid ABCI address ${proxyApp}: ${parsed}`);
+        if (parsed.kind === 'tcp' && parsed.port === 0) throw new NodeModeError(`--address ${proxyApp} has port 0: CometBFT must be told a fixed address to dial; give a port, or leave --address out (a unix socket in the home)`);
         address = parsed;
         comet = { binary, proxyApp };
       } else {
@@ -252,6 +253,8 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     }
   } catch (e) {
     await closeStores();
+    // refusals of the home or the binary are the operator's to fix: one "Error:" line, as a bad flag
+    if (e instanceof NodeModeError || e instanceof CometBinaryError) throw e;
     throw new NodeStartError(stopResultFromError(e, chain.app.lastBlockHeight));
   }
   observeBlocks(driver, chain, metrics);
@@ -291,14 +294,6 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       return done;
     },
   };
-}
-
-/** A node that may not run this way on this home (solo on a validator's home, CometBFT on a solo chain's). */
-export class NodeModeError extends ChaindError<'node-mode'> {
-  override readonly name = 'NodeModeError';
-  constructor(message: string) {
-    super('node-mode', message);
-  }
 }
 
 /** What CometBFT's own exit means: the driver's halt when CometBFT stopped because of it, else an error naming its last lines. */
