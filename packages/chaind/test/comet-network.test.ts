@@ -80,7 +80,7 @@ async function passUpgrade(name: string, h: bigint, voters: readonly number[], i
   const n0 = nodes[0];
   const proposed = await ok(['tx', 'upgrade', 'software-upgrade', name, '--title', name, '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', ...txFlags(n0, 0)]);
   assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
-  await eventually(`proposal ${id}`, async () => ((await ok(['query', 'gov', 'proposal', String(id), '-o', 'json', '--node', n0.ends.rpc])).stdout.includes('voting_period') ? true : undefined), 30_000);
+  await eventually(`proposal ${id}`, async () => ((await ok(['query', 'gov', 'proposal', String(id), '-o', 'json', '--node', n0.ends.rpc])).stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD') ? true : undefined), 30_000);
   // each validator votes from its own home, all at once
   await Promise.all(
     voters.map(async (i) => {
