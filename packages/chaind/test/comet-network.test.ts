@@ -69,7 +69,13 @@ async function stop(n: Node): Promise<void> {
 }
 
 async function allAtLeast(ns: readonly Node[], h: bigint, ms = 120_000): Promise<void> {
-  await eventually(`${ns.map((n) => n.name).join(', ')} at ${h}`, async () => ((await Promise.all(ns.map(heightOf))).every((x) => x >= h) ? true : undefined), ms);
+  try {
+    await eventually(`${ns.map((n) => n.name).join(', ')} at ${h}`, async () => ((await Promise.all(ns.map(heightOf))).every((x) => x >= h) ? true : undefined), ms);
+  } catch (e) {
+    // what each node's chainvisor, chaind and CometBFT said last, CometBFT's consensus chatter left out
+    const tails = ns.map((n) => `--- ${n.name} at ${String(n.visor?.running)}:\n${(n.visor?.log() ?? '').split('\n').filter((l) => !l.startsWith('cometbft| I[')).slice(-25).join('\n')}`);
+    throw new Error(`${(e as Error).message}\n${tails.join('\n')}`);
+  }
 }
 
 /** The app hash chaind logged when it committed `h` (every process's own, not the block's). */

@@ -46,6 +46,8 @@ export function cometbftBin(): string {
   return c.bin;
 }
 
+const OUTPUT_KEPT = 4_000_000;
+
 export interface GroupExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
@@ -55,14 +57,19 @@ export interface GroupExit {
 export class GroupChild {
   private static readonly all = new Set<GroupChild>();
   readonly exited: Promise<GroupExit>;
-  private output = '';
+  /** The output's latest chunks, at most OUTPUT_KEPT bytes: copying one string per chunk cost the test process so much CPU that it read its children's pipes too late and stalled them. */
+  private readonly chunks: string[] = [];
+  private kept = 0;
 
   private constructor(
     readonly child: ChildProcess,
     readonly what: string,
   ) {
     const keep = (d: Buffer): void => {
-      this.output = (this.output + d.toString()).slice(-2_000_000);
+      const text = d.toString();
+      this.chunks.push(text);
+      this.kept += text.length;
+      while (this.kept > OUTPUT_KEPT && this.chunks.length > 1) this.kept -= (this.chunks.shift() ?? '').length;
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -84,18 +91,18 @@ export class GroupChild {
   }
 
   log(): string {
-    return this.output;
+    return this.chunks.join('');
   }
 
   /** Resolves with the first match of `re` in the output; rejects after `ms` or when the process ends first. */
   async waitForLog(re: RegExp, ms = 60_000): Promise<RegExpExecArray> {
     const end = Date.now() + ms;
     for (;;) {
-      const m = re.exec(this.output);
+      const m = re.exec(this.log());
       if (m) return m;
-      if (!this.running) throw new Error(`${this.what} exited before logging ${re}:\n${this.output.slice(-4000)}`);
-      if (Date.now() > end) throw new Error(`${this.what}: no ${re} within ${ms} ms:\n${this.output.slice(-4000)}`);
-      await new Promise((r) => setTimeout(r, 100));
+      if (!this.running) throw new Error(`${this.what} exited before logging ${re}:\n${this.log().slice(-4000)}`);
+      if (Date.now() > end) throw new Error(`${this.what}: no ${re} within ${ms} ms:\n${this.log().slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 

@@ -112,6 +112,8 @@ export async function testnetInit(o: TestnetInitOptions): Promise<TestnetNode[]>
     t = setTomlValue(t, 'p2p', 'addr_book_strict', false);
     t = setTomlValue(t, 'p2p', 'allow_duplicate_ip', true);
     t = setTomlValue(t, 'consensus', 'timeout_commit', o.blockTime);
+    // CometBFT's info level logs every step of every block, for N nodes in one terminal: errors only
+    t = setTomlValue(t, '', 'log_level', 'error');
     writeFileSync(node, t);
     const app = join(n.home, 'config', 'app.toml');
     let a = readFileSync(app, 'utf8');
