@@ -68,7 +68,7 @@ async function stop(n: Node): Promise<void> {
   await n.visor?.exited;
 }
 
-async function allAtLeast(ns: readonly Node[], h: bigint, ms = 120_000): Promise<void> {
+async function allAtLeast(ns: readonly Node[], h: bigint, ms = 300_000): Promise<void> {
   try {
     await eventually(`${ns.map((n) => n.name).join(', ')} at ${h}`, async () => ((await Promise.all(ns.map(heightOf))).every((x) => x >= h) ? true : undefined), ms);
   } catch (e) {
@@ -127,7 +127,8 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     await allAtLeast(nodes, 3n);
     const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
     await passUpgrade('v2', h, [0, 1, 2, 3], 1);
-    // node3 goes down before H and misses it
+    // node3 goes down just before H and misses it (earlier, each of its proposer turns costs timeout_propose)
+    await allAtLeast([nodes[0]], h - 4n);
     await stop(nodes[3]);
     const up = nodes.slice(0, 3);
     await allAtLeast(up, h + 10n);
@@ -163,6 +164,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     }
     const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
     await passUpgrade('v3', h, [0, 1, 2, 3], 2);
+    await allAtLeast([nodes[0]], h - 3n);
     await stop(nodes[2]);
     // node3 halts at H and stays down: no binary, downloads off
     const stuck = await nodes[3].visor?.exited;
