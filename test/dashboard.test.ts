@@ -2,14 +2,22 @@
 // puppeteer-core) against a real `chainvisor run` and the chaind node it starts, through a governance upgrade
 // v1 → v2 whose release chainvisor prepares ahead of the halt from a loopback mirror: the proposal in voting with
 // its tally, the plan and a countdown that moves, "ready" once chainvisor has prepared the release, and v2 in the
-// applied history after the upgrade, without reloading the page. Screenshots go to test-artifacts/dashboard/.
+// applied history after the upgrade, without reloading the page. Then the page on one node of a four-validator
+// CometBFT network (`chaind testnet init`, each node `chaind start` with CometBFT as its child): it updates
+// itself, and the block time it shows is the latest header's, as CometBFT's `/block` has it (block times and
+// the page only: the applied upgrade's header time behind CometBFT is packages/chaind/test/comet-dashboard.test.ts's).
+// Screenshots go to test-artifacts/dashboard/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, test } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { hex, serve, tgz, type Served } from '@chaind/upgrade-plan/testing';
+import { parseRFC3339 } from '@chaind/sdk/types';
+import { cometForTests, cometHeaderTime, cometHeight, endpointsOf, GroupChild, ok, startValidator } from '@chaind/chaind/testing';
+import type { DashboardStatus } from '../packages/chaind/src/node/rest/dashboard.ts';
 import { chaindScript, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight } from './kit/visor-chain.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -93,9 +101,12 @@ describe('the upgrade dashboard in a headless browser', () => {
     }
     browser = undefined;
     cleanupVisorChains();
+    await GroupChild.killAllGroups();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     await srv?.close();
     srv = undefined;
   });
+  const dirs: string[] = [];
 
   test('contrast() follows WCAG 2', () => {
     assert.equal(contrast('rgb(0, 0, 0)', 'rgb(255, 255, 255)').toFixed(0), '21');
@@ -198,4 +209,60 @@ describe('the upgrade dashboard in a headless browser', () => {
     assert.deepEqual(other, [], 'no console errors but the refused requests of the restart');
     assert.deepEqual(foreign, [], 'no external requests');
   });
+
+  test('behind CometBFT: one node of a four-validator testnet, its block time the latest header\'s', { timeout: 300_000, skip: !existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : cometForTests().skip }, async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const dir = join(tmpdir(), `chaind-dash-net-${process.pid}`);
+    dirs.push(dir);
+    rmSync(dir, { recursive: true, force: true });
+    await ok(['testnet', 'init', '--validators', '4', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], { env: { CHAIND_RELEASE: 'v1' } });
+    const homes = [0, 1, 2, 3].map((i) => join(dir, `node${i}`));
+    const nodes = homes.map((h) => startValidator(h, 'v1'));
+    const ends = await endpointsOf(homes[0]);
+    await until('block 3 on node0', 90_000, async () => (((await cometHeight(ends.rpc)) ?? 0n) >= 3n ? true : undefined)).catch((e: Error) => {
+      throw new Error(`${e.message}\n${nodes[0].log().slice(-3000)}`);
+    });
+
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url ?? ''}`);
+    });
+    page.on('pageerror', (e) => errors.push(`uncaught: ${String(e)}`));
+    const foreign: string[] = [];
+    // the status JSON the page was last given: what it shows must come from it
+    let last: DashboardStatus | undefined;
+    page.on('request', (r) => {
+      if (!r.url().startsWith(ends.rest) && !r.url().startsWith('data:')) foreign.push(r.url());
+    });
+    page.on('response', (r) => {
+      if (r.url().endsWith('/upgrade/status') && r.status() === 200) {
+        r.json().then((j: DashboardStatus) => (last = j), () => {});
+      }
+    });
+    await page.setViewport({ width: 1024, height: 900 });
+    const res = await page.goto(`${ends.rest}/upgrade`, { waitUntil: 'load' });
+    assert.equal(res?.status(), 200);
+    const h0 = await waitText(page, 'the height', '#height', (t) => (/^\d+$/.test(t) ? Number(t) : undefined), 15_000);
+    assert.equal(await textOf(page, '#chain-id'), 'dash-net-1');
+    await waitText(page, 'the height to rise without a reload', '#height', (t) => (Number(t) > h0 ? true : undefined), 15_000);
+    assert.match(await textOf(page, '#block-interval'), /^\d+\.\d\d s$/);
+
+    // the page as drawn from one status answer: its height and block time, that answer's
+    const shown = await until('the page drawn from the last status it was given', 15_000, async () => {
+      const st = last;
+      const [height, time] = await inPage<[string, string]>(page, `[document.getElementById('height').innerText.trim(), document.getElementById('block-time').innerText.trim()]`);
+      return st !== undefined && st.height === height ? { st, time } : undefined;
+    });
+    const header = await cometHeaderTime(ends.rpc, BigInt(shown.st.height));
+    assert.ok(shown.st.block_time !== null, 'a block time');
+    assert.deepEqual(parseRFC3339(shown.st.block_time), parseRFC3339(header), `block_time ${shown.st.block_time} is the header's ${header} at ${shown.st.height}`);
+    assert.equal(shown.time, await inPage<string>(page, `new Date(${JSON.stringify(header)}).toLocaleString()`), 'the page shows the header time');
+    await page.screenshot({ path: join(ARTIFACTS, '5-behind-cometbft.png'), fullPage: true });
+    await checkAccessibility(page);
+    assert.deepEqual(errors, [], 'no console errors');
+    assert.deepEqual(foreign, [], 'no external requests');
+  });
 });
+

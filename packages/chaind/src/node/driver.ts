@@ -28,6 +28,8 @@ export interface CommittedBlock {
   readonly results: ResponseFinalizeBlock;
   /** sha256 of each tx, in block order. */
   readonly txHashes: readonly Uint8Array[];
+  /** The block's header time (FinalizeBlock's `time`): what the chain agreed on, not when this node saw it. */
+  readonly time: Timestamp;
 }
 
 /** Why a driver stopped; `height` is the last committed height. */
@@ -66,6 +68,12 @@ export interface ConsensusDriver {
   readonly height: bigint;
   /** Subscribes to committed blocks; returns the unsubscribe function. */
   onBlock(listener: (block: CommittedBlock) => void): () => void;
+  /**
+   * The header time of committed block `height` (undefined above `height`, or when no longer kept): the solo
+   * driver's block store, or behind CometBFT the blocks this process committed and else CometBFT's RPC,
+   * which rejects when it cannot be asked.
+   */
+  blockTime(height: bigint): Promise<Timestamp | undefined>;
   /** Submits txs (broadcast_tx_*). */
   readonly admission: TxAdmission;
   /** Finds committed txs. */

@@ -319,7 +319,7 @@ function observeBlocks(driver: ConsensusDriver, chain: ChainApp, metrics: NodeMe
   };
   plan(driver.height);
   driver.onBlock((b) => {
-    metrics.blockCommitted(b.height, b.txHashes.length);
+    metrics.blockCommitted(b.height, b.txHashes.length, b.time);
     plan(b.height);
   });
 }

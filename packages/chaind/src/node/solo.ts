@@ -237,6 +237,11 @@ export class SoloDriver implements BlockProducer {
     };
   }
 
+  /** A committed block's header time, from the block store. */
+  async blockTime(height: bigint): Promise<Timestamp | undefined> {
+    return height <= this.tip.height ? this.store.blockMeta(height)?.header.time : undefined;
+  }
+
   /** Subscribes to committed blocks; returns the unsubscribe function. */
   onBlock(listener: BlockListener): () => void {
     this.listeners.add(listener);
@@ -471,7 +476,7 @@ export class SoloDriver implements BlockProducer {
     // a tx CheckTx accepted leaves the pool only in a block or here, with the recheck's reason
     for (const e of this.mempool.update(h, s.block.data.txs).evicted) this.logger.info('evicted tx', { height: h.toString(), hash: e.hash, code: e.code, codespace: e.codespace, reason: e.log });
     this.logger.info('committed block', { height: h.toString(), txs: s.block.data.txs.length, hash: toHex(s.blockId.hash), appHash: toHex(s.results.appHash) });
-    const event: BlockEvent = { height: h, blockId: s.blockId, block: s.block, results: s.results, txHashes: s.block.data.txs.map(txHash) };
+    const event: BlockEvent = { height: h, blockId: s.blockId, block: s.block, results: s.results, txHashes: s.block.data.txs.map(txHash), time: s.block.header.time };
     for (const l of [...this.listeners]) {
       try {
         l(event);

@@ -34,6 +34,7 @@ import { createChainApp, type ChainApp } from '../../src/app.ts';
 import { AbciDriver } from '../../src/node/abci/driver.ts';
 import type { NodeMetrics } from '../../src/node/metrics/index.ts';
 import { CometRpc } from '../../src/node/abci/comet-rpc.ts';
+import type { HeaderTimes } from '../../src/node/abci/block-times.ts';
 import type { TxAdmission, TxLookup } from '../../src/node/driver.ts';
 import { ABCI_VERSION, BLOCK_PROTOCOL, COMETBFT_VERSION, P2P_PROTOCOL } from '../../src/node/protocol.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
@@ -296,8 +297,8 @@ export interface AbciTestAppOptions {
   /** An existing home (a restart); default: a new one. */
   readonly home?: string;
   readonly upgrades?: readonly Upgrade[];
-  /** Where broadcasts and tx lookups go (default: a CometBFT RPC nobody listens on). */
-  readonly comet?: TxAdmission & TxLookup;
+  /** Where broadcasts, tx lookups and header times go (default: a CometBFT RPC nobody listens on). */
+  readonly comet?: TxAdmission & TxLookup & HeaderTimes;
   readonly address?: string;
   readonly haltHeight?: bigint;
   /** Where the driver reports CheckTx and FinalizeBlock durations (default: nowhere). */

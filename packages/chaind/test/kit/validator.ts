@@ -2,12 +2,15 @@
 // `chaind start` and `chainvisor run start` as child processes, each in a process group of its own that
 // `killAllGroups` kills (CometBFT, chaind's child, goes with it), and a node's endpoints read from its home.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { checkCometBinary, locateCometBinary } from '../../src/comet/binary.ts';
 import { COMETBFT_VERSION } from '../../src/comet/version.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import { configPaths, loadConfig } from '../../src/config/index.ts';
 import { BIN, childEnv } from './cli.ts';
+import { makeNetworkHomes } from './homes.ts';
 
 export const CHAINVISOR_BIN = fileURLToPath(new URL('../../../chainvisor/bin/chainvisor.js', import.meta.url));
 
@@ -196,4 +199,69 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Sets `key` in `[section]` ('' = the top level) of a TOML text, adding it when absent. */
+export function setToml(text: string, section: string, key: string, value: string): string {
+  const lines = text.split('\n');
+  const start = section === '' ? 0 : lines.findIndex((l) => l.trim() === `[${section}]`) + 1;
+  if (section !== '' && start === 0) return `${text.trimEnd()}\n\n[${section}]\n${key} = ${value}\n`;
+  let end = lines.findIndex((l, i) => i >= start && /^\s*\[/.test(l));
+  if (end < 0) end = lines.length;
+  const at = lines.findIndex((l, i) => i >= start && i < end && new RegExp(`^\\s*${key}\\s*=`).test(l));
+  if (at >= 0) lines[at] = `${key} = ${value}`;
+  else lines.splice(start, 0, `${key} = ${value}`);
+  return lines.join('\n');
+}
+
+/** `n` free loopback ports, all held open until each is chosen so none repeats. */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => createServer());
+  await Promise.all(servers.map((s) => new Promise<void>((res) => s.listen(0, '127.0.0.1', res))));
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((res) => s.close(res))));
+  return ports;
+}
+
+export interface OneValidator {
+  readonly home: string;
+  readonly ends: ValidatorEndpoints;
+  /** chaind's own /metrics (app.toml [instrumentation], namespace chaind). */
+  readonly metrics: string;
+  /** The validator's operator key name in the home's test keyring. */
+  readonly operator: string;
+}
+
+/**
+ * A one-validator CometBFT home as docs/operator-guide.md "A single-validator chain, step by step" makes it
+ * (init, keys add, genesis add-account, add-validator: makeNetworkHomes), on free loopback ports: CometBFT's
+ * RPC and P2P, chaind's REST, gRPC and metrics; blocks `timeoutCommit` apart.
+ */
+export async function oneValidatorHome(o: { readonly chainId: string; readonly govPeriod?: string; readonly timeoutCommit?: string }): Promise<OneValidator> {
+  const { homes } = await makeNetworkHomes({ chainId: o.chainId, nodes: 1, govPeriod: o.govPeriod });
+  const home = homes[0];
+  const [rpc, p2p, api, grpc, metrics] = await freePorts(5);
+  const paths = configPaths(home);
+  let node = readFileSync(paths.node, 'utf8');
+  node = setToml(node, 'rpc', 'laddr', JSON.stringify(`tcp://127.0.0.1:${rpc}`));
+  node = setToml(node, 'p2p', 'laddr', JSON.stringify(`tcp://127.0.0.1:${p2p}`));
+  node = setToml(node, 'consensus', 'timeout_commit', JSON.stringify(o.timeoutCommit ?? '300ms'));
+  writeFileSync(paths.node, node);
+  let app = readFileSync(paths.app, 'utf8');
+  app = setToml(app, 'api', 'enable', 'true');
+  app = setToml(app, 'api', 'address', JSON.stringify(`tcp://127.0.0.1:${api}`));
+  app = setToml(app, 'grpc', 'enable', 'true');
+  app = setToml(app, 'grpc', 'address', JSON.stringify(`127.0.0.1:${grpc}`));
+  app = setToml(app, 'instrumentation', 'prometheus', 'true');
+  app = setToml(app, 'instrumentation', 'prometheus-listen-addr', JSON.stringify(`127.0.0.1:${metrics}`));
+  writeFileSync(paths.app, app);
+  return { home, ends: await endpointsOf(home), metrics: `http://127.0.0.1:${metrics}/metrics`, operator: 'operator' };
+}
+
+/** CometBFT's `/block` header time at `height`, as its RPC writes it (RFC 3339 to the nanosecond). */
+export async function cometHeaderTime(rpc: string, height: bigint): Promise<string> {
+  const r = await fetch(`${rpc}/block?height=${height}`, { signal: AbortSignal.timeout(5_000) });
+  const b = (await r.json()) as { result?: { block: { header: { time: string } } }; error?: unknown };
+  if (b.result === undefined) throw new Error(`CometBFT has no block ${height}: ${JSON.stringify(b.error)}`);
+  return b.result.block.header.time;
 }

@@ -65,6 +65,16 @@ describe('broadcasts and GetTx forwarded to CometBFT', { timeout: 60_000 }, () =
     assert.equal(got.tx?.body?.messages[0].typeUrl, '/cosmos.bank.v1beta1.MsgSend');
   });
 
+  test("headerTime: the header's time to the nanosecond; undefined above the latest height; rejects when unreachable", async () => {
+    const rpc = new CometRpc({ url: comet.url, timeoutMs: 5_000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 });
+    const block = comet.driver.produceBlock();
+    const h = block.block.header.height;
+    assert.deepEqual(await rpc.headerTime(h), block.block.header.time);
+    assert.equal(await rpc.headerTime(h + 100n), undefined);
+    const down = new CometRpc({ url: 'http://127.0.0.1:9', timeoutMs: 1_000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 });
+    await assert.rejects(down.headerTime(h), /is not reachable \(header\)/);
+  });
+
   test('CometBFT unreachable: UNAVAILABLE naming its address, for broadcasts and lookups alike', async () => {
     const tx = comet.send(ALICE, BOB.address, '1');
     await assert.rejects(broadcastTx(txNode(offline), { txBytes: tx, mode: SYNC }), (e: TxServiceError) => {

@@ -5,10 +5,12 @@
 // solo node's own mempool throws, so callers see one behaviour in both modes.
 import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
+import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { ExecTxResult, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import { refusalFromText } from '@chaind/sdk/admission';
 import { parseRFC3339 } from '@chaind/sdk/types';
 import type { CommittedTx, TxAdmission, TxLookup } from '../driver.ts';
+import type { HeaderTimes } from './block-times.ts';
 
 /** CometBFT's RPC cannot be reached or answered outside the protocol. */
 export class CometRpcError extends ChaindError<'comet-rpc'> {
@@ -37,8 +39,8 @@ interface RpcReply {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** A JSON-RPC 2.0 client of one CometBFT node: the admission and tx lookup of a node behind it. */
-export class CometRpc implements TxAdmission, TxLookup {
+/** A JSON-RPC 2.0 client of one CometBFT node: the admission, tx lookup and header times of a node behind it. */
+export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
   readonly maxTxBytes: number;
   private readonly url: string;
   private readonly timeoutMs: number;
@@ -142,6 +144,25 @@ export class CometRpc implements TxAdmission, TxLookup {
     return this.broadcast('broadcast_tx_async', tx);
   }
 
+  /**
+   * The `header` endpoint's time of block `height`; undefined when CometBFT has no such block (above its
+   * latest, or below what it keeps). Rejects with CometRpcError when it cannot be asked or answers otherwise.
+   */
+  async headerTime(height: bigint): Promise<Timestamp | undefined> {
+    const reply = await this.call('header', { height: height.toString() });
+    if (reply.error !== undefined) {
+      const text = CometRpc.errorText(reply.error);
+      // CometBFT's words for a height it has not reached or has pruned (rpc/core/env.go getHeight)
+      if (/must be less than or equal to the current blockchain height|is not available|lowest height is|could not find|not found/i.test(text)) return undefined;
+      throw new CometRpcError(`CometBFT could not give the header at height ${height}: ${text}`);
+    }
+    const h = isObject(reply.result) && isObject(reply.result.header) ? reply.result.header : undefined;
+    if (h === undefined) return undefined;
+    const time = parseRFC3339(str(h.time));
+    if (time === undefined) throw new CometRpcError(`CometBFT answered header ${height} without an RFC 3339 time: ${JSON.stringify(h.time)}`);
+    return time;
+  }
+
   /** The `tx` endpoint, then the block's time from `header`; undefined when CometBFT has no such tx. */
   async committedTx(hash: Uint8Array): Promise<CommittedTx | undefined> {
     const reply = await this.call('tx', { hash: Buffer.from(hash).toString('base64'), prove: false });
@@ -153,12 +174,11 @@ export class CometRpc implements TxAdmission, TxLookup {
     const r = isObject(reply.result) ? reply.result : {};
     if (!/^\d+$/.test(str(r.height))) throw new CometRpcError('CometBFT answered tx without a height');
     const height = BigInt(str(r.height));
-    const header = await this.call('header', { height: height.toString() });
-    const h = isObject(header.result) && isObject(header.result.header) ? header.result.header : {};
-    let time;
+    let time: Timestamp | undefined;
     try {
-      time = str(h.time) === '' ? undefined : parseRFC3339(str(h.time));
+      time = await this.headerTime(height);
     } catch {
+      // the tx is found: a header CometBFT no longer answers for only leaves its time out
       time = undefined;
     }
     return {

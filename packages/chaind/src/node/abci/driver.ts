@@ -7,6 +7,7 @@
 // other failure of FinalizeBlock or Commit stops the node with that error (exit 1): CometBFT would only
 // replay the block into the same failure, again and again (§5).
 import { AbciProtocolError, listenAbci, type AbciConnectionInfo, type AbciServer } from '@chaind/abci';
+import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import type { Request, RequestFinalizeBlock, Response } from 'cosmjs-types/tendermint/abci/types';
 import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
 import { toHex } from '@chaind/sdk/store';
@@ -15,6 +16,7 @@ import { stopResultFromError } from '../driver.ts';
 import { txHash } from '../hash.ts';
 import { answerQuery, type AnswerApp } from '../query/simulate.ts';
 import { nopMetrics, type NodeMetrics } from '../metrics/index.ts';
+import { BlockTimes, type HeaderTimes } from './block-times.ts';
 import { AbciConnection, snapshotResponse, voteExtensionResponse, type RequestKind } from './connection.ts';
 
 /** The app as CometBFT calls it, and dropping a finalized block that will not be committed. */
@@ -34,8 +36,8 @@ export interface AbciDriverOptions {
   readonly maxConnections?: number;
   /** Silence before TCP keepalive probes start on an ABCI connection (app.toml [abci] keepalive-initial-delay). */
   readonly keepAliveInitialDelayMs?: number;
-  /** CometBFT's side of the node: its mempool (broadcasts) and its tx index. */
-  readonly comet: TxAdmission & TxLookup;
+  /** CometBFT's side of the node: its mempool (broadcasts), its tx index and its headers' times. */
+  readonly comet: TxAdmission & TxLookup & HeaderTimes;
   readonly logger?: Logger;
   /** Stop once this height is committed (`--halt-height`, app.toml halt-height). */
   readonly haltHeight?: bigint;
@@ -56,6 +58,7 @@ export class AbciDriver implements ConsensusDriver {
   private readonly haltHeight: bigint | undefined;
   private readonly metrics: NodeMetrics;
   private readonly listeners = new Set<(b: CommittedBlock) => void>();
+  private readonly times: BlockTimes;
   private server: AbciServer | undefined;
   private resolveDone!: (r: DriverStopResult) => void;
   private finished = false;
@@ -72,6 +75,7 @@ export class AbciDriver implements ConsensusDriver {
     this.chainId = chainId;
     this.admission = o.comet;
     this.txs = o.comet;
+    this.times = new BlockTimes(o.comet);
     this.logger = o.logger ?? nopLogger;
     this.haltHeight = o.haltHeight;
     this.metrics = o.metrics ?? nopMetrics;
@@ -114,6 +118,12 @@ export class AbciDriver implements ConsensusDriver {
 
   get height(): bigint {
     return this.app.lastBlockHeight;
+  }
+
+  /** The times of the blocks this process committed, else CometBFT's `header` (kept, bounded). */
+  blockTime(height: bigint): Promise<Timestamp | undefined> {
+    if (height < 1n || height > this.app.lastBlockHeight) return Promise.resolve(undefined);
+    return this.times.get(height);
   }
 
   onBlock(listener: (b: CommittedBlock) => void): () => void {
@@ -264,9 +274,11 @@ export class AbciDriver implements ConsensusDriver {
     this.pending = undefined;
     const h = p.req.height;
     this.logger.info('committed block', { height: h.toString(), txs: p.req.txs.length, hash: toHex(p.req.hash), appHash: toHex(p.res.appHash) });
+    // FinalizeBlock carries the header's time: kept, so the dashboard and metrics need not ask CometBFT for it
+    this.times.record(h, p.req.time);
     // a block's tx hashes are for listeners only: none listens behind CometBFT unless something subscribed
     if (this.listeners.size > 0) {
-      const block: CommittedBlock = { height: h, results: p.res, txHashes: p.req.txs.map(txHash) };
+      const block: CommittedBlock = { height: h, results: p.res, txHashes: p.req.txs.map(txHash), time: p.req.time };
       for (const l of [...this.listeners]) {
         try {
           l(block);

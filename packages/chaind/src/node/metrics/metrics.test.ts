@@ -13,7 +13,7 @@ describe('node metrics', () => {
     const { metrics, registry } = createNodeMetrics('chaind');
     let pool = { txs: 3, bytes: 300 };
     metrics.mempool(() => pool);
-    metrics.blockCommitted(5n, 2);
+    metrics.blockCommitted(5n, 2, { seconds: 1_000n, nanos: 0 });
     metrics.plan({ name: 'v2', height: 20n }, 5n);
     metrics.timeCheckTx(() => 1);
     assert.throws(() => metrics.timeFinalizeBlock(() => { throw new Error('halt'); }), /halt/);
@@ -37,6 +37,21 @@ describe('node metrics', () => {
     assert.doesNotMatch(text, /upgrade_plan_height\{|upgrade_blocks_to_plan\{/);
     assert.match(text, /^chaind_upgrade_halted 1$/m);
     assert.match(text, /^chaind_mempool_size 0$/m);
+  });
+
+  test("block_interval_seconds: between header times of a block and its parent, never the wall clock", async () => {
+    const { metrics, registry } = createNodeMetrics('chaind');
+    metrics.blockCommitted(10n, 0, { seconds: 1_800_000_000n, nanos: 900_000_000 });
+    metrics.blockCommitted(11n, 0, { seconds: 1_800_000_002n, nanos: 150_000_000 });
+    // a gap (the node restarted at 20, caught up from elsewhere): no interval across it
+    metrics.blockCommitted(20n, 0, { seconds: 1_800_000_100n, nanos: 0 });
+    metrics.blockCommitted(21n, 0, { seconds: 1_800_000_100n, nanos: 500_000_001 });
+    const text = await registry.metrics();
+    assert.match(text, /^chaind_consensus_block_interval_seconds_count 2$/m);
+    const sum = Number(/^chaind_consensus_block_interval_seconds_sum (\S+)$/m.exec(text)?.[1]);
+    assert.ok(Math.abs(sum - 1.750000001) < 1e-12, `sum ${sum}`);
+    assert.match(text, /^chaind_consensus_block_interval_seconds_bucket\{le="1"\} 1$/m);
+    assert.match(text, /^chaind_consensus_height 21$/m);
   });
 
   test("upgrade_simulate_passed follows the home's last `upgrade simulate` result file, read at each scrape", async () => {

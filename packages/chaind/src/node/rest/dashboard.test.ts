@@ -6,6 +6,7 @@ import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import { newHome, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2 } from '@chaind/chaind/testing';
 import type { Upgrade } from '../../upgrades/index.ts';
 import { v2 } from '../../upgrades/v2/index.ts';
+import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import type { CommittedBlock, ConsensusDriver } from '../driver.ts';
 import { DASHBOARD_STATUS_PATH, SIMULATE_RESULT_FILE, VISOR_STATUS_FILE, type DashboardStatus } from './dashboard.ts';
 import { startRestServer, type RestServer } from './server.ts';
@@ -16,6 +17,9 @@ describe('GET /upgrade and /upgrade/status', () => {
   let c: TestChain;
   let s: RestServer;
   const listeners: ((b: CommittedBlock) => void)[] = [];
+  // the header times the driver answers (as CometBFT's RPC would behind it); `down` as when it cannot be asked
+  const headerTimes = new Map<bigint, Timestamp>();
+  let down = false;
   before(async () => {
     c = TestChain.open(newHome());
     // the consensus side as the servers see it: the test chain's height, blocks announced by hand
@@ -25,6 +29,10 @@ describe('GET /upgrade and /upgrade/status', () => {
         return c.height;
       },
       onBlock: (l) => (listeners.push(l), () => {}),
+      blockTime: async (h) => {
+        if (down) throw new Error('CometBFT RPC is not reachable');
+        return headerTimes.get(h);
+      },
       admission: undefined as never,
       txs: undefined as never,
       done: new Promise(() => {}),
@@ -50,18 +58,30 @@ describe('GET /upgrade and /upgrade/status', () => {
     assert.doesNotMatch(html, /(?:src|href)="(?:https?:)?\/\//, 'no external assets');
   });
 
-  test('chain id and height; the block interval from the blocks seen (no block store here)', async () => {
+  test("chain id and height; block time and interval are the headers' times (to the nanosecond), not when the blocks were seen", async () => {
     const a = await status();
     assert.equal(a.chain_id, 'dash-1');
     assert.equal(a.height, c.height.toString());
     assert.deepEqual(a.history, []);
-    for (const l of listeners) l({ height: c.height, results: undefined as never, txHashes: [] });
-    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(a.block_time, null, 'no header time known yet');
+    // header times years away from the wall clock and 4.5 s apart: whatever shows them came from the headers
+    const first = c.height;
+    const t1: Timestamp = { seconds: 1_000_000_000n, nanos: 123_456_789 };
+    const t2: Timestamp = { seconds: 1_000_000_004n, nanos: 623_456_789 };
+    headerTimes.set(first, t1);
+    for (const l of listeners) l({ height: first, results: undefined as never, txHashes: [], time: t1 });
     c.block();
-    for (const l of listeners) l({ height: c.height, results: undefined as never, txHashes: [] });
+    headerTimes.set(c.height, t2);
+    for (const l of listeners) l({ height: c.height, results: undefined as never, txHashes: [], time: t2 });
     const b = await status();
-    assert.ok(b.block_time !== null && !Number.isNaN(Date.parse(b.block_time)));
-    assert.ok(b.block_interval_ms !== null && b.block_interval_ms >= 20, `interval ${b.block_interval_ms}`);
+    assert.equal(b.block_time, '2001-09-09T01:46:44.623456789Z');
+    assert.equal(b.block_interval_ms, 4500);
+    // CometBFT's RPC down: no time rather than a failed page
+    down = true;
+    const d = await status();
+    down = false;
+    assert.equal(d.block_time, null);
+    assert.equal(d.block_interval_ms, null);
   });
 
   test("chainvisor's status file and the simulation result: absent → null, half-written → its error, whole → its JSON", async () => {

@@ -2,11 +2,16 @@
 // GET /upgrade/status the JSON it needs besides the gateway routes: chain id, height, block time and the recent
 // block interval, the applied-upgrade history with times, chainvisor's status file and `upgrade simulate`'s
 // last result. The page fetches the plan, proposals, tallies and module versions from the gateway routes.
+// Every time is a block header's (the driver's blockTime: the block store in solo mode, FinalizeBlock's time
+// or CometBFT's RPC behind CometBFT), never when this node happened to see the block.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import { CHAIND_VERSION } from '../../version.ts';
-import type { BlockSource, ConsensusDriver } from '../driver.ts';
+import type { ConsensusDriver } from '../driver.ts';
+import { secondsBetween } from '../metrics/metrics.ts';
 
 export const DASHBOARD_PATH = '/upgrade';
 export const DASHBOARD_STATUS_PATH = '/upgrade/status';
@@ -21,7 +26,7 @@ const PAGE = new URL('./dashboard.html', import.meta.url);
 
 export interface DashboardSource {
   readonly home: string;
-  readonly driver: ConsensusDriver & { readonly blocks?: BlockSource };
+  readonly driver: ConsensusDriver;
   /** The applied upgrades by height, at the latest committed state. */
   history(): { name: string; height: bigint }[];
   /** Blocks the recent interval is averaged over (default 20). */
@@ -31,7 +36,7 @@ export interface DashboardSource {
 export interface AppliedUpgrade {
   readonly name: string;
   readonly height: string;
-  /** the block time at that height; null when this node does not keep the block */
+  /** the header time of the block at that height (RFC 3339, to the nanosecond); null when it cannot be had */
   readonly time: string | null;
 }
 
@@ -42,9 +47,9 @@ export interface DashboardStatus {
   readonly chain_id: string;
   readonly node_version: string;
   readonly height: string;
-  /** the latest block's time (its header in solo mode, when this node saw it behind CometBFT) */
+  /** the latest committed block's header time (RFC 3339, to the nanosecond, as CometBFT writes it); null when it cannot be had */
   readonly block_time: string | null;
-  /** mean time between the recent blocks, ms; null before two blocks */
+  /** mean time between the recent blocks' header times, ms; null before two blocks */
   readonly block_interval_ms: number | null;
   readonly history: readonly AppliedUpgrade[];
   readonly chainvisor: SideFile;
@@ -76,22 +81,25 @@ function readSideFile(path: string): SideFile {
   }
 }
 
-function headerTimeMs(blocks: BlockSource | undefined, height: bigint): number | undefined {
-  const t = blocks?.blockMeta(height)?.header?.time;
-  return t === undefined ? undefined : Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6);
+/** A header time, or undefined when the driver has none or cannot get it (CometBFT's RPC down): shown as null. */
+async function timeOf(driver: ConsensusDriver, height: bigint): Promise<Timestamp | undefined> {
+  try {
+    return await driver.blockTime(height);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Serves the page and its status JSON; returns the function that stops watching blocks. */
 export function registerDashboard(f: FastifyInstance, src: DashboardSource): () => void {
   const n = src.intervalBlocks ?? DEFAULT_DASHBOARD_INTERVAL_BLOCKS;
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`dashboard interval blocks must be a positive integer, got ${n}`);
-  // behind CometBFT the node keeps no blocks: the times it saw them arrive stand in for their header times
-  const seen: { height: bigint; ms: number }[] = [];
+  // the header times of the last blocks committed: the interval's far end when the driver no longer has it
+  const recent: { height: bigint; time: Timestamp }[] = [];
   const unsubscribe = src.driver.onBlock((b) => {
-    seen.push({ height: b.height, ms: Date.now() });
-    if (seen.length > n + 1) seen.shift();
+    recent.push({ height: b.height, time: b.time });
+    if (recent.length > n + 1) recent.shift();
   });
-  const timeOf = (h: bigint): number | undefined => headerTimeMs(src.driver.blocks, h) ?? seen.find((x) => x.height === h)?.ms;
 
   f.get(DASHBOARD_PATH, { schema: { summary: 'The upgrade dashboard: a self-contained HTML page.', tags: ['chaind'] } }, async (_req, reply) => {
     // read per request: a few KB, and an edited page shows without a restart
@@ -102,26 +110,26 @@ export function registerDashboard(f: FastifyInstance, src: DashboardSource): () 
     { schema: { summary: "What the upgrade dashboard needs besides the gateway routes: height, block times, upgrade history, chainvisor's status, the last upgrade simulation.", tags: ['chaind'] } },
     async (_req, reply) => {
       const height = src.driver.height;
-      const latest = timeOf(height);
       const back = height - BigInt(n) > 0n ? height - BigInt(n) : 1n;
-      let first = timeOf(back);
-      let from = back;
-      if (first === undefined && seen.length > 1) {
-        first = seen[0].ms;
-        from = seen[0].height;
-      }
-      const interval = latest !== undefined && first !== undefined && height > from ? (latest - first) / Number(height - from) : null;
       const history = src.history();
+      // one await for all: behind CometBFT each may be a call to its RPC (bounded by its timeout)
+      const [latest, backTime, ...historyTimes] = await Promise.all([timeOf(src.driver, height), timeOf(src.driver, back), ...history.map((u) => timeOf(src.driver, u.height))]);
+      let first = backTime;
+      let from = back;
+      const oldest = recent.at(0);
+      if (first === undefined && oldest !== undefined && oldest.height < height) {
+        first = oldest.time;
+        from = oldest.height;
+      }
+      const interval = latest !== undefined && first !== undefined && height > from ? (secondsBetween(first, latest) * 1000) / Number(height - from) : null;
+      const rfc3339 = (t: Timestamp | undefined): string | null => (t === undefined ? null : formatRFC3339(t));
       const body: DashboardStatus = {
         chain_id: src.driver.chainId,
         node_version: CHAIND_VERSION,
         height: height.toString(),
-        block_time: latest === undefined ? null : new Date(latest).toISOString(),
+        block_time: rfc3339(latest),
         block_interval_ms: interval === null ? null : Math.round(interval),
-        history: history.map((u) => {
-            const t = timeOf(u.height);
-            return { name: u.name, height: u.height.toString(), time: t === undefined ? null : new Date(t).toISOString() };
-          }),
+        history: history.map((u, i) => ({ name: u.name, height: u.height.toString(), time: rfc3339(historyTimes[i]) })),
         chainvisor: readSideFile(join(src.home, VISOR_STATUS_FILE)),
         simulate: readSideFile(join(src.home, SIMULATE_RESULT_FILE)),
       };
