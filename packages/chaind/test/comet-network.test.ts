@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { GasPrice, SigningStargateClient } from '@cosmjs/stargate';
 import {
+  alive,
   childEnv,
   cometForTests,
   cometHeight,
@@ -214,14 +215,6 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A process's parent, from /proc (field 4 of stat, after the command's parenthesised name). */
 function parentOf(pid: number): number {

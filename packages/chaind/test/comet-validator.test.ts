@@ -12,6 +12,7 @@ import { Client, credentials } from '@grpc/grpc-js';
 import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { QueryAppliedPlanRequest, QueryAppliedPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import {
+  alive,
   cometClient,
   cometForTests,
   cometHeight,
@@ -37,14 +38,6 @@ const CHAIN_ID = 'comet-one-1';
 /** Long enough for the CLI's proposal and vote (seconds each from the sources on a busy machine). */
 const GOV_PERIOD = '15s';
 
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** CometBFT's pid, from chaind's `started CometBFT … pid=N` line. */
 async function cometPid(node: Child): Promise<number> {
@@ -99,7 +92,7 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     const stoppedAt = (await cometHeight(ends.rpc)) ?? 0n;
     node.signal('SIGTERM');
     assert.deepEqual(await node.exited, { code: 0, signal: null }, node.log().slice(-3000));
-    assert.equal(pidAlive(comet1), false, 'CometBFT stopped with chaind');
+    assert.equal(alive(comet1), false, 'CometBFT stopped with chaind');
     assert.match(node.log(), /stopping CometBFT/);
     node = startValidator(home, 'v1');
     await eventually('blocks after the SIGTERM restart', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= stoppedAt + 3n ? true : undefined);
@@ -114,7 +107,7 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     const comet2 = await cometPid(node);
     node.signal('SIGKILL');
     assert.equal((await node.exited).signal, 'SIGKILL');
-    await eventually('CometBFT to exit after chaind was killed', async () => (pidAlive(comet2) ? undefined : true), 30_000);
+    await eventually('CometBFT to exit after chaind was killed', async () => (alive(comet2) ? undefined : true), 30_000);
     const killedAt = (await client.status().catch(() => undefined))?.syncInfo.latestBlockHeight ?? Number(stoppedAt);
     client.disconnect();
     node = startValidator(home, 'v1');

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
@@ -21,7 +20,8 @@ import { QueryAppliedPlanRequest, QueryAppliedPlanResponse, QueryCurrentPlanRequ
 import { sendMsg } from '@chaind/sdk/testing';
 import { encodeTx } from '@chaind/sdk/tx';
 import { RpcClient } from '../src/cli/query/rpc.ts';
-import { AbciNode, cometbftBin, cometForTests, DENOM, makeNetworkHomes, ok, removeTmpDirs, softwareUpgrade, tmpDir, type NetworkHomes, type TestKey } from '@chaind/chaind/testing';
+import { setTomlValue } from '../src/config/toml-edit.ts';
+import { AbciNode, cometbftBin, cometForTests, DENOM, freePorts, makeNetworkHomes, ok, removeTmpDirs, softwareUpgrade, tmpDir, type NetworkHomes, type TestKey } from '@chaind/chaind/testing';
 
 const SKIP = cometForTests().skip;
 const CHAIN_ID = 'comet-real-1';
@@ -30,27 +30,6 @@ const GOV_PERIOD = '5s';
 /** Blocks between the proposal and the plan height: more than the voting period holds at 200 ms per block. */
 const PLAN_MARGIN = 40n;
 
-/** Sets `key` in `[section]` ('' = the top level) of a TOML text, adding it when absent. */
-function setToml(text: string, section: string, key: string, value: string): string {
-  const lines = text.split('\n');
-  const start = section === '' ? 0 : lines.findIndex((l) => l.trim() === `[${section}]`) + 1;
-  if (section !== '' && start === 0) return `${text.trimEnd()}\n\n[${section}]\n${key} = ${value}\n`;
-  let end = lines.findIndex((l, i) => i >= start && /^\s*\[/.test(l));
-  if (end < 0) end = lines.length;
-  const at = lines.findIndex((l, i) => i >= start && i < end && new RegExp(`^\\s*${key}\\s*=`).test(l));
-  if (at >= 0) lines[at] = `${key} = ${value}`;
-  else lines.splice(start, 0, `${key} = ${value}`);
-  return lines.join('\n');
-}
-
-/** `n` free loopback ports (all held open until each is chosen, so none repeats). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = Array.from({ length: n }, () => createServer());
-  await Promise.all(servers.map((s) => new Promise<void>((res) => s.listen(0, '127.0.0.1', res))));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((res) => s.close(res))));
-  return ports;
-}
 
 /** `value` after `ms`, on a timer that keeps no process alive. */
 const resolveAfter = <T>(ms: number, value: T): Promise<T> => new Promise((r) => setTimeout(() => r(value), ms).unref());
@@ -157,15 +136,15 @@ async function network(n: number): Promise<{ homes: NetworkHomes; vals: Validato
     const peers = ids.flatMap((id, j) => (j === i ? [] : [`${id}@127.0.0.1:${ports[j].p2p}`])).join(',');
     const file = join(home, 'config', 'config.toml');
     let t = readFileSync(file, 'utf8');
-    t = setToml(t, '', 'proxy_app', JSON.stringify(abci));
-    t = setToml(t, 'rpc', 'laddr', JSON.stringify(`tcp://127.0.0.1:${ports[i].rpc}`));
-    t = setToml(t, 'p2p', 'laddr', JSON.stringify(`tcp://127.0.0.1:${ports[i].p2p}`));
-    t = setToml(t, 'p2p', 'persistent_peers', JSON.stringify(peers));
+    t = setTomlValue(t, '', 'proxy_app', abci);
+    t = setTomlValue(t, 'rpc', 'laddr', `tcp://127.0.0.1:${ports[i].rpc}`);
+    t = setTomlValue(t, 'p2p', 'laddr', `tcp://127.0.0.1:${ports[i].p2p}`);
+    t = setTomlValue(t, 'p2p', 'persistent_peers', peers);
     // not written by chaind init, and needed for peers on one machine: CometBFT's defaults refuse
     // loopback addresses in the address book and a second peer from the same IP
-    t = setToml(t, 'p2p', 'addr_book_strict', 'false');
-    t = setToml(t, 'p2p', 'allow_duplicate_ip', 'true');
-    t = setToml(t, 'consensus', 'timeout_commit', '"200ms"');
+    t = setTomlValue(t, 'p2p', 'addr_book_strict', false);
+    t = setTomlValue(t, 'p2p', 'allow_duplicate_ip', true);
+    t = setTomlValue(t, 'consensus', 'timeout_commit', '200ms');
     writeFileSync(file, t);
     const v = new Validator(home, abci, ports[i].rpc);
     validators.push(v);

@@ -3,12 +3,13 @@
 // `killAllGroups` kills (CometBFT, chaind's child, goes with it), and a node's endpoints read from its home.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { checkCometBinary, locateCometBinary } from '../../src/comet/binary.ts';
 import { COMETBFT_VERSION } from '../../src/comet/version.ts';
 import { configPaths, loadConfig } from '../../src/config/index.ts';
+import { setTomlValue } from '../../src/config/toml-edit.ts';
+import { freeLoopbackPorts } from '../../src/cli/testnet/layout.ts';
 import { BIN, childEnv } from './cli.ts';
 import { makeNetworkHomes } from './homes.ts';
 
@@ -201,26 +202,17 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   }
 }
 
-/** Sets `key` in `[section]` ('' = the top level) of a TOML text, adding it when absent. */
-export function setToml(text: string, section: string, key: string, value: string): string {
-  const lines = text.split('\n');
-  const start = section === '' ? 0 : lines.findIndex((l) => l.trim() === `[${section}]`) + 1;
-  if (section !== '' && start === 0) return `${text.trimEnd()}\n\n[${section}]\n${key} = ${value}\n`;
-  let end = lines.findIndex((l, i) => i >= start && /^\s*\[/.test(l));
-  if (end < 0) end = lines.length;
-  const at = lines.findIndex((l, i) => i >= start && i < end && new RegExp(`^\\s*${key}\\s*=`).test(l));
-  if (at >= 0) lines[at] = `${key} = ${value}`;
-  else lines.splice(start, 0, `${key} = ${value}`);
-  return lines.join('\n');
-}
+/** `n` free loopback ports, all held open until each is chosen so none repeats (the testnet's own chooser). */
+export const freePorts = freeLoopbackPorts;
 
-/** `n` free loopback ports, all held open until each is chosen so none repeats. */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = Array.from({ length: n }, () => createServer());
-  await Promise.all(servers.map((s) => new Promise<void>((res) => s.listen(0, '127.0.0.1', res))));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((res) => s.close(res))));
-  return ports;
+/** Whether a process is still alive (signal 0 checks without sending). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface OneValidator {
@@ -243,17 +235,17 @@ export async function oneValidatorHome(o: { readonly chainId: string; readonly g
   const [rpc, p2p, api, grpc, metrics] = await freePorts(5);
   const paths = configPaths(home);
   let node = readFileSync(paths.node, 'utf8');
-  node = setToml(node, 'rpc', 'laddr', JSON.stringify(`tcp://127.0.0.1:${rpc}`));
-  node = setToml(node, 'p2p', 'laddr', JSON.stringify(`tcp://127.0.0.1:${p2p}`));
-  node = setToml(node, 'consensus', 'timeout_commit', JSON.stringify(o.timeoutCommit ?? '300ms'));
+  node = setTomlValue(node, 'rpc', 'laddr', `tcp://127.0.0.1:${rpc}`);
+  node = setTomlValue(node, 'p2p', 'laddr', `tcp://127.0.0.1:${p2p}`);
+  node = setTomlValue(node, 'consensus', 'timeout_commit', o.timeoutCommit ?? '300ms');
   writeFileSync(paths.node, node);
   let app = readFileSync(paths.app, 'utf8');
-  app = setToml(app, 'api', 'enable', 'true');
-  app = setToml(app, 'api', 'address', JSON.stringify(`tcp://127.0.0.1:${api}`));
-  app = setToml(app, 'grpc', 'enable', 'true');
-  app = setToml(app, 'grpc', 'address', JSON.stringify(`127.0.0.1:${grpc}`));
-  app = setToml(app, 'instrumentation', 'prometheus', 'true');
-  app = setToml(app, 'instrumentation', 'prometheus-listen-addr', JSON.stringify(`127.0.0.1:${metrics}`));
+  app = setTomlValue(app, 'api', 'enable', true);
+  app = setTomlValue(app, 'api', 'address', `tcp://127.0.0.1:${api}`);
+  app = setTomlValue(app, 'grpc', 'enable', true);
+  app = setTomlValue(app, 'grpc', 'address', `127.0.0.1:${grpc}`);
+  app = setTomlValue(app, 'instrumentation', 'prometheus', true);
+  app = setTomlValue(app, 'instrumentation', 'prometheus-listen-addr', `127.0.0.1:${metrics}`);
   writeFileSync(paths.app, app);
   return { home, ends: await endpointsOf(home), metrics: `http://127.0.0.1:${metrics}/metrics`, operator: 'operator' };
 }
