@@ -13,6 +13,8 @@
 // load falls on all of them alike. Every app must answer every block with the baseline's app hash and no failed tx (the framing stand-in: the same bytes).
 // Where the blocks' time goes: each process's main thread time on a core and waiting for one (Linux's
 // schedstat, read around every block), and the block's messages encoded and decoded alone.
+// It stays as a protocol micro-bench: its 0.9 goal (socket vs in process) is replaced by the real figures
+// of comet-validator.ts (chaind start with CometBFT vs chaind dev, same home and load; bench/README.md).
 import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { createHash } from 'node:crypto';

@@ -1,7 +1,9 @@
-// One load client, a child process of `npm run load`: its lanes (one funded account each) sign their bank
-// sends before the timed window, then each lane broadcasts them one at a time (the next only once CheckTx
-// answered, so sequences arrive in order), half the lanes over JSON-RPC broadcast_tx_sync and half over
-// REST POST /cosmos/tx/v1beta1/txs (SYNC). Writes what it sent to the result file and exits.
+// One load client, a child process of `npm run load` (and of bench/comet-validator.ts): its lanes (one funded
+// account each) sign their bank sends before the timed window, then each lane broadcasts them one at a time
+// (the next only once CheckTx answered, so sequences arrive in order), half the lanes over JSON-RPC
+// broadcast_tx_sync and half over REST POST /cosmos/tx/v1beta1/txs (SYNC), or all over JSON-RPC (rpcOnly);
+// as fast as answers come, or at an offered rate (a lane's tx waits for its slot). Writes what it sent to
+// the result file and exits.
 import { Buffer } from 'node:buffer';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -68,7 +70,8 @@ async function broadcast(rpc: boolean, p: Prepared): Promise<{ code: number; log
 
 const perLane = spec.txsPerLane;
 const t0 = nowMs();
-const prepared = spec.lanes.map((l, i) => prepare(l, perLane, i % 2 === 0));
+const overRpc = (lane: number): boolean => spec.rpcOnly === true || lane % 2 === 0;
+const prepared = spec.lanes.map((l, i) => prepare(l, perLane, overRpc(i)));
 const signMs = nowMs() - t0;
 process.send?.({ ready: true, signMs });
 
@@ -82,11 +85,20 @@ const refuse = (code: number, log: string): void => {
   samples[code] ??= log.slice(0, 300);
 };
 
-async function runLane(i: number, until: number): Promise<void> {
-  const rpc = i % 2 === 0;
+/** When a lane's tx `s` is due at the offered rate: the lanes take turns, slot s·lanes + lane. */
+function slot(start: number, lane: number, s: number): number | undefined {
+  const rate = spec.offeredTxPerSec;
+  return rate === undefined ? undefined : start + ((s * spec.lanes.length + lane) * 1000) / rate;
+}
+
+async function runLane(i: number, start: number, until: number): Promise<void> {
+  const rpc = overRpc(i);
   const txs = prepared[i];
   let s = 0;
   while (s < txs.length && nowMs() < until) {
+    const due = slot(start, i, s);
+    if (due !== undefined && due > nowMs()) await new Promise((res) => setTimeout(res, due - nowMs()));
+    if (nowMs() >= until) break;
     const p = txs[s];
     const submit = nowMs();
     let r: { code: number; log: string };
@@ -97,7 +109,7 @@ async function runLane(i: number, until: number): Promise<void> {
     }
     const ack = nowMs();
     if (r.code === 0) {
-      sent.push({ hash: p.hash, submit, ack, rpc });
+      sent.push({ hash: p.hash, due: Math.min(due ?? submit, submit), submit, ack, rpc });
       s++;
     } else if (r.code === MEMPOOL_FULL) {
       // the same tx again after a pause: a full mempool asks the client to retry later
@@ -117,7 +129,7 @@ process.once('message', (m: { start: number; until: number }) => {
   void (async () => {
     const wait = m.start - nowMs();
     if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-    await Promise.all(spec.lanes.map((_, i) => runLane(i, m.until)));
+    await Promise.all(spec.lanes.map((_, i) => runLane(i, m.start, m.until)));
     agent.destroy();
     const result: ClientResult = { sent, refusals, refusalSamples: samples, retries, exhaustedLanes: exhausted, signMs, signed: perLane * spec.lanes.length };
     writeFileSync(spec.out, JSON.stringify(result));

@@ -1,12 +1,15 @@
 // The load run's own chain home: `chaind init`, the validator's operator and one account per lane funded
 // in the genesis (written into it: thousands of `genesis add-account` runs would take minutes), `genesis
-// add-validator`, and the run's node settings written into config.toml (`chaind start` validates the genesis).
+// add-validator`, and the run's node settings written into config.toml (`chaind start` validates the genesis);
+// `listenOn` gives it fresh loopback ports, for `chaind start`, whose CometBFT reads them from config.toml.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
+import { setTomlValue } from '../../packages/chaind/src/config/toml-edit.ts';
+import { freePort, type NodeEndpoints } from './node.ts';
 import type { Lane } from './protocol.ts';
 
 export const CHAIND = fileURLToPath(new URL('../../packages/chaind/bin/chaind.js', import.meta.url));
@@ -74,7 +77,9 @@ export function makeHome(dir: string, lanes: number, settings: NodeSettings): Lo
     return text.replace(re, `${key} = ${value}`);
   };
   let toml = readFileSync(config, 'utf8');
+  // the same pace whichever makes the blocks: chaind dev (block_interval) or CometBFT (timeout_commit)
   toml = set(toml, 'block_interval', `"${settings.blockIntervalMs}ms"`);
+  toml = set(toml, 'timeout_commit', `"${settings.blockIntervalMs}ms"`);
   toml = set(toml, 'size', String(settings.mempoolSize));
   toml = set(toml, 'max_pending_txs', String(settings.maxPendingTxs));
   writeFileSync(config, toml);
@@ -87,4 +92,20 @@ export function makeHome(dir: string, lanes: number, settings: NodeSettings): Lo
     to: keys[1 + ((i + 1) % lanes)].address,
   }));
   return { home, lanes: laneList };
+}
+
+/** Fresh loopback ports in the home's config.toml ([rpc] and [p2p] laddr) and app.toml (REST, gRPC). */
+export async function listenOn(home: string): Promise<NodeEndpoints> {
+  const [rpc, p2p, rest, grpc] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const node = join(home, 'config', 'config.toml');
+  let t = readFileSync(node, 'utf8');
+  t = setTomlValue(t, 'rpc', 'laddr', `tcp://127.0.0.1:${rpc}`);
+  t = setTomlValue(t, 'p2p', 'laddr', `tcp://127.0.0.1:${p2p}`);
+  writeFileSync(node, t);
+  const app = join(home, 'config', 'app.toml');
+  let a = readFileSync(app, 'utf8');
+  a = setTomlValue(a, 'api', 'address', `tcp://127.0.0.1:${rest}`);
+  a = setTomlValue(a, 'grpc', 'address', `127.0.0.1:${grpc}`);
+  writeFileSync(app, a);
+  return { rpc: `http://127.0.0.1:${rpc}`, rest: `http://127.0.0.1:${rest}`, grpc: `127.0.0.1:${grpc}` };
 }

@@ -2,13 +2,14 @@
 // time, then the accounting of every tx CheckTx accepted. Modes: send (the sends alone), query (the same
 // sends with REST, gRPC and abci_query queries beside them), flood (more than the mempool holds), all (the
 // three in turn, each on a fresh home and node). See docs/reliability.md ("Load").
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanup, tempDir } from '../lib.ts';
 import { CHAIN_ID, DENOM, makeHome, type NodeSettings } from './home.ts';
-import { memoryMiB, rpcCall, startNode, stopNode } from './node.ts';
+import { exited, forkReady } from './fork.ts';
+import { memoryMiB, readBlocks, rpcCall, startNode, stopNode } from './node.ts';
 import { monotonicMicros, summariseProfiles, type ProfileSummary } from './profile.ts';
 import { MEMPOOL_FULL, nowMs, type ClientResult, type ClientSpec, type Lane, type QueryResult, type QuerySpec, type Sent } from './protocol.ts';
 import { signSend } from './sign.ts';
@@ -91,36 +92,6 @@ const pct = (sorted: readonly number[], p: number): number => (sorted.length ===
 const sortNum = (xs: Iterable<number>): number[] => [...xs].sort((a, b) => a - b);
 const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
 
-function forkReady(script: string, specFile: string): Promise<{ child: ChildProcess; msg: { signMs?: number } }> {
-  const child = fork(new URL(script, import.meta.url).pathname, [specFile], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { signMs?: number }) => resolve({ child, msg: m }));
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
-  });
-}
-const exited = (c: ChildProcess): Promise<void> => new Promise((res) => (c.exitCode !== null ? res() : c.once('exit', () => res())));
-
-interface BlockInfo {
-  readonly height: number;
-  readonly timeMs: number;
-  readonly txs: number;
-}
-
-/** Every block from 1 to the latest: its header time, and each tx hash → its height. */
-async function readBlocks(rpc: string): Promise<{ blocks: BlockInfo[]; heightOf: Map<string, number> }> {
-  const status = await rpcCall<{ sync_info: { latest_block_height: string } }>(rpc, 'status');
-  const latest = Number(status.sync_info.latest_block_height);
-  const blocks: BlockInfo[] = [];
-  const heightOf = new Map<string, number>();
-  const { createHash } = await import('node:crypto');
-  for (let h = 1; h <= latest; h++) {
-    const b = await rpcCall<{ block: { header: { time: string }; data: { txs: string[] | null } } }>(rpc, 'block', { height: String(h) });
-    const txs = b.block.data.txs ?? [];
-    for (const t of txs) heightOf.set(createHash('sha256').update(Buffer.from(t, 'base64')).digest('hex').toUpperCase(), h);
-    blocks.push({ height: h, timeMs: Date.parse(b.block.header.time), txs: txs.length });
-  }
-  return { blocks, heightOf };
-}
 
 async function mempoolSize(rpc: string): Promise<number> {
   const r = await rpcCall<{ n_txs: string; total: string }>(rpc, 'num_unconfirmed_txs');

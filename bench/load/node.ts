@@ -1,7 +1,9 @@
-// The node under load: a real `chaind start` child process on loopback, under the Node flags chaind's
-// launcher sets (and --cpu-prof when asked). Its log tells when each block was committed (the line's
-// arrival here) and which txs the mempool evicted and why; /proc tells its RSS; JSON-RPC its mempool size.
+// The node under load: a real chaind child process on loopback (`chaind dev`, solo, or `chaind start`, with
+// CometBFT as its child), under the Node flags chaind's launcher sets (and --cpu-prof when asked), leading a
+// process group of its own that stopNode always kills. Its log tells when each block was committed (the
+// line's arrival here) and which txs the mempool evicted and why; /proc tells its RSS; JSON-RPC its mempool size.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { chaindNodeFlags } from '../lib.ts';
 import { CHAIND } from './home.ts';
@@ -16,6 +18,8 @@ export interface Eviction {
 
 export interface RunningNode {
   readonly child: ChildProcess;
+  /** CometBFT's pid under `chaind start` (from chaind's `started CometBFT` line). */
+  readonly cometPid: () => number | undefined;
   readonly rpc: string;
   readonly rest: string;
   readonly grpc: string;
@@ -54,17 +58,65 @@ export async function rpcCall<T>(rpc: string, method: string, params: Record<str
   return j.result;
 }
 
+export interface BlockInfo {
+  readonly height: number;
+  readonly timeMs: number;
+  readonly txs: number;
+}
+
+/** Every block from 1 to the latest: its header time, and each tx hash → its height (read after a run: it does not perturb it). */
+export async function readBlocks(rpc: string): Promise<{ blocks: BlockInfo[]; heightOf: Map<string, number> }> {
+  const status = await rpcCall<{ sync_info: { latest_block_height: string } }>(rpc, 'status');
+  const latest = Number(status.sync_info.latest_block_height);
+  const blocks: BlockInfo[] = [];
+  const heightOf = new Map<string, number>();
+  for (let h = 1; h <= latest; h++) {
+    const b = await rpcCall<{ block: { header: { time: string }; data: { txs: string[] | null } } }>(rpc, 'block', { height: String(h) });
+    const txs = b.block.data.txs ?? [];
+    for (const t of txs) heightOf.set(createHash('sha256').update(Buffer.from(t, 'base64')).digest('hex').toUpperCase(), h);
+    blocks.push({ height: h, timeMs: Date.parse(b.block.header.time), txs: txs.length });
+  }
+  return { blocks, heightOf };
+}
+
 const COMMITTED = /INF committed block height=(\d+) txs=(\d+)/;
 const EVICTED = /INF evicted tx height=\d+ hash=([0-9A-F]{64}) code=(\d+) codespace=\S* reason=("(?:[^"\\]|\\.)*"|\S*)/;
 
-export async function startNode(home: string, profileDir: string | undefined): Promise<RunningNode> {
-  const [rpcPort, restPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
-  const rpc = `http://127.0.0.1:${rpcPort}`;
-  const rest = `http://127.0.0.1:${restPort}`;
-  const grpc = `127.0.0.1:${grpcPort}`;
+/** Where a node started by `startNode` serves; `chaind start` takes them from the home (CometBFT reads config.toml). */
+export interface NodeEndpoints {
+  readonly rpc: string;
+  readonly rest: string;
+  readonly grpc: string;
+}
+
+export interface StartNodeOptions {
+  /** `dev` (solo, the default) or `start` (CometBFT as chaind's child). */
+  readonly command?: 'dev' | 'start';
+  /** Fresh loopback ports when absent (`dev` only: CometBFT serves the home's [rpc] laddr). */
+  readonly endpoints?: NodeEndpoints;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const COMET_STARTED = /started CometBFT .*pid=(\d+)/;
+const live = new Set<ChildProcess>();
+// a bench that throws or exits early leaves no node (nor its CometBFT) behind
+process.on('exit', () => {
+  for (const c of live) killGroup(c);
+});
+
+export async function startNode(home: string, profileDir: string | undefined, o: StartNodeOptions = {}): Promise<RunningNode> {
+  const command = o.command ?? 'dev';
+  if (command === 'start' && o.endpoints === undefined) throw new Error('chaind start serves the home\'s endpoints: pass them');
+  const ends = o.endpoints ?? { rpc: `http://127.0.0.1:${await freePort()}`, rest: `http://127.0.0.1:${await freePort()}`, grpc: `127.0.0.1:${await freePort()}` };
+  const { rpc, rest, grpc } = ends;
   const prof = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
-  const args = [...chaindNodeFlags(), ...prof, CHAIND, 'dev', '--home', home, '--rpc.laddr', `tcp://127.0.0.1:${rpcPort}`, '--api.address', `tcp://127.0.0.1:${restPort}`, '--grpc.address', grpc];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const flags = command === 'dev' ? ['--rpc.laddr', `tcp://${new URL(rpc).host}`, '--api.address', `tcp://${new URL(rest).host}`, '--grpc.address', grpc] : [];
+  const args = [...chaindNodeFlags(), ...prof, CHAIND, command, '--home', home, ...flags];
+  // a group of its own: stopNode kills chaind and its CometBFT together, whatever state they are in
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: o.env ?? process.env });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let cometPid: number | undefined;
   const committedAt = new Map<number, number>();
   const txsAt = new Map<number, number>();
   const evictions: Eviction[] = [];
@@ -78,6 +130,7 @@ export async function startNode(home: string, profileDir: string | undefined): P
     const lines = (partial + d).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
+      cometPid ??= Number(COMET_STARTED.exec(line)?.[1] ?? NaN) || undefined;
       const c = COMMITTED.exec(line);
       if (c !== null) {
         committedAt.set(Number(c[1]), at);
@@ -89,10 +142,13 @@ export async function startNode(home: string, profileDir: string | undefined): P
       if (e !== null) evictions.push({ hash: e[1], code: Number(e[2]), reason: e[3].startsWith('"') ? (JSON.parse(e[3]) as string) : e[3] });
     }
   });
-  const node: RunningNode = { child, rpc, rest, grpc, committedAt, txsAt, evictions, problems, tail: () => tail };
+  const node: RunningNode = { child, cometPid: () => cometPid, rpc, rest, grpc, committedAt, txsAt, evictions, problems, tail: () => tail };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`chaind start exited (${child.exitCode}):\n${tail}`);
+    if (child.exitCode !== null) {
+      killGroup(child);
+      throw new Error(`chaind ${command} exited (${child.exitCode}):\n${tail}`);
+    }
     if (committedAt.size > 0) {
       try {
         await rpcCall(rpc, 'status');
@@ -102,16 +158,31 @@ export async function startNode(home: string, profileDir: string | undefined): P
         // not serving yet
       }
     }
-    if (Date.now() > deadline) throw new Error(`chaind start not serving within 60 s:\n${tail}`);
+    if (Date.now() > deadline) {
+      killGroup(child);
+      throw new Error(`chaind ${command} not serving within 60 s:\n${tail}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
+/** SIGKILL to the node's whole process group (chaind and its CometBFT). */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // the group is gone
+  }
+}
+
+/** SIGTERM to chaind (it stops its CometBFT first), SIGKILL to the group after 30 s; the group is killed in any case. */
 export async function stopNode(n: RunningNode): Promise<void> {
-  if (n.child.exitCode !== null || n.child.signalCode !== null) return;
-  const exited = new Promise((res) => n.child.once('exit', res));
-  n.child.kill('SIGTERM');
-  const timer = setTimeout(() => n.child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
+  if (n.child.exitCode === null && n.child.signalCode === null) {
+    const exited = new Promise((res) => n.child.once('exit', res));
+    n.child.kill('SIGTERM');
+    const timer = setTimeout(() => killGroup(n.child), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  killGroup(n.child);
 }

@@ -28,11 +28,17 @@ export interface ClientSpec {
   readonly retryMs: number;
   /** Where the client writes its ClientResult. */
   readonly out: string;
+  /** Every lane over JSON-RPC broadcast_tx_sync (default: half over REST). */
+  readonly rpcOnly?: boolean;
+  /** The client's offered rate, tx/s over all its lanes, each lane on its own schedule (default: as fast as answers come). */
+  readonly offeredTxPerSec?: number;
 }
 
 /** A tx CheckTx accepted: its hash (upper-case hex) and when it was sent and answered (nowMs). */
 export interface Sent {
   readonly hash: string;
+  /** Its slot at the offered rate (submit when none): a lane behind its slots sends late. */
+  readonly due: number;
   readonly submit: number;
   readonly ack: number;
   readonly rpc: boolean;

@@ -1,5 +1,6 @@
-// What the soak reads of the processes and the disk: RSS from /proc/<pid>/status, open descriptors from
-// /proc/<pid>/fd, the node's pid as chainvisor's child, and the bytes the data folder takes on disk.
+// What the soak reads of the processes and the disk: RSS from /proc/<pid>/status, CPU time from
+// /proc/<pid>/stat, open descriptors from /proc/<pid>/fd, the node's pid as chainvisor's child, and the
+// bytes the data folder takes on disk.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,6 +18,17 @@ export function memoryOf(pid: number): Memory | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
     return { rssKiB: kib('VmRSS'), anonKiB: kib('RssAnon'), fileKiB: kib('RssFile') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds `pid` has used, user + system (fields 14 and 15 of its stat, in clock ticks of 1/100 s). */
+export function cpuSecondsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
   } catch {
     return undefined;
   }
