@@ -38,6 +38,8 @@ interface Figures {
   readonly maxBlockTxs: number;
   readonly refusals: Readonly<Record<string, number>>;
   readonly cpu: string;
+  /** Share of committed txs that saw 0, 1, 2, 3+ other blocks committed between their submit and their own block. */
+  readonly passedBy: readonly number[];
 }
 
 const pct = (sorted: readonly number[], p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
@@ -103,12 +105,16 @@ async function run(mode: Mode): Promise<Figures> {
     const { blocks, heightOf } = await readBlocks(node.rpc);
     const lat: number[] = [];
     const fromDue: number[] = [];
+    const passedBy = [0, 0, 0, 0];
+    const commits = sorted([...node.committedAt.values()]);
     for (const s of sent) {
       const h = heightOf.get(s.hash);
       const at = h === undefined ? undefined : node.committedAt.get(h);
       if (at === undefined) continue;
       lat.push(at - s.submit);
       fromDue.push(at - s.due);
+      const passed = commits.filter((t) => t > s.submit && t < at).length;
+      passedBy[Math.min(3, passed)]++;
     }
     let inWindow = 0;
     for (const [h, at] of node.committedAt) if (at > start && at <= until) inWindow += node.txsAt.get(h) ?? 0;
@@ -135,6 +141,7 @@ async function run(mode: Mode): Promise<Figures> {
       blockMax: intervals[intervals.length - 1] ?? NaN,
       maxBlockTxs: Math.max(0, ...windowBlocks.map((b) => b.txs)),
       refusals,
+      passedBy: passedBy.map((n) => n / Math.max(1, lat.length)),
       cpu: `chaind ${(c.chaind / secs).toFixed(2)}${mode === 'comet' ? `, cometbft ${(c.comet / secs).toFixed(2)}` : ''} cores`,
     };
   } finally {
@@ -158,6 +165,8 @@ row('broadcast_tx_sync answer p50 / p99 (ms)', `${f1(figures.solo.ackP50)} / ${f
 row('accepted / committed', `${figures.solo.accepted} / ${figures.solo.committed}`, `${figures.comet.accepted} / ${figures.comet.committed}`);
 row('block interval median / max (ms)', `${f1(figures.solo.blockMedian)} / ${f1(figures.solo.blockMax)}`, `${f1(figures.comet.blockMedian)} / ${f1(figures.comet.blockMax)}`);
 row('most txs in a block', String(figures.solo.maxBlockTxs), String(figures.comet.maxBlockTxs));
+const shares = (f: Figures): string => f.passedBy.map((x) => `${(x * 100).toFixed(1)}%`).join(' / ');
+row('blocks committed while a tx waited: 0 / 1 / 2 / 3+', shares(figures.solo), shares(figures.comet));
 row('CPU in the window', figures.solo.cpu, figures.comet.cpu);
 row('refusals (code: count)', JSON.stringify(figures.solo.refusals), JSON.stringify(figures.comet.refusals));
 const goals = {
