@@ -46,7 +46,9 @@ export function tempDir(tag: string): string {
   dirs.push(d);
   return d;
 }
+/** BENCH_KEEP=1 keeps the temp dirs (homes, logs) to read after the run. */
 export function cleanup(): void {
+  if (process.env.BENCH_KEEP === '1' && dirs.length > 0) console.log(`   kept (BENCH_KEEP=1): ${dirs.splice(0).join(' ')}`);
   while (dirs.length) rmSync(dirs.pop() as string, { recursive: true, force: true });
 }
 process.on('exit', cleanup);

@@ -6,8 +6,9 @@
 // figure held to the goal; H+1 − H is printed beside it. Each node's own view: chainvisor's `upgrade …
 // done: downtime …` line (its phases), and from the node's log when chaind halted, when CometBFT finished
 // its handshake with v2, and when v2 committed H and H+1. Goal: ≤ 2 s.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cometHeight, endpointsOf, eventually, GroupChild, ok, startVisor, type ValidatorEndpoints } from '@chaind/chaind/testing';
+import { cometHeight, endpointsOf, eventually, GroupChild, ok, setTomlValue, startVisor, type ValidatorEndpoints } from '@chaind/chaind/testing';
 import { header, ms, row, tempDir } from './lib.ts';
 import { rpcCall } from './load/node.ts';
 
@@ -59,6 +60,12 @@ try {
   for (let i = 0; i < N; i++) {
     const home = join(dir, 'net', `node${i}`);
     const ends = await endpointsOf(home);
+    // BENCH_COMET_LOG=info: CometBFT's consensus steps in each node's log (testnet homes log errors only)
+    const level = process.env.BENCH_COMET_LOG;
+    if (level !== undefined) {
+      const file = join(home, 'config', 'config.toml');
+      writeFileSync(file, setTomlValue(readFileSync(file, 'utf8'), '', 'log_level', level));
+    }
     nodes.push({ i, home, ends, visor: startVisor(home, { DAEMON_RPC_ADDRESS: ends.rpc, DAEMON_GRPC_ADDRESS: ends.grpc }) });
   }
   await allAt(nodes, 3n, 120_000);
@@ -105,6 +112,7 @@ try {
       rel(loggedAt(log, new RegExp(`INF committed block height=${h} `))),
       rel(loggedAt(log, new RegExp(`INF committed block height=${h + 1n} `))),
     );
+    if (process.env.BENCH_KEEP === '1') writeFileSync(join(dir, `node${n.i}.log`), log);
     const line = /upgrade v2 at height \d+ done: downtime .*/.exec(log);
     console.log(`     chainvisor: ${line?.[0] ?? '(no done line)'}`);
   }

@@ -3,7 +3,7 @@
 // from chaind; chaind stopped with SIGTERM and killed with SIGKILL comes back with the same state (its
 // CometBFT goes with it), CometBFT killed stops chaind with exit 1; and after an upgrade the block header's app version is the new protocol's.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
@@ -23,6 +23,7 @@ import {
   keyringKey,
   ok,
   removeTmpDirs,
+  setTomlValue,
   startValidator,
   testKey,
   tmpDir,
@@ -68,6 +69,9 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     const dir = tmpDir('chaind-one-');
     await ok(['testnet', 'init', '--validators', '1', '--output', dir, '--chain-id', CHAIN_ID, '--gov-period', GOV_PERIOD, '--block-time', '300ms'], { env: { CHAIND_RELEASE: 'v1' } });
     const home = join(dir, 'node0');
+    // long enough for this test to see CometBFT still up after the halt, on a busy machine
+    const appToml = join(home, 'config', 'app.toml');
+    writeFileSync(appToml, setTomlValue(readFileSync(appToml, 'utf8'), 'abci', 'halt-linger', '3s'));
     const ends = await endpointsOf(home);
     const validator = await keyringKey(home, 'validator0');
     const bob = testKey(7);
@@ -132,6 +136,9 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     await eventually('proposal 1', async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', ends.rpc])).stdout.includes('"id"') ? true : undefined), 30_000);
     const voted = await ok(['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator0', ...flags]);
     assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
+    // halt-linger: CometBFT keeps running a while after the halt (its gossip gives peers H's precommits), then stops
+    await node.waitForLog(/ERR halting height=/, 300_000);
+    assert.equal((await fetch(`${ends.rpc}/health`)).status, 200, 'CometBFT still answers during halt-linger');
     const halted = await node.exited;
     assert.equal(halted.code, 10, node.log().slice(-4000));
     assert.match(node.log(), new RegExp(`UPGRADE "v2" NEEDED at height: ${h}`));

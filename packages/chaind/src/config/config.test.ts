@@ -151,6 +151,7 @@ describe('defaults', () => {
         cometRpcMaxResponseBytes: 65_536,
         cometbftBinary: '/opt/cometbft/bin/cometbft',
         cometbftStopTimeoutMs: 7000,
+        haltLingerMs: 250,
       },
       instrumentation: { prometheus: true, listenAddr: { host: '0.0.0.0', port: 26671 }, maxOpenConnections: 7, namespace: 'chaind_app' },
     };

@@ -168,6 +168,8 @@ export interface AppConfig {
     readonly cometbftBinary: string;
     /** How long a stop waits for CometBFT to exit after SIGTERM before SIGKILL. */
     readonly cometbftStopTimeoutMs: number;
+    /** At the upgrade halt, how long CometBFT still runs (and gossips block H's precommits to peers that lack them) before it is told to stop. */
+    readonly haltLingerMs: number;
   };
   /** chaind's Prometheus endpoint behind CometBFT (`--with-comet=false`), where config.toml's [instrumentation] is CometBFT's. */
   readonly instrumentation: Instrumentation;
@@ -263,6 +265,7 @@ export function defaultAppConfig(): AppConfig {
       cometRpcMaxResponseBytes: DEFAULT_COMET_RPC_MAX_RESPONSE_BYTES,
       cometbftBinary: '',
       cometbftStopTimeoutMs: 20_000,
+      haltLingerMs: 500,
     },
     // the port beside CometBFT's 26660; its own namespace, so the two programs' series never share a name
     instrumentation: { prometheus: false, listenAddr: { host: '127.0.0.1', port: 26661 }, maxOpenConnections: 3, namespace: 'chaind' },
@@ -538,6 +541,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       cometRpcMaxResponseBytes: Number(r.int('abci.comet-rpc-max-response-bytes', BigInt(d.abci.cometRpcMaxResponseBytes), 1n, 2_147_483_647n)),
       cometbftBinary: r.string('abci.cometbft-binary', d.abci.cometbftBinary, 'a path to the cometbft binary, or ""'),
       cometbftStopTimeoutMs: r.duration('abci.cometbft-stop-timeout', d.abci.cometbftStopTimeoutMs, true),
+      haltLingerMs: r.duration('abci.halt-linger', d.abci.haltLingerMs, false),
     },
     instrumentation: {
       prometheus: r.bool('instrumentation.prometheus', d.instrumentation.prometheus),

@@ -189,6 +189,10 @@ comet-rpc-max-response-bytes = ${c.abci.cometRpcMaxResponseBytes}
 # home), which must be the pinned version; and how long a stop waits for it after SIGTERM before SIGKILL.
 cometbft-binary = ${str(c.abci.cometbftBinary)}
 cometbft-stop-timeout = ${str(formatDuration(c.abci.cometbftStopTimeoutMs))}
+# At the upgrade halt, how long CometBFT keeps running before chaind answers block H with the halt (which
+# stops it): its gossip still gives block H's precommits to peers that lack them, which would otherwise
+# wait at H until restarted validators tell them. "0s" = stop at once.
+halt-linger = ${str(formatDuration(c.abci.haltLingerMs))}
 
 [instrumentation]
 # chaind's Prometheus metrics behind CometBFT (\`start --with-comet=false\`), where CometBFT serves its own

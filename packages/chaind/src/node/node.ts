@@ -202,6 +202,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
           logger,
           haltHeight,
           metrics,
+          haltLingerMs: config.app.abci.haltLingerMs,
         },
         genesis.chainId,
       );
@@ -260,17 +261,12 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   observeBlocks(driver, chain, metrics);
   metrics.simulation(() => lastSimulation(o.home));
   const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
-  let servers: NodeServer[] = [];
-  try {
-    servers = await startServers(parts);
-  } catch (e) {
-    await stopDriver();
-    await closeStores();
-    throw e;
-  }
+  // CometBFT's start and handshake (block H's replay after an upgrade) need only the ABCI server: started
+  // before REST and gRPC, whose start-up then overlaps CometBFT's instead of delaying the first block
   const cometLine = o.cometLine ?? ((line: string): void => void process.stderr.write(`cometbft| ${line}\n`));
   const child = comet === undefined ? undefined : CometProcess.start({ ...comet, home: o.home, stopTimeoutMs: config.app.abci.cometbftStopTimeoutMs, onLine: cometLine });
   if (child !== undefined) logger.info('started CometBFT', { binary: comet?.binary, pid: child.pid, proxy_app: comet?.proxyApp });
+  let servers: NodeServer[] = [];
   let closing: Promise<DriverStopResult> | undefined;
   // CometBFT first (it saves its state and stops calling), then the app
   const shutdown = (result: DriverStopResult): Promise<DriverStopResult> =>
@@ -283,6 +279,12 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       await closeStores();
       return result;
     })());
+  try {
+    servers = await startServers(parts);
+  } catch (e) {
+    await shutdown({ reason: 'stopped', height: driver.height });
+    throw e;
+  }
   const ended = child === undefined ? driver.done : Promise.race([driver.done, child.exited.then((x) => cometEnded(x, driver))]);
   const done = ended.then(shutdown);
   return {

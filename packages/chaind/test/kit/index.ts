@@ -18,3 +18,4 @@ export * from './upgrade-history.ts';
 export * from './next-release.ts';
 export * from './state-diff.ts';
 export * from './validator.ts';
+export { setTomlValue } from '../../src/config/toml-edit.ts';

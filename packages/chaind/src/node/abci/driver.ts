@@ -43,6 +43,8 @@ export interface AbciDriverOptions {
   readonly haltHeight?: bigint;
   /** Where CheckTx's and FinalizeBlock's durations go (default: nowhere). */
   readonly metrics?: NodeMetrics;
+  /** At the upgrade halt, how long FinalizeBlock(H) stays unanswered before its exception (app.toml `[abci] halt-linger`; default 0). */
+  readonly haltLingerMs?: number;
 }
 
 /** How long a halt or a failed block waits for its exception to be written to CometBFT before the node stops anyway. */
@@ -57,6 +59,7 @@ export class AbciDriver implements ConsensusDriver {
   private readonly logger: Logger;
   private readonly haltHeight: bigint | undefined;
   private readonly metrics: NodeMetrics;
+  private readonly haltLingerMs: number;
   private readonly listeners = new Set<(b: CommittedBlock) => void>();
   private readonly times: BlockTimes;
   private server: AbciServer | undefined;
@@ -79,6 +82,7 @@ export class AbciDriver implements ConsensusDriver {
     this.logger = o.logger ?? nopLogger;
     this.haltHeight = o.haltHeight;
     this.metrics = o.metrics ?? nopMetrics;
+    this.haltLingerMs = o.haltLingerMs ?? 0;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
@@ -176,7 +180,7 @@ export class AbciDriver implements ConsensusDriver {
     else this.logger.debug('ABCI connection closed', fields);
   }
 
-  private handle(kind: RequestKind, req: Request, from: AbciConnectionInfo): Response {
+  private handle(kind: RequestKind, req: Request, from: AbciConnectionInfo): Response | Promise<Response> {
     if (this.finished) throw new AbciProtocolError('the node is stopping');
     const app = this.app;
     switch (kind) {
@@ -202,7 +206,7 @@ export class AbciDriver implements ConsensusDriver {
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
         this.assertConsensus(from);
-        return { finalizeBlock: this.failStops('FinalizeBlock', req.finalizeBlock!.height, () => this.finalizeBlock(req.finalizeBlock!)) };
+        return this.lingerOnHalt(() => ({ finalizeBlock: this.failStops('FinalizeBlock', req.finalizeBlock!.height, () => this.finalizeBlock(req.finalizeBlock!)) }));
       case 'commit':
         this.assertConsensus(from);
         return { commit: this.failStops('Commit', this.pending?.req.height ?? this.app.lastBlockHeight + 1n, () => this.commit()) };
@@ -211,6 +215,20 @@ export class AbciDriver implements ConsensusDriver {
         if (r === undefined) throw new AbciProtocolError(`unsupported request ${kind}`);
         return r;
       }
+    }
+  }
+
+  /**
+   * The upgrade halt's exception makes CometBFT stop itself at once, before its gossip has given block H's
+   * precommits to peers still missing some; those would wait at H until restarted validators tell them,
+   * restarting a whole upgrade later. So the exception is sent after haltLingerMs, CometBFT running meanwhile.
+   */
+  private lingerOnHalt(run: () => Response): Response | Promise<Response> {
+    try {
+      return run();
+    } catch (e) {
+      if (this.halting?.reason !== 'halt' || this.haltLingerMs <= 0) throw e;
+      return new Promise((_, reject) => setTimeout(() => reject(e), this.haltLingerMs));
     }
   }
 
@@ -255,7 +273,7 @@ export class AbciDriver implements ConsensusDriver {
         // the exception reaches CometBFT before the process exits: finish when the server has written it
         // and closed the connection, or after a grace period
         this.halting = r;
-        setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
+        setTimeout(() => this.finish(r), this.haltLingerMs + HALT_GRACE_MS).unref();
       }
       throw e;
     }
