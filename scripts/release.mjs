@@ -7,7 +7,8 @@
 // later releases are left out (laterUpgrades below), so the v1 bundle contains no code of v2.
 // Archive layout (cosmovisor's expectation: bin/<daemon> at the archive root):
 //   bin/chaind                       executable launcher (#!/usr/bin/env node): checks Node ≥ 20.19
-//   bin/chaind.mjs                   the esbuild bundle (ESM, platform node, target node20)
+//   bin/chaind.mjs                   the esbuild bundle (ESM, platform node, target node20), with
+//   bin/chunk-*.mjs, bin/servers-*.mjs  its chunks: code shared with the worker, and what loads lazily
 //   bin/verify-worker.mjs            the signature worker's own bundle (a worker thread runs an entry
 //                                    file, found beside the node's bundle: sdk admission/verify-pool.ts)
 //   bin/cosmos-descriptors.binpb     gRPC descriptors, found beside the bundle (import.meta.url)
@@ -177,6 +178,10 @@ async function stageRelease(release, stage) {
     outdir: bin,
     outExtension: { '.js': '.mjs' },
     bundle: true,
+    // what a command imports lazily (REST and gRPC) is a chunk of its own, loaded only by that command
+    splitting: true,
+    // beside the entry: modules find their data files (descriptors, the dashboard) beside themselves
+    chunkNames: '[name]-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node20',

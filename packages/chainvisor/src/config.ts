@@ -21,6 +21,8 @@ export interface Config {
   readonly restartAfterUpgrade: boolean;
   readonly restartDelayMs: number;
   readonly shutdownGraceMs: number;
+  /** a node that wrote upgrade-info.json is stopped only after this (chaind lingers [abci] halt-linger, then exits 10) */
+  readonly haltExitWaitMs: number;
   readonly pollIntervalMs: number;
   /** the largest data/upgrade-info.json read */
   readonly upgradeInfoMaxBytes: number;
@@ -72,6 +74,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; false: exit 0' },
   { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
   { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
+  { env: 'DAEMON_HALT_EXIT_WAIT', kind: 'duration', def: '1s', doc: 'how long a node that wrote data/upgrade-info.json gets to exit by itself before it is stopped (never less than DAEMON_POLL_INTERVAL)', differs: 'ours' },
   { env: 'DAEMON_POLL_INTERVAL', kind: 'duration', def: '300ms', doc: 'poll period of data/upgrade-info.json (file events also trigger a check)' },
   { env: 'DAEMON_UPGRADE_INFO_MAX_BYTES', kind: 'uint', def: String(DEFAULT_UPGRADE_INFO_MAX_BYTES), doc: 'a larger upgrade-info.json is refused unread (logged; the node keeps running)', differs: 'ours' },
   { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of data/' },
@@ -231,6 +234,7 @@ export function loadConfig(o: LoadOptions): Config {
     restartAfterUpgrade: b('DAEMON_RESTART_AFTER_UPGRADE'),
     restartDelayMs: n('DAEMON_RESTART_DELAY'),
     shutdownGraceMs: n('DAEMON_SHUTDOWN_GRACE'),
+    haltExitWaitMs: Math.max(n('DAEMON_HALT_EXIT_WAIT'), n('DAEMON_POLL_INTERVAL')),
     pollIntervalMs: n('DAEMON_POLL_INTERVAL'),
     upgradeInfoMaxBytes: n('DAEMON_UPGRADE_INFO_MAX_BYTES'),
     unsafeSkipBackup: b('UNSAFE_SKIP_BACKUP'),
@@ -284,6 +288,7 @@ export function toToml(c: Config): string {
     ['daemon_restart_after_upgrade', c.restartAfterUpgrade],
     ['daemon_restart_delay', dur(c.restartDelayMs)],
     ['daemon_shutdown_grace', dur(c.shutdownGraceMs)],
+    ['daemon_halt_exit_wait', dur(c.haltExitWaitMs)],
     ['daemon_poll_interval', dur(c.pollIntervalMs)],
     ['daemon_upgrade_info_max_bytes', c.upgradeInfoMaxBytes],
     ['unsafe_skip_backup', c.unsafeSkipBackup],

@@ -139,8 +139,8 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (first === 'upgrade') {
         haltSeenAt = performance.now();
         metrics.state('upgrading');
-        // chaind writes the file at the halt and exits by itself (code 10) right after: a poll interval to do so, never killed mid-exit
-        const byItself = await Promise.race([d.exited.then(() => true), sleep(cfg.pollIntervalMs).then(() => false)]);
+        // chaind writes the file at the halt and exits by itself (code 10) after its halt-linger: never killed mid-exit
+        const byItself = await Promise.race([d.exited.then(() => true), sleep(cfg.haltExitWaitMs).then(() => false)]);
         if (byItself) log.info(`upgrade detected in ${l.upgradeInfoFile}: ${l.daemonName} stopped by itself`);
         else {
           log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);

@@ -272,8 +272,9 @@ describe('chainvisor run', () => {
     assert.deepEqual(h.launches(), ['old start', 'old ignores SIGTERM', `new pre-upgrade --home ${h.home}`]);
   });
 
-  test('DAEMON_SHUTDOWN_GRACE=0: a node that exits by itself after writing the plan is not killed; one that does not is sent SIGKILL alone, and the logs say so', async () => {
-    writeDaemon(oldBin(), 'old', `${PLAN} setTimeout(() => process.exit(10), 20);`);
+  test('DAEMON_SHUTDOWN_GRACE=0: a node that exits by itself within DAEMON_HALT_EXIT_WAIT of writing the plan (as chaind after its halt-linger) is not killed; one that does not is sent SIGKILL alone, and the logs say so', async () => {
+    // 400 ms: past several 50 ms polls, within the 1 s DAEMON_HALT_EXIT_WAIT
+    writeDaemon(oldBin(), 'old', `${PLAN} setTimeout(() => process.exit(10), 400);`);
     writeDaemon(newBin(), 'new', NEW);
     const env = baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' });
     const first = await chainvisor(['run', 'start'], env).exit;
