@@ -152,6 +152,7 @@ describe('defaults', () => {
         cometbftBinary: '/opt/cometbft/bin/cometbft',
         cometbftStopTimeoutMs: 7000,
         haltLingerMs: 250,
+        serversStartWaitMs: 1500,
       },
       instrumentation: { prometheus: true, listenAddr: { host: '0.0.0.0', port: 26671 }, maxOpenConnections: 7, namespace: 'chaind_app' },
     };

@@ -170,6 +170,8 @@ export interface AppConfig {
     readonly cometbftStopTimeoutMs: number;
     /** At the upgrade halt, how long CometBFT still runs (and gossips block H's precommits to peers that lack them) before it is told to stop. */
     readonly haltLingerMs: number;
+    /** Under `chaind start`, how long REST and gRPC wait for CometBFT's handshake before they start anyway. */
+    readonly serversStartWaitMs: number;
   };
   /** chaind's Prometheus endpoint behind CometBFT (`--with-comet=false`), where config.toml's [instrumentation] is CometBFT's. */
   readonly instrumentation: Instrumentation;
@@ -266,6 +268,7 @@ export function defaultAppConfig(): AppConfig {
       cometbftBinary: '',
       cometbftStopTimeoutMs: 20_000,
       haltLingerMs: 500,
+      serversStartWaitMs: 5000,
     },
     // the port beside CometBFT's 26660; its own namespace, so the two programs' series never share a name
     instrumentation: { prometheus: false, listenAddr: { host: '127.0.0.1', port: 26661 }, maxOpenConnections: 3, namespace: 'chaind' },
@@ -542,6 +545,7 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
       cometbftBinary: r.string('abci.cometbft-binary', d.abci.cometbftBinary, 'a path to the cometbft binary, or ""'),
       cometbftStopTimeoutMs: r.duration('abci.cometbft-stop-timeout', d.abci.cometbftStopTimeoutMs, true),
       haltLingerMs: r.duration('abci.halt-linger', d.abci.haltLingerMs, false),
+      serversStartWaitMs: r.duration('abci.servers-start-wait', d.abci.serversStartWaitMs, false),
     },
     instrumentation: {
       prometheus: r.bool('instrumentation.prometheus', d.instrumentation.prometheus),

@@ -193,6 +193,9 @@ cometbft-stop-timeout = ${str(formatDuration(c.abci.cometbftStopTimeoutMs))}
 # stops it): its gossip still gives block H's precommits to peers that lack them, which would otherwise
 # wait at H until restarted validators tell them. "0s" = stop at once.
 halt-linger = ${str(formatDuration(c.abci.haltLingerMs))}
+# Under \`chaind start\`, REST and gRPC start once CometBFT is past its handshake (its first Commit or
+# proposal), so that their start-up does not delay the replay of an upgrade's block; at most this long.
+servers-start-wait = ${str(formatDuration(c.abci.serversStartWaitMs))}
 
 [instrumentation]
 # chaind's Prometheus metrics behind CometBFT (\`start --with-comet=false\`), where CometBFT serves its own

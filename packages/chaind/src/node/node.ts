@@ -280,6 +280,9 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       return result;
     })());
   try {
+    // REST and gRPC take a second or more of this thread to start: after CometBFT's handshake, which
+    // replays block H to a new release, so that their start-up does not hold up the chain
+    if (child !== undefined && abciDriver !== undefined) await firstOf(abciDriver.serving, child.exited, driver.done, config.app.abci.serversStartWaitMs);
     servers = await startServers(parts);
   } catch (e) {
     await shutdown({ reason: 'stopped', height: driver.height });
@@ -296,6 +299,13 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       return done;
     },
   };
+}
+
+/** Resolves at the first of these promises to settle, or after `ms`. */
+function firstOf(a: Promise<unknown>, b: Promise<unknown>, c: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+  return Promise.race([a, b, c, wait]).then(() => clearTimeout(timer));
 }
 
 /** What CometBFT's own exit means: the driver's halt when CometBFT stopped because of it, else an error naming its last lines. */

@@ -53,6 +53,9 @@ const HALT_GRACE_MS = 2_000;
 export class AbciDriver implements ConsensusDriver {
   readonly chainId: string;
   readonly done: Promise<DriverStopResult>;
+  /** Resolves when CometBFT is past its handshake: its first Commit (a replayed block or a new one) or its first proposal. */
+  readonly serving: Promise<void>;
+  private resolveServing!: () => void;
   readonly admission: TxAdmission;
   readonly txs: TxLookup;
   private readonly app: AbciApp;
@@ -84,6 +87,7 @@ export class AbciDriver implements ConsensusDriver {
     this.metrics = o.metrics ?? nopMetrics;
     this.haltLingerMs = o.haltLingerMs ?? 0;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.serving = new Promise((resolve) => (this.resolveServing = resolve));
   }
 
   /** Listens on the ABCI address; rejects with the listen error (address in use, bad address). */
@@ -200,9 +204,11 @@ export class AbciDriver implements ConsensusDriver {
       }
       case 'prepareProposal':
         this.assertConsensus(from);
+        this.resolveServing();
         return { prepareProposal: app.prepareProposal(req.prepareProposal!) };
       case 'processProposal':
         this.assertConsensus(from);
+        this.resolveServing();
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
         this.assertConsensus(from);
@@ -309,6 +315,7 @@ export class AbciDriver implements ConsensusDriver {
       this.logger.info('halt height reached', { height: h.toString() });
       setImmediate(() => this.finish({ reason: 'halt-height', height: h }));
     }
+    this.resolveServing();
     return res;
   }
 
