@@ -117,8 +117,9 @@ describe('against a running chaind dev node', () => {
     assert.equal(text.stdout, `address: ${gov}\n`);
   });
 
-  test('applied: an upgrade never applied → "no upgrade found", exit 1', async () => {
+  test('applied: an upgrade never applied → "no upgrade found", exit 1; a name no plan can have → one line naming the limit', async () => {
     assertFails(await q('query', 'upgrade', 'applied', 'v2'), /^Error: no upgrade found$/);
+    assertFails(await q('query', 'upgrade', 'applied', 'x'.repeat(5000)), /^Error: plan name of 5000 bytes: a plan name has at most 128: invalid request$/);
   });
 
   test('module-versions: the hyphenated spelling is the same command as module_versions', async () => {

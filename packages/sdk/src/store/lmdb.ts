@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { Database, Transaction } from 'lmdb';
 import { prefixEnd } from './bytes.ts';
-import type { Entry, ReadKVStore } from './types.ts';
+import { MAX_KEY_BYTES, type Entry, type ReadKVStore } from './types.ts';
 
 export type BinaryDB = Database<Buffer, Buffer>;
 
@@ -26,8 +26,13 @@ export class LmdbStoreView implements ReadKVStore {
     return b;
   }
 
+  /**
+   * A key longer than MAX_KEY_BYTES was never written (writes refuse it), so it is absent: it must not reach
+   * lmdb-js, which throws past its own key limit ("offset is out of bounds" from about 4 KiB) on what may be
+   * a query's input (a plan name, a denom, a pagination key).
+   */
   get(key: Uint8Array): Uint8Array | undefined {
-    if (key.byteLength === 0) return undefined;
+    if (key.byteLength === 0 || key.byteLength > MAX_KEY_BYTES) return undefined;
     return this.db.get(this.full(key), this.opts) ?? undefined;
   }
 
@@ -35,26 +40,41 @@ export class LmdbStoreView implements ReadKVStore {
     return this.get(key) !== undefined;
   }
 
+  /**
+   * A bound longer than MAX_KEY_BYTES is cut to that length, which no stored key exceeds: every stored key
+   * K compares to the long bound B as to its cut C, except that K = C sorts before B. So a lower bound C
+   * becomes exclusive, an upper bound C inclusive.
+   */
+  private bound(key: Uint8Array): { key: Buffer; cut: boolean } {
+    return key.byteLength > MAX_KEY_BYTES ? { key: this.full(key.subarray(0, MAX_KEY_BYTES)), cut: true } : { key: this.full(key), cut: false };
+  }
+
   iterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
+    const s = start === undefined ? undefined : this.bound(start);
+    const e = end === undefined ? undefined : this.bound(end);
     return this.strip(
       this.db.getRange({
         ...this.opts,
-        start: start === undefined ? this.prefix : this.full(start),
-        end: end === undefined ? this.end : this.full(end),
+        start: s?.key ?? this.prefix,
+        exclusiveStart: s?.cut === true,
+        end: e?.key ?? this.end,
+        inclusiveEnd: e?.cut === true,
       }),
     );
   }
 
   reverseIterator(start?: Uint8Array, end?: Uint8Array): IterableIterator<Entry> {
+    const s = start === undefined ? undefined : this.bound(start);
+    const e = end === undefined ? undefined : this.bound(end);
     // LMDB's reverse range runs from `start` (high) down to `end` (low, exclusive unless inclusiveEnd).
     return this.strip(
       this.db.getRange({
         ...this.opts,
         reverse: true,
-        start: end === undefined ? this.end : this.full(end),
-        exclusiveStart: true,
-        end: start === undefined ? this.prefix : this.full(start),
-        inclusiveEnd: start !== undefined,
+        start: e?.key ?? this.end,
+        exclusiveStart: e === undefined || !e.cut,
+        end: s?.key ?? this.prefix,
+        inclusiveEnd: s !== undefined && !s.cut,
       }),
     );
   }

@@ -14,6 +14,7 @@ import {
   toHex,
   utf8,
   InterBlockCache,
+  MAX_KEY_BYTES,
   type Entry,
   type ReadKVStore,
 } from './index.ts';
@@ -223,6 +224,31 @@ describe('iterators', () => {
     assert.deepEqual(keys(tx.iterator(b('e'))), ['e=E2', 'f=F', 'g=G']);
     assert.deepEqual(keys(tx.reverseIterator(undefined, b('e'))), ['b=B']);
     assert.deepEqual(keys(block.iterator()), ['a=A', 'b=B', 'e=E2', 'g=G']);
+    await ms.close();
+  });
+
+  test("keys and bounds longer than any key can be (a query's input: a plan name, a denom, a pagination key): reads find nothing, ranges give what they cover", async () => {
+    const ms = openStore(tmp(), ['s']);
+    const longest = 'm'.repeat(MAX_KEY_BYTES);
+    for (const k of ['a', longest, 'z']) ms.getStore('s').set(b(k), b('v'));
+    ms.commit(1n);
+    const names = (it: Iterable<Entry>): string[] => [...it].map((e) => (e.key.byteLength > 8 ? `m×${e.key.byteLength}` : Buffer.from(e.key).toString()));
+    // committed (LMDB) and through a block's write set over it
+    for (const st of [ms.snapshot().getStore('s'), ms.getStore('s')]) {
+      for (const n of [MAX_KEY_BYTES + 1, 1979, 4100, 5000]) {
+        assert.equal(st.get(b('m'.repeat(n))), undefined, `a ${n}-byte key`);
+        assert.equal(st.has(b('m'.repeat(n))), false);
+      }
+      assert.equal(s(st.get(b(longest))), 'v');
+      const past = b('m'.repeat(5000));
+      assert.deepEqual(names(st.iterator(past)), ['z']);
+      assert.deepEqual(names(st.iterator(b(`${longest}a`))), ['z']);
+      assert.deepEqual(names(st.iterator(undefined, past)), ['a', `m×${MAX_KEY_BYTES}`]);
+      assert.deepEqual(names(st.iterator(b('a'.repeat(5000)), b('z'.repeat(5000)))), [`m×${MAX_KEY_BYTES}`, 'z']);
+      assert.deepEqual(names(st.reverseIterator(past)), ['z']);
+      assert.deepEqual(names(st.reverseIterator(undefined, past)), [`m×${MAX_KEY_BYTES}`, 'a']);
+      assert.deepEqual(names(st.reverseIterator(b('a'.repeat(5000)), b('z'.repeat(5000)))), ['z', `m×${MAX_KEY_BYTES}`]);
+    }
     await ms.close();
   });
 

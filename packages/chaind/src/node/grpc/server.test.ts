@@ -135,6 +135,12 @@ describe('gRPC server', () => {
     assert.equal(cur.metadata.get('x-cosmos-block-height')[0], c.height.toString());
     const applied = await unary(client, method('appliedPlan'), QueryDefinition.methods.appliedPlan.requestType, QueryDefinition.methods.appliedPlan.responseType, QueryAppliedPlanRequest.fromPartial({ name: 'v2' }));
     assert.equal(applied.res.height, 0n);
+    // a name no plan can have (past 128 bytes; 5,000 once reached LMDB's key buffer: "offset is out of bounds")
+    for (const name of ['x'.repeat(129), 'x'.repeat(5000)]) {
+      const ap = QueryDefinition.methods.appliedPlan;
+      await rejects(unary(client, method('appliedPlan'), ap.requestType, ap.responseType, QueryAppliedPlanRequest.fromPartial({ name })), status.INVALID_ARGUMENT, `plan name of ${name.length} bytes: a plan name has at most 128`);
+    }
+    assert.equal((await unary(client, method('appliedPlan'), QueryDefinition.methods.appliedPlan.requestType, QueryDefinition.methods.appliedPlan.responseType, QueryAppliedPlanRequest.fromPartial({ name: 'x'.repeat(128) }))).res.height, 0n);
     const mv = QueryDefinition.methods.moduleVersions;
     const one = await unary(client, method('moduleVersions'), mv.requestType, mv.responseType, QueryModuleVersionsRequest.fromPartial({ moduleName: 'bank' }));
     assert.deepEqual(one.res.moduleVersions, [{ name: 'bank', version: 1n }]);

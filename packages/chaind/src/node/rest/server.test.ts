@@ -92,6 +92,15 @@ describe('REST upgrade routes: no plan, then a scheduled plan', () => {
 
   test('applied_plan of a plan never applied is {"height":"0"}; authority is the gov module account', async () => {
     assert.equal((await get(s, '/chain/upgrade/v1beta1/applied_plan/v2')).text, '{"height":"0"}');
+    // a name no plan can have: 400 naming the limit; past the router's 1,024-byte path parameters, 414
+    for (const n of [129, 1000]) {
+      const long = await get(s, `/chain/upgrade/v1beta1/applied_plan/${'x'.repeat(n)}`);
+      assert.equal(long.status, 400, long.text);
+      assert.match(long.text, new RegExp(`plan name of ${n} bytes: a plan name has at most 128`));
+    }
+    const huge = await get(s, `/chain/upgrade/v1beta1/applied_plan/${'x'.repeat(5000)}`);
+    assert.equal(huge.status, 414, huge.text);
+    assert.equal((huge.json as { code: number }).code, 3, 'INVALID_ARGUMENT');
     const a = await get(s, '/chain/upgrade/v1beta1/authority');
     assert.equal(a.status, 200);
     assert.deepEqual(a.json, { address: GOV_AUTHORITY });

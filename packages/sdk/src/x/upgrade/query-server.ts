@@ -1,4 +1,5 @@
-import type { Configurator } from '../../app/index.ts';
+import { MAX_NAME_BYTES } from '@chaind/upgrade-plan';
+import { errors, type Configurator } from '../../app/index.ts';
 import { QueryDefinition } from '../../gen/chain/upgrade/v1beta1/query.ts';
 import { upgradeErrors } from './errors.ts';
 import type { UpgradeKeeper } from './keeper.ts';
@@ -7,8 +8,12 @@ import type { UpgradeKeeper } from './keeper.ts';
 export function registerQueryServer(cfg: Configurator, k: UpgradeKeeper): void {
   cfg.queryRouter.registerService(QueryDefinition, {
     currentPlan: (ctx) => ({ plan: k.getUpgradePlan(ctx) }),
-    // an unknown name is height 0, not an error, as the SDK
-    appliedPlan: (ctx, req) => ({ height: k.getDoneHeight(ctx, req.name) }),
+    // an unknown name is height 0, not an error, as the SDK; a name no plan can have (the SDK takes any) is refused
+    appliedPlan: (ctx, req) => {
+      const bytes = Buffer.byteLength(req.name, 'utf8');
+      if (bytes > MAX_NAME_BYTES) throw errors.invalidRequest.wrap(`plan name of ${bytes} bytes: a plan name has at most ${MAX_NAME_BYTES}`);
+      return { height: k.getDoneHeight(ctx, req.name) };
+    },
     moduleVersions: (ctx, req) => {
       const vm = k.getModuleVersionMap(ctx);
       if (req.moduleName !== '') {
