@@ -114,7 +114,9 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
     await ctx.install(info.info, dir);
   } catch (e) {
     ctx.metrics?.state('running');
-    throw e;
+    if (e instanceof ChainvisorError) throw e;
+    // a host that cannot be reached, a bad checksum, a refused archive: expected failures, one line each
+    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name}: ${(e as Error).message}; nothing installed`);
   }
   log.info(`release ${plan.name} ready`);
   ctx.metrics?.prepared(plan.name);
@@ -151,9 +153,11 @@ export async function autoPrepare(ctx: UpgradeContext & { readonly install: Inst
         lastError = m;
       }
     }
+    // the abort listener goes with its timer: one left behind per poll piled up on the run's signal
     await new Promise<void>((r) => {
-      const t = setTimeout(r, everyMs);
-      signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      const stop = (): void => (clearTimeout(t), r());
+      const t = setTimeout(() => (signal.removeEventListener('abort', stop), r()), everyMs);
+      signal.addEventListener('abort', stop, { once: true });
     });
   }
 }

@@ -218,6 +218,25 @@ describe('releases downloaded by chainvisor', () => {
     assert.equal(files.hits.length, hits);
   });
 
+  test('prepare-upgrade with the download host unreachable: exit 3, one line naming the URL and the cause, nothing installed', async () => {
+    // a loopback port nothing listens on: refused at once
+    const closed = await new Promise<number>((res) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => res(port));
+      });
+    });
+    const url = `http://127.0.0.1:${closed}/chaind?checksum=sha256:${'0'.repeat(64)}`;
+    const grpc = await planServer(() => planResponse({ name: 'v2', height: 20n, info: JSON.stringify({ binaries: { any: url } }) }));
+    closers.push(() => grpc.server.forceShutdown());
+    const r = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc.address })).exit;
+    assert.equal(r.code, EXIT.UPGRADE_FAILED, r.stderr);
+    const last = r.stderr.trim().split('\n').at(-1) ?? '';
+    assert.match(last, new RegExp(`^\\[chainvisor\\] ERR plan v2: download of http://127\\.0\\.0\\.1:${closed}/chaind\\S* failed: .*ECONNREFUSED.*; nothing installed$`));
+    assert.doesNotMatch(r.stderr, /internal error|    at /, 'no stack trace');
+    assert.equal(existsSync(join(h.cv, 'upgrades', 'v2')), false);
+  });
+
   test('prepare-upgrade with the node unreachable: exit 8', async () => {
     const r = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: '127.0.0.1:9' })).exit;
     assert.equal(r.code, EXIT.NODE_UNREACHABLE);
@@ -267,7 +286,7 @@ describe('releases downloaded by chainvisor', () => {
     writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', "setInterval(() => fs.appendFileSync(path.join(home, 'blocks.log'), 'b\\n'), 20); process.on('SIGTERM', () => process.exit(0));");
     const blocks = (): number => (existsSync(join(h.home, 'blocks.log')) ? readFileSync(join(h.home, 'blocks.log'), 'utf8').length : 0);
     const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_MAX_EXTRACT_BYTES: '65536' }));
-    await r.waitFor(/WRN prepare-upgrade failed, not retried before the halt: archive chaind-v2\.tar\.gz refused: it unpacks to more than 65536 bytes \(limit set by DAEMON_MAX_EXTRACT_BYTES\)$/);
+    await r.waitFor(/WRN prepare-upgrade failed, not retried before the halt: plan v2: archive chaind-v2\.tar\.gz refused: it unpacks to more than 65536 bytes \(limit set by DAEMON_MAX_EXTRACT_BYTES\); nothing installed$/);
     assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), [], 'nothing left in upgrades/');
     const before = blocks();
     await new Promise((res) => setTimeout(res, 300));

@@ -72,7 +72,18 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
   if (!isLogLevel(level)) throw new UserError(`invalid --log_level ${JSON.stringify(level)}: expected debug, info, warn or error`);
   const logger = lineLogger(level);
   const haltHeights = parseHeights('halt-height', o.haltHeight);
-  let node: RunningNode;
+  // handled from the start: a stop asked for while the node starts (REST and gRPC load after the ABCI
+  // listener) is carried out as soon as it has started, never by the signal's default exit
+  let node: RunningNode | undefined;
+  let stopAsked = false;
+  const onSignal = (sig: string): void => {
+    // solo: the block in progress is finished; behind CometBFT, CometBFT is stopped first and an uncommitted block dropped
+    logger.info(`received ${sig}, stopping`);
+    stopAsked = true;
+    void node?.stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     node = await startNode(
       {
@@ -86,17 +97,13 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
       servers,
     );
   } catch (e) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     if (!(e instanceof NodeStartError)) throw e;
     logger.error(e.message);
     return exitCodeOf(e.result);
   }
-  const onSignal = (sig: string): void => {
-    // solo: the block in progress is finished; behind CometBFT, CometBFT is stopped first and an uncommitted block dropped
-    logger.info(`received ${sig}, stopping`);
-    void node.stop();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  if (stopAsked) void node.stop();
   onStarted?.(node);
   const result = await node.done;
   process.off('SIGINT', onSignal);
