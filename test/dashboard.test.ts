@@ -217,16 +217,23 @@ describe('the upgrade dashboard in a headless browser', () => {
     rmSync(dir, { recursive: true, force: true });
     await ok(['testnet', 'init', '--validators', '4', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], { env: { CHAIND_RELEASE: 'v1' } });
     const homes = [0, 1, 2, 3].map((i) => join(dir, `node${i}`));
-    const nodes = homes.map((h) => startValidator(h, 'v1'));
     const ends = await endpointsOf(homes[0]);
-    await until('block 3 on node0', 90_000, async () => (((await cometHeight(ends.rpc)) ?? 0n) >= 3n ? true : undefined)).catch((e: Error) => {
-      throw new Error(`${e.message}\n${nodes[0].log().slice(-3000)}`);
+    // node0 alone first: a quarter of the power makes no block, so it has no state yet (its REST starts
+    // without waiting for a handshake that cannot end: [abci] servers-start-wait)
+    const nodes = [startValidator(homes[0], 'v1')];
+    const early = await until('node0 answering REST', 90_000, async () => {
+      const r = await fetch(`${ends.rest}/chain/upgrade/v1beta1/current_plan`).catch(() => undefined);
+      return r === undefined ? undefined : { status: r.status, body: (await r.json()) as unknown };
     });
+    assert.deepEqual(early, { status: 503, body: { code: 14, message: "no state yet: waiting for CometBFT's InitChain and the first block", details: [] } });
 
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     const page = await browser.newPage();
     const errors: string[] = [];
+    let networkUp = false;
     page.on('console', (m) => {
+      // the 503s of the page's polls before the network makes its first block
+      if (!networkUp && /status of 503/.test(m.text())) return;
       if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url ?? ''}`);
     });
     page.on('pageerror', (e) => errors.push(`uncaught: ${String(e)}`));
@@ -244,6 +251,14 @@ describe('the upgrade dashboard in a headless browser', () => {
     await page.setViewport({ width: 1024, height: 900 });
     const res = await page.goto(`${ends.rest}/upgrade`, { waitUntil: 'load' });
     assert.equal(res?.status(), 200);
+    await waitText(page, 'the page saying the node has no state yet', '#conn', (t) => (t === "Node not ready, retrying: no state yet: waiting for CometBFT's InitChain and the first block" ? t : undefined), 15_000);
+    await page.screenshot({ path: join(ARTIFACTS, '5-no-state-yet.png'), fullPage: true });
+
+    nodes.push(...homes.slice(1).map((h) => startValidator(h, 'v1')));
+    await until('block 3 on node0', 90_000, async () => (((await cometHeight(ends.rpc)) ?? 0n) >= 3n ? true : undefined)).catch((e: Error) => {
+      throw new Error(`${e.message}\n${nodes[0].log().slice(-3000)}`);
+    });
+    networkUp = true;
     const h0 = await waitText(page, 'the height', '#height', (t) => (/^\d+$/.test(t) ? Number(t) : undefined), 15_000);
     assert.equal(await textOf(page, '#chain-id'), 'dash-net-1');
     await waitText(page, 'the height to rise without a reload', '#height', (t) => (Number(t) > h0 ? true : undefined), 15_000);
@@ -259,7 +274,7 @@ describe('the upgrade dashboard in a headless browser', () => {
     assert.ok(shown.st.block_time !== null, 'a block time');
     assert.deepEqual(parseRFC3339(shown.st.block_time), parseRFC3339(header), `block_time ${shown.st.block_time} is the header's ${header} at ${shown.st.height}`);
     assert.equal(shown.time, await inPage<string>(page, `new Date(${JSON.stringify(header)}).toLocaleString()`), 'the page shows the header time');
-    await page.screenshot({ path: join(ARTIFACTS, '5-behind-cometbft.png'), fullPage: true });
+    await page.screenshot({ path: join(ARTIFACTS, '6-behind-cometbft.png'), fullPage: true });
     await checkAccessibility(page);
     assert.deepEqual(errors, [], 'no console errors');
     assert.deepEqual(foreign, [], 'no external requests');

@@ -19,7 +19,7 @@ import {
   QueryModuleVersionsRequest,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { ALICE, DENOM, newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
+import { AbciTestApp, ALICE, DENOM, newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
 import { SDK_DESCRIPTOR_SET } from '../query/descriptors.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 
@@ -94,6 +94,20 @@ describe('gRPC server', () => {
     await s.close();
     await c.close();
     removeTmpDirs();
+  });
+
+  test("before the first block (behind CometBFT, until its InitChain and block 1): UNAVAILABLE, \"no state yet\", not an internal error", async () => {
+    const early = await AbciTestApp.start();
+    const g = await startGrpcServer({ port: 0, app: early.chain.app });
+    const cl = new Client(g.address, credentials.createInsecure());
+    try {
+      const cp = QueryDefinition.methods.currentPlan;
+      await rejects(unary(cl, method('currentPlan'), cp.requestType, cp.responseType, QueryCurrentPlanRequest.fromPartial({})), status.UNAVAILABLE, "no state yet: waiting for CometBFT's InitChain and the first block");
+    } finally {
+      cl.close();
+      await g.close();
+      await early.stop();
+    }
   });
 
   test('binds 127.0.0.1; buf curl lists the four query services through reflection', async () => {

@@ -12,6 +12,8 @@ import { formatRFC3339 } from '@chaind/sdk/types';
 import { CHAIND_VERSION } from '../../version.ts';
 import type { ConsensusDriver } from '../driver.ts';
 import { secondsBetween } from '../metrics/metrics.ts';
+import { status } from '@grpc/grpc-js';
+import { NO_STATE_YET } from '../query/query.ts';
 
 export const DASHBOARD_PATH = '/upgrade';
 export const DASHBOARD_STATUS_PATH = '/upgrade/status';
@@ -110,6 +112,7 @@ export function registerDashboard(f: FastifyInstance, src: DashboardSource): () 
     { schema: { summary: "What the upgrade dashboard needs besides the gateway routes: height, block times, upgrade history, chainvisor's status, the last upgrade simulation.", tags: ['chaind'] } },
     async (_req, reply) => {
       const height = src.driver.height;
+      if (height === 0n) return reply.code(503).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify({ code: status.UNAVAILABLE, message: NO_STATE_YET, details: [] }));
       const back = height - BigInt(n) > 0n ? height - BigInt(n) : 1n;
       const history = src.history();
       // one await for all: behind CometBFT each may be a call to its RPC (bounded by its timeout)

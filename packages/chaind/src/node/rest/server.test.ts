@@ -8,7 +8,7 @@ import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import type { Upgrade } from '../../upgrades/index.ts';
 import { QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { ALICE, BOB, cancelUpgrade, DENOM, newHome, NEWMOD, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
+import { AbciTestApp, ALICE, BOB, cancelUpgrade, DENOM, newHome, NEWMOD, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
 import { GATEWAY_ROUTES } from './routes.ts';
 import { startRestServer, type RestServer } from './server.ts';
 
@@ -364,5 +364,22 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
     assert.equal(at(plan, 'nullable'), true);
     assert.equal(at(plan, 'properties', 'height', 'type'), 'string');
     assert.equal(at(plan, 'properties', 'time', 'nullable'), undefined, 'Plan.time is never null');
+  });
+});
+
+describe('REST before the first block', () => {
+  test("behind CometBFT until its InitChain and block 1: 503, \"no state yet\", on the gateway routes", async () => {
+    const early = await AbciTestApp.start();
+    const rest = await startRestServer({ port: 0, app: early.chain.app });
+    try {
+      for (const path of ['/chain/upgrade/v1beta1/current_plan', '/chain/upgrade/v1beta1/applied_plan/v2', `/cosmos/bank/v1beta1/balances/${ALICE.address}`]) {
+        const r = await get(rest, path);
+        assert.equal(r.status, 503, `${path}: ${r.text}`);
+        assert.deepEqual(r.json, { code: 14, message: "no state yet: waiting for CometBFT's InitChain and the first block", details: [] });
+      }
+    } finally {
+      await rest.close();
+      await early.stop();
+    }
   });
 });
