@@ -261,8 +261,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   observeBlocks(driver, chain, metrics);
   metrics.simulation(() => lastSimulation(o.home));
   const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
-  // CometBFT's start and handshake (block H's replay after an upgrade) need only the ABCI server: started
-  // before REST and gRPC, whose start-up then overlaps CometBFT's instead of delaying the first block
+  // CometBFT's start and handshake (block H's replay after an upgrade) need only the ABCI server
   const cometLine = o.cometLine ?? ((line: string): void => void process.stderr.write(`cometbft| ${line}\n`));
   const child = comet === undefined ? undefined : CometProcess.start({ ...comet, home: o.home, stopTimeoutMs: config.app.abci.cometbftStopTimeoutMs, onLine: cometLine });
   if (child !== undefined) logger.info('started CometBFT', { binary: comet?.binary, pid: child.pid, proxy_app: comet?.proxyApp });
@@ -279,11 +278,15 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       await closeStores();
       return result;
     })());
+  let over = false;
+  void driver.done.then(() => (over = true));
+  void child?.exited.then(() => (over = true));
   try {
     // REST and gRPC take a second or more of this thread to start: after CometBFT's handshake, which
-    // replays block H to a new release, so that their start-up does not hold up the chain
+    // replays block H to a new release, so that their start-up does not hold up the chain (and not at
+    // all when the node stopped meanwhile, e.g. an old release halting again in that replay)
     if (child !== undefined && abciDriver !== undefined) await firstOf(abciDriver.serving, child.exited, driver.done, config.app.abci.serversStartWaitMs);
-    servers = await startServers(parts);
+    if (!over) servers = await startServers(parts);
   } catch (e) {
     await shutdown({ reason: 'stopped', height: driver.height });
     throw e;
