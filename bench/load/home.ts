@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
-import { setTomlValue } from '../../packages/chaind/src/config/toml-edit.ts';
+import { setTomlValue } from '@chaind/chaind/testing';
 import { freePort, type NodeEndpoints } from './node.ts';
 import type { Lane } from './protocol.ts';
 

@@ -106,6 +106,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${(e as Error).message}`));
 
       let waitingLogged = '';
+      let writtenAhead = false;
       let invalidLogged = '';
       let errorLogged = '';
       const watcher = watchFile(
@@ -126,6 +127,9 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
             waitingLogged = r.info.name;
             return false;
           }
+          // written ahead of its height (a batch entry, add-upgrade --upgrade-height): no halt of the node's
+          // own comes, so it is stopped at once, before it commits that height
+          writtenAhead = waitingLogged === r.info.name;
           return true;
         },
         (e) => {
@@ -140,7 +144,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
         haltSeenAt = performance.now();
         metrics.state('upgrading');
         // chaind writes the file at the halt and exits by itself (code 10) after its halt-linger: never killed mid-exit
-        const byItself = await Promise.race([d.exited.then(() => true), sleep(cfg.haltExitWaitMs).then(() => false)]);
+        const byItself = await Promise.race([d.exited.then(() => true), sleep(writtenAhead ? cfg.pollIntervalMs : cfg.haltExitWaitMs).then(() => false)]);
         if (byItself) log.info(`upgrade detected in ${l.upgradeInfoFile}: ${l.daemonName} stopped by itself`);
         else {
           log.info(`upgrade detected in ${l.upgradeInfoFile}: stopping ${l.daemonName} (pid ${d.pid ?? '?'})`);
