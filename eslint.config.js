@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '**/src/gen/**', 'dist/', '.bench-data/'] },
+  { ignores: ['node_modules/', '**/src/gen/**', 'dist/', 'packages/*/dist/', '.bench-data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -28,9 +28,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { create as createTar } from 'tar';
 import { register } from 'tsx/esm/api';
+import { bundleChaind, EXTERNAL, ROOT } from './bundle.mjs';
 
 // @chaind/upgrade-plan is TypeScript: loaded through tsx, as the bin/ launchers load the sources
 register();
@@ -38,9 +38,6 @@ const { goPlatform } = await import('@chaind/upgrade-plan');
 // the one list of releases, oldest first
 const { RELEASES } = await import('@chaind/chaind/release');
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** Loaded from node_modules at run time rather than bundled. */
-const EXTERNAL = ['lmdb', 'secp256k1', '@fastify/swagger-ui', '@grpc/grpc-js', '@grpc/reflection'];
 const MIN_NODE = '20.19';
 /** 2000-01-01T00:00:00Z: every entry's mtime. */
 const FIXED_MTIME = new Date(Date.UTC(2000, 0, 1));
@@ -116,16 +113,6 @@ import(require('node:url').pathToFileURL(require('node:path').join(__dirname, 'c
 });
 `;
 
-// CommonJS dependencies in an ESM bundle call require() and use __dirname; give them both.
-const BANNER = [
-  "import { createRequire as __chaindCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __chaindFileURLToPath } from 'node:url';",
-  "import { dirname as __chaindDirname } from 'node:path';",
-  'const require = __chaindCreateRequire(import.meta.url);',
-  'const __filename = __chaindFileURLToPath(import.meta.url);',
-  'const __dirname = __chaindDirname(__filename);',
-].join('\n');
-
 /** HEAD of the checkout, or "" outside one. */
 function gitCommit() {
   try {
@@ -170,38 +157,16 @@ function laterUpgrades(release) {
 async function stageRelease(release, stage) {
   const bin = join(stage, 'bin');
   mkdirSync(bin, { recursive: true });
-  await build({
-    entryPoints: {
-      chaind: join(ROOT, 'packages/chaind/src/cli/main.ts'),
-      'verify-worker': join(ROOT, 'packages/sdk/src/admission/verify-worker.ts'),
-    },
-    outdir: bin,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    // what a command imports lazily (REST and gRPC) is a chunk of its own, loaded only by that command
-    splitting: true,
-    // beside the entry: modules find their data files (descriptors, the dashboard) beside themselves
-    chunkNames: '[name]-[hash]',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
+  await bundleChaind(bin, {
     // the release, and the commit `chaind version --long` reports
     define: { 'process.env.CHAIND_RELEASE': JSON.stringify(release), __CHAIND_COMMIT__: JSON.stringify(gitCommit()) },
     // folds what the release literal decides
     minifySyntax: true,
-    external: EXTERNAL,
-    banner: { js: BANNER },
     plugins: [laterUpgrades(release)],
-    legalComments: 'none',
-    logLevel: 'warning',
   });
   writeFileSync(join(bin, 'chaind'), LAUNCHER);
   chmodSync(join(bin, 'chaind'), 0o755);
-  // descriptors.ts reads this one beside itself (import.meta.url): beside the bundle
-  cpSync(join(ROOT, 'packages/chaind/src/node/query/cosmos-descriptors.binpb'), join(bin, 'cosmos-descriptors.binpb'));
-  // …and dashboard.ts serves this page beside itself too
-  cpSync(join(ROOT, 'packages/chaind/src/node/rest/dashboard.html'), join(bin, 'dashboard.html'));
-  // …and the sdk's through import.meta.resolve('@chaind/sdk/gen/…'): a stub package with the same exports map
+  // the sdk finds its descriptor set through import.meta.resolve('@chaind/sdk/gen/…'): a stub package with the same exports map
   const sdk = join(stage, 'node_modules/@chaind/sdk');
   const gen = 'src/gen/chain/upgrade/v1beta1';
   mkdirSync(join(sdk, gen), { recursive: true });

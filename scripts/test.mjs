@@ -32,5 +32,8 @@ if (!env.COMETBFT_BIN) {
   if (install.status === 0) env.COMETBFT_BIN = install.stdout.trim();
   else console.error(`\n*** CometBFT is not installed (npm run cometbft:install exited ${install.status}): the tests that run it will ${env.CI === 'true' || env.CHAIND_REQUIRE_COMETBFT === '1' ? 'FAIL' : 'SKIP'}. Install Go (/usr/local/go/bin) or set COMETBFT_BIN. ***\n`);
 }
+// the launchers run the bundles while they are current (scripts/launch.mjs): rebuilt here when sources changed
+const bundled = spawnSync(process.execPath, ['scripts/dev-bundle.mjs', '--if-stale'], { stdio: 'inherit' });
+if (bundled.status !== 0) process.exit(bundled.status ?? 1);
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...selected], { stdio: 'inherit', env });
 process.exit(r.status ?? 1);

@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ChaindError } from '@chaind/errors';
+import { checkoutRoot } from '../checkout.ts';
 import { COMETBFT_GO_PACKAGE, COMETBFT_VERSION } from './version.ts';
 
 export type CometBinarySource = 'COMETBFT_BIN' | 'app.toml' | 'cache' | 'PATH';
@@ -27,8 +27,6 @@ export function cometCachePath(root: string, version: string = COMETBFT_VERSION)
   return join(root, '.cache', 'cometbft', version, 'cometbft');
 }
 
-/** The repository this file runs from (from the sources; a release bundle finds no cache there). */
-const REPO_ROOT = resolve(fileURLToPath(new URL('../../../..', import.meta.url)));
 
 const HOW_TO_GET = `npm run cometbft:install (go install ${COMETBFT_GO_PACKAGE}@${COMETBFT_VERSION}), or set COMETBFT_BIN`;
 
@@ -81,8 +79,10 @@ export function locateCometBinary(o: FindCometOptions = {}): CometBinary | undef
   if (fromEnv !== '') return { path: resolve(fromEnv), source: 'COMETBFT_BIN' };
   const configured = o.configured ?? '';
   if (configured !== '') return { path: isAbsolute(configured) || o.home === undefined ? resolve(configured) : resolve(o.home, configured), source: 'app.toml' };
-  const cached = cometCachePath(o.repoRoot ?? REPO_ROOT);
-  if (executable(cached)) return { path: cached, source: 'cache' };
+  // a release runs from no checkout: it has no cache
+  const root = o.repoRoot ?? checkoutRoot();
+  const cached = root === undefined ? undefined : cometCachePath(root);
+  if (cached !== undefined && executable(cached)) return { path: cached, source: 'cache' };
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir === '') continue;
     const p = join(dir, 'cometbft');

@@ -28,7 +28,7 @@ export function sourcesWithNextRelease(name: string, store = `${name}store`, ind
   const dir = tmpDir('chaind-next-release-');
   const pkg = join(dir, 'packages/chaind');
   for (const part of ['bin', 'src', 'package.json']) cpSync(join(ROOT, 'packages/chaind', part), join(pkg, part), { recursive: true });
-  for (const part of ['package.json', 'tsconfig.json', 'scripts/new-upgrade.mjs']) cpSync(join(ROOT, part), join(dir, part));
+  for (const part of ['package.json', 'tsconfig.json', 'scripts/new-upgrade.mjs', 'scripts/launch.mjs']) cpSync(join(ROOT, part), join(dir, part));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   const { CHAIND_RELEASE: _, NODE_TEST_CONTEXT: __, ...env } = process.env;
   execFileSync(process.execPath, [join(dir, 'scripts/new-upgrade.mjs'), name], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { durationToJSON } from '@chaind/sdk/x/gov';
 import { parseGoDuration } from '@chaind/upgrade-plan';
 import { setTomlValue } from '../../config/toml-edit.ts';
-import { CHAINVISOR_BIN, freeLoopbackPorts, releaseArchives } from './layout.ts';
+import { chainvisorBin, freeLoopbackPorts, releaseArchives } from './layout.ts';
 import { UserError } from '../common.ts';
 
 const run = promisify(execFile);
@@ -72,8 +72,8 @@ export async function testnetInit(o: TestnetInitOptions): Promise<TestnetNode[]>
   await Promise.all(
     nodes.map(async (n) => {
       mkdirSync(n.home, { recursive: true });
-      await run(process.execPath, [CHAINVISOR_BIN, 'init', archives[0].archive], { env: visorEnv(n.home) });
-      for (const a of archives.slice(1)) await run(process.execPath, [CHAINVISOR_BIN, 'add-upgrade', a.release, a.archive], { env: visorEnv(n.home) });
+      await run(process.execPath, [chainvisorBin(), 'init', archives[0].archive], { env: visorEnv(n.home) });
+      for (const a of archives.slice(1)) await run(process.execPath, [chainvisorBin(), 'add-upgrade', a.release, a.archive], { env: visorEnv(n.home) });
     }),
   );
   const chaind = (n: TestnetNode, args: readonly string[]): Promise<{ stdout: string; stderr: string }> =>

@@ -3,14 +3,23 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { platformKey } from '@chaind/upgrade-plan';
 import { RELEASES } from '../../release.ts';
 import { UserError } from '../common.ts';
+import { checkoutRoot } from '../../checkout.ts';
 
-const REPO = resolve(fileURLToPath(new URL('../../../../..', import.meta.url)));
-export const CHAINVISOR_BIN = join(REPO, 'packages', 'chainvisor', 'bin', 'chainvisor.js');
+/** The checkout `chaind testnet` runs from: it installs that checkout's releases and chainvisor. */
+function repo(): string {
+  const root = checkoutRoot();
+  if (root === undefined) throw new UserError('chaind testnet runs from a checkout of the chaind repository (its releases and chainvisor): this chaind runs from none');
+  return root;
+}
+
+/** The checkout's chainvisor launcher. */
+export function chainvisorBin(): string {
+  return join(repo(), 'packages', 'chainvisor', 'bin', 'chainvisor.js');
+}
 
 /** The archive of `release` for this machine, as scripts/release.mjs names it. */
 export function releaseArchive(dir: string, release: string): string {
@@ -19,6 +28,7 @@ export function releaseArchive(dir: string, release: string): string {
 
 /** The release archives, oldest first, built into dist/releases when `dir` is that default and any is missing. */
 export function releaseArchives(dir: string | undefined, log: (line: string) => void): { release: string; archive: string }[] {
+  const REPO = dir === undefined ? repo() : '';
   const from = dir ?? join(REPO, 'dist', 'releases');
   const want = RELEASES.map((release) => ({ release, archive: releaseArchive(from, release) }));
   if (want.every((w) => existsSync(w.archive))) return want;

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { findCometBinary } from '../../comet/binary.ts';
 import { loadConfig } from '../../config/index.ts';
 import { UserError } from '../common.ts';
-import { CHAINVISOR_BIN } from './layout.ts';
+import { chainvisorBin } from './layout.ts';
 
 /** Backoff before a node that exited is started again: doubled per quick exit, up to the maximum. */
 export const RESTART_BACKOFF_MS = { first: 1_000, max: 10_000 } as const;
@@ -69,7 +69,7 @@ export async function testnetStart(dirArg: string, log: (line: string) => void):
   const supervise = async (n: TestnetNodeInfo): Promise<void> => {
     let backoff: number = RESTART_BACKOFF_MS.first;
     while (!stopping) {
-      const child = spawn(process.execPath, [CHAINVISOR_BIN, 'run', 'start', '--home', n.home], {
+      const child = spawn(process.execPath, [chainvisorBin(), 'run', 'start', '--home', n.home], {
         env: {
           ...process.env,
           COMETBFT_BIN: comet,
