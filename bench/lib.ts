@@ -1,5 +1,5 @@
 // Small helpers shared by the benchmarks: timing, medians, temp dirs and aligned output.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,4 +88,33 @@ export function migrationValue(i: number): Buffer {
   const v = Buffer.alloc(32);
   for (let w = 0; w < 4; w++) v.writeUInt32LE(Math.imul(i + w, 0x85ebca6b) >>> 0, w * 8);
   return v;
+}
+
+/** Spawns a child and resolves with it once `ready` matches what it has written to `stream`. */
+export function spawnUntil(cmd: string, args: string[], stream: 'stdout' | 'stderr', ready: RegExp, timeoutMs = 60_000): Promise<{ child: ChildProcess; m: RegExpExecArray; ms: number }> {
+  const t0 = performance.now();
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`not ready within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    child[stream]?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        res({ child, m, ms: performance.now() - t0 });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`exited (${code}) before ready:\n${out}`));
+    });
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((res) => child.once('exit', res));
+  child.kill('SIGTERM');
+  await exited;
 }

@@ -9,13 +9,13 @@
 //     whose data/ is empty (InitChain + first block), from the sources through tsx, and from the packaged
 //     release (esbuild bundle) on the home with state (goal < 1 s).
 // The node and the baselines run in separate processes, alternately loaded; medians of the rounds.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { credentials, Client, type ServiceError } from '@grpc/grpc-js';
-import { header, median, ms, row, si, tempDir } from './lib.ts';
+import { header, median, ms, row, si, spawnUntil, stop, tempDir } from './lib.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHAIND = join(ROOT, 'packages/chaind/bin/chaind.js');
@@ -29,35 +29,6 @@ function run(args: string[]): string {
   const r = spawnSync(process.execPath, [CHAIND, ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`chaind ${args.join(' ')} failed (${r.status}):\n${r.stderr}`);
   return r.stdout;
-}
-
-/** Spawns a child and resolves with it once `ready` matches what it has written to `stream`. */
-function spawnUntil(cmd: string, args: string[], stream: 'stdout' | 'stderr', ready: RegExp, timeoutMs = 60_000): Promise<{ child: ChildProcess; m: RegExpExecArray; ms: number }> {
-  const t0 = performance.now();
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`not ready within ${timeoutMs} ms:\n${out}`)), timeoutMs);
-    child[stream]?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        res({ child, m, ms: performance.now() - t0 });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`exited (${code}) before ready:\n${out}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((res) => child.once('exit', res));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 interface Load {

@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
-import { Parser, Unpack, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
 import { clip, quote } from './quote.ts';
 
@@ -155,6 +155,8 @@ const badArchive = (name: string, err: unknown): FetchError => new FetchError('b
  * archive that fails half-way (tar would still be writing files after reporting the error).
  */
 async function scan(archive: string, name: string, limits: ExtractLimits): Promise<void> {
+  // tar loads with the first archive (before any stream opens): the commands that never extract one do not load it
+  const { Parser } = await import('tar');
   const rs = createReadStream(archive);
   const warnings: string[] = [];
   const p = new Parser({
@@ -191,6 +193,7 @@ async function scan(archive: string, name: string, limits: ExtractLimits): Promi
  */
 export async function extractTar(archive: string, dir: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
   await scan(archive, name, limits);
+  const { Unpack } = await import('tar');
   let failed: unknown = null;
   const warnings: string[] = [];
   const rs = createReadStream(archive);

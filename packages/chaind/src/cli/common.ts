@@ -4,13 +4,7 @@ import { ChaindError } from '@chaind/errors';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { CodedError } from '@chaind/sdk/app';
-import { GenesisError } from '@chaind/sdk/genesis';
-import { Keyring, KeyringError, type KeyringBackend } from '@chaind/sdk/keyring';
-import { ConfigError } from '../config/index.ts';
-import { NodeKeyError } from '../node/keys.ts';
-import { NodeModeError } from '../node/home-mode.ts';
-import { CometBinaryError } from '../comet/binary.ts';
+import type { Keyring, KeyringBackend } from '@chaind/sdk/keyring';
 
 /** A mistake of the user's (bad argument, missing file, refused action): reported without a stack trace. */
 export class UserError extends ChaindError<'user'> {
@@ -70,10 +64,10 @@ export async function openKeyring(o: KeyringOptions, input: PassphraseSource): P
   if (backend === 'test') {
     // `chaind dev` opens its keyring itself, without this warning: everywhere else it is a mistake worth a line
     printErrLine(`WARNING: the test keyring backend keeps private keys unencrypted in ${join(home, 'keyring-test')}; use it for development only (--keyring-backend file)`);
-    return Keyring.open(home, 'test');
+    return (await import('@chaind/sdk/keyring')).Keyring.open(home, 'test');
   }
   const passphrase = await input.passphrase(join(home, 'keyring-file'));
-  return Keyring.open(home, 'file', { passphrase });
+  return (await import('@chaind/sdk/keyring')).Keyring.open(home, 'file', { passphrase });
 }
 
 export function printLine(s: string): void {
@@ -82,23 +76,4 @@ export function printLine(s: string): void {
 
 export function printErrLine(s: string): void {
   process.stderr.write(`${s}\n`);
-}
-
-function isUserError(e: unknown): e is Error {
-  if (e instanceof UserError || e instanceof ConfigError || e instanceof GenesisError || e instanceof KeyringError || e instanceof CodedError || e instanceof NodeKeyError || e instanceof NodeModeError || e instanceof CometBinaryError) return true;
-  // a file that is missing, unreadable or in the way: the message names it (ENOENT: …, open '/path')
-  const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  return e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code);
-}
-
-/** Reports an error that ended a command; returns the exit code. */
-export function reportError(e: unknown): number {
-  const debug = process.env.CHAIND_DEBUG === '1';
-  if (isUserError(e)) {
-    printErrLine(debug && e.stack !== undefined ? e.stack : `Error: ${e.message}`);
-    return 1;
-  }
-  if (debug) printErrLine(e instanceof Error && e.stack !== undefined ? e.stack : String(e));
-  else printErrLine(`Error: internal error: ${e instanceof Error ? e.message : String(e)} (CHAIND_DEBUG=1 shows the stack trace)`);
-  return 1;
 }

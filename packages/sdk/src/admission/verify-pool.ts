@@ -95,7 +95,7 @@ export class SignatureVerifyPool {
     const n = o.threads ?? 1;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`threads must be a positive integer, got ${n}`);
     this.threads = Array.from({ length: n }, () => {
-      const worker = startWorker({ secp256k1: o.secp256k1Module ?? secp256k1ModulePath });
+      const worker = startWorker({ secp256k1: o.secp256k1Module ?? secp256k1ModulePath() });
       // an idle pool must not keep the process alive
       worker.unref();
       const t: Thread = { worker, batches: [], posted: 0, alive: true };

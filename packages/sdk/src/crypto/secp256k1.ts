@@ -28,10 +28,14 @@ function loadSecp256k1(): { api: Secp256k1Api; impl: 'native' | 'elliptic' } {
   }
 }
 
-const { api: secp, impl } = loadSecp256k1();
+// loaded at first use: a command that neither signs nor verifies (a query, `version`) does not load the addon
+let loaded: { api: Secp256k1Api; impl: 'native' | 'elliptic' } | undefined;
+const lib = (): { api: Secp256k1Api; impl: 'native' | 'elliptic' } => (loaded ??= loadSecp256k1());
 
 /** Which secp256k1 implementation is in use: the native libsecp256k1 addon, or the package's JS fallback. */
-export const secp256k1Implementation: 'native' | 'elliptic' = impl;
+export function secp256k1Implementation(): 'native' | 'elliptic' {
+  return lib().impl;
+}
 
 /** Group order n and n/2 (big-endian): signatures with s > n/2 are malleable and rejected, as in the Cosmos SDK. */
 const CURVE_N = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex');
@@ -46,13 +50,13 @@ export const DIGEST_LENGTH = 32;
 
 /** True for 32 bytes encoding a scalar in [1, n-1]. */
 export function isValidPrivateKey(privateKey: Uint8Array): boolean {
-  return privateKey instanceof Uint8Array && privateKey.length === PRIVATE_KEY_LENGTH && secp.privateKeyVerify(privateKey);
+  return privateKey instanceof Uint8Array && privateKey.length === PRIVATE_KEY_LENGTH && lib().api.privateKeyVerify(privateKey);
 }
 
 /** The compressed (33-byte) public key of a private key. */
 export function publicKeyFromPrivate(privateKey: Uint8Array): Uint8Array {
   if (!isValidPrivateKey(privateKey)) throw new Error('invalid secp256k1 private key: expected 32 bytes in [1, n-1]');
-  return secp.publicKeyCreate(privateKey, true);
+  return lib().api.publicKeyCreate(privateKey, true);
 }
 
 /**
@@ -61,7 +65,7 @@ export function publicKeyFromPrivate(privateKey: Uint8Array): Uint8Array {
  */
 export function signDirect(privateKey: Uint8Array, signDocBytes: Uint8Array): Uint8Array {
   if (!isValidPrivateKey(privateKey)) throw new Error('invalid secp256k1 private key: expected 32 bytes in [1, n-1]');
-  return secp.ecdsaSign(signBytesDigest(signDocBytes), privateKey).signature;
+  return lib().api.ecdsaSign(signBytesDigest(signDocBytes), privateKey).signature;
 }
 
 /**
@@ -91,11 +95,13 @@ export function verifySignature(pubkey: Uint8Array, signDocBytes: Uint8Array, si
 export function verifyDigestSignature(pubkey: Uint8Array, digest: Uint8Array, signature: Uint8Array): boolean {
   try {
     if (!isWellFormedSignature(pubkey, signature) || !(digest instanceof Uint8Array) || digest.length !== DIGEST_LENGTH) return false;
-    return secp.ecdsaVerify(signature, digest, pubkey);
+    return lib().api.ecdsaVerify(signature, digest, pubkey);
   } catch {
     return false;
   }
 }
 
 /** The module a worker thread loads to verify exactly as this thread does (the native addon or the JS fallback). */
-export const secp256k1ModulePath: string = require.resolve(impl === 'native' ? 'secp256k1/bindings' : 'secp256k1/elliptic');
+export function secp256k1ModulePath(): string {
+  return require.resolve(lib().impl === 'native' ? 'secp256k1/bindings' : 'secp256k1/elliptic');
+}

@@ -3,7 +3,6 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Command } from 'commander';
 import { UserError } from '../common.ts';
-import { addressArg } from '../tx/client.ts';
 import { printOutput } from './format.ts';
 import { addPageOptions, gatewayQuery, pageRequest, type PageOptions } from './gateway.ts';
 import { addHeightOption, addNodeOptions, heightArg, RpcClient, type HeightOptions } from './rpc.ts';
@@ -29,6 +28,11 @@ export function proposalStatusArg(s: string): string {
   return `PROPOSAL_STATUS_${status}`;
 }
 
+/** tx/client.ts's address rule, loaded only by the queries that take an address: it brings the signing code. */
+async function addressArg(address: string, what: string): Promise<string> {
+  return (await import('../tx/client.ts')).addressArg(address, what);
+}
+
 async function run(o: HeightOptions, path: string, request: JsonObject): Promise<JsonObject> {
   return gatewayQuery(new RpcClient(o.node), path, request, heightArg(o));
 }
@@ -37,7 +41,7 @@ function registerAuth(query: Command): void {
   const auth = query.command('auth').description('querying commands for the auth module');
   stateQuery(auth.command('account').description('query an account by its address').argument('<address>', 'the account address')).action(
     async (address: string, o: HeightOptions) => {
-      addressArg(address, 'address');
+      await addressArg(address, 'address');
       printOutput(await run(o, `${AUTH}/Account`, { address }), o.output);
     },
   );
@@ -59,7 +63,7 @@ function registerBank(query: Command): void {
       'all balances',
     ),
   ).action(async (address: string, o: BalancesOptions) => {
-    addressArg(address, 'address');
+    await addressArg(address, 'address');
     if (o.denom !== undefined) {
       // as the SDK's --denom: the coin itself
       const res = await run(o, `${BANK}/Balance`, { address, denom: o.denom });
@@ -98,8 +102,8 @@ function registerGov(query: Command): void {
   ).action(async (o: ProposalsOptions) => {
     const req: JsonObject = { pagination: pageRequest(o) };
     if (o.status !== undefined) req.proposal_status = proposalStatusArg(o.status);
-    if (o.voter !== undefined) req.voter = addressArg(o.voter, '--voter');
-    if (o.depositor !== undefined) req.depositor = addressArg(o.depositor, '--depositor');
+    if (o.voter !== undefined) req.voter = await addressArg(o.voter, '--voter');
+    if (o.depositor !== undefined) req.depositor = await addressArg(o.depositor, '--depositor');
     printOutput(await run(o, `${GOV}/Proposals`, req), o.output);
   });
 

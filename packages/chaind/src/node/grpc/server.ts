@@ -10,7 +10,8 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import { TX_METHODS, TX_SERVICE, TxServiceError, type TxNode } from '../tx-service.ts';
 import { loadDescriptors } from '../query/descriptors.ts';
-import { HEIGHT_HEADER, HeightError, parseHeight, runQuery, type QueryApp } from '../query/query.ts';
+import { runQuery, type QueryApp } from '../query/query.ts';
+import { HEIGHT_HEADER, HeightError, parseHeight } from '../query/request.ts';
 
 export interface GrpcServerOptions {
   /** Default 127.0.0.1: the node is not exposed unless configured to be. */

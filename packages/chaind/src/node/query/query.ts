@@ -1,6 +1,5 @@
 // The one query path both servers take (ARCHITECTURE.md "One query path"): the app's ABCI Query with
 // the gRPC method path and the request bytes, exactly as JSON-RPC abci_query does.
-import { ChaindError } from '@chaind/errors';
 import { status } from '@grpc/grpc-js';
 import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
 import { grpcCodeOf } from './status.ts';
@@ -13,34 +12,9 @@ export interface QueryApp {
   readonly modules: { readonly queryRouter: { paths(): string[] } };
 }
 
-/** The header (REST) and metadata key (gRPC) that select and report the query height, as the Cosmos SDK's. */
-export const HEIGHT_HEADER = 'x-cosmos-block-height';
-
 export type QueryResult =
   | { readonly ok: true; readonly value: Uint8Array; readonly height: bigint }
   | { readonly ok: false; readonly code: status; readonly message: string; readonly height: bigint };
-
-export class HeightError extends ChaindError<'height'> {
-  override readonly name = 'HeightError';
-  constructor(message: string, options?: ErrorOptions) {
-    super('height', message, options);
-  }
-}
-
-/** A request parameter (REST path/query/body, JSON-RPC params) that does not fit its field: the client's fault. */
-export class ParamError extends ChaindError<'param'> {
-  override readonly name = 'ParamError';
-  constructor(message: string, options?: ErrorOptions) {
-    super('param', message, options);
-  }
-}
-
-/** Parses the optional height header/metadata: absent → 0 (latest). */
-export function parseHeight(v: string | undefined): bigint {
-  if (v === undefined || v === '') return 0n;
-  if (!/^[0-9]+$/.test(v)) throw new HeightError(`invalid ${HEIGHT_HEADER} "${v}": expected a non-negative integer`);
-  return BigInt(v);
-}
 
 /** Behind CometBFT until its InitChain and first block (a network waiting for its validators), and in solo until block 1. */
 export const NO_STATE_YET = "no state yet: waiting for CometBFT's InitChain and the first block";

@@ -6,7 +6,7 @@ import { QueryProposalRequest, QueryProposalsRequest } from 'cosmjs-types/cosmos
 import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { QueryCurrentPlanResponse, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { loadDescriptors } from '../query/descriptors.ts';
-import { ParamError } from '../query/query.ts';
+import { ParamError } from '../query/request.ts';
 import { buildRequest, renderGatewayJson, RenderError, ZERO_TIME } from './gateway-json.ts';
 
 const { registry } = loadDescriptors();

@@ -18,7 +18,7 @@ import {
   type JsonValue,
   type Registry,
 } from '@bufbuild/protobuf';
-import { ParamError } from '../query/query.ts';
+import { ParamError } from '../query/request.ts';
 
 /** Go's zero time.Time, which the SDK's non-nullable timestamps (Plan.time) render when unset. */
 export const ZERO_TIME = '0001-01-01T00:00:00Z';

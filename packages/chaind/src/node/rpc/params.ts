@@ -3,7 +3,7 @@
 // GET URI form (bare integers, "quoted" strings, 0x-hex bytes). Each method declares its parameters
 // by name, in positional order, with one of the kinds below.
 import { Buffer } from 'node:buffer';
-import { ParamError } from '../query/query.ts';
+import { ParamError } from '../query/request.ts';
 import { invalidParams } from './errors.ts';
 
 /**
