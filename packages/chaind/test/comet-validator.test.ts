@@ -153,6 +153,13 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     assert.ok(existsSync(join(home, 'data', 'upgrade-info.json')));
     node = startValidator(home, 'v2');
     await eventually('H + 2 as v2', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= h + 2n ? true : undefined, 120_000);
+    // REST and gRPC start once the network made a block with v2 (H+1), not while block H is replayed and
+    // H+1 proposed: their start-up would hold those up
+    await node.waitForLog(/REST server listening/);
+    const v2log = node.log();
+    const firstNewBlock = v2log.search(new RegExp(`committed block height=${h + 1n} `));
+    assert.ok(firstNewBlock > v2log.search(new RegExp(`committed block height=${h} `)), v2log.slice(-4000));
+    assert.ok(v2log.search(/REST server listening/) > firstNewBlock, v2log.slice(-4000));
     const c2 = await cometClient(ends.rpc);
     const before = (await c2.block(Number(h))).block.header.version.app;
     const afterUpgrade = (await c2.block(Number(h) + 1)).block.header.version.app;

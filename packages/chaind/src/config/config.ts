@@ -170,7 +170,7 @@ export interface AppConfig {
     readonly cometbftStopTimeoutMs: number;
     /** At the upgrade halt, how long CometBFT still runs (and gossips block H's precommits to peers that lack them) before it is told to stop. */
     readonly haltLingerMs: number;
-    /** Under `chaind start`, how long REST and gRPC wait for CometBFT's handshake before they start anyway. */
+    /** Under `chaind start`, how long REST and gRPC wait for the first block this node saw proposed before they start anyway. */
     readonly serversStartWaitMs: number;
   };
   /** chaind's Prometheus endpoint behind CometBFT (`--with-comet=false`), where config.toml's [instrumentation] is CometBFT's. */

@@ -193,8 +193,9 @@ cometbft-stop-timeout = ${str(formatDuration(c.abci.cometbftStopTimeoutMs))}
 # stops it): its gossip still gives block H's precommits to peers that lack them, which would otherwise
 # wait at H until restarted validators tell them. "0s" = stop at once.
 halt-linger = ${str(formatDuration(c.abci.haltLingerMs))}
-# Under \`chaind start\`, REST and gRPC start once CometBFT is past its handshake (its first Commit or
-# proposal), so that their start-up does not delay the replay of an upgrade's block; at most this long.
+# Under \`chaind start\`, REST and gRPC start once the network makes blocks with this node (the first
+# Commit of a block it saw proposed), so that their start-up delays neither the replay of an upgrade's
+# block nor the next block's proposal; at most this long after the start (a node in block sync).
 servers-start-wait = ${str(formatDuration(c.abci.serversStartWaitMs))}
 
 [instrumentation]

@@ -282,9 +282,10 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   void driver.done.then(() => (over = true));
   void child?.exited.then(() => (over = true));
   try {
-    // REST and gRPC take a second or more of this thread to start: after CometBFT's handshake, which
-    // replays block H to a new release, so that their start-up does not hold up the chain (and not at
-    // all when the node stopped meanwhile, e.g. an old release halting again in that replay)
+    // REST and gRPC take a second or more of this thread to start: once the network makes blocks with this
+    // node (after an upgrade, once block H+1 is decided), so that their start-up holds up neither the
+    // handshake's replay of block H nor the proposal of H+1 (and not at all when the node stopped meanwhile,
+    // e.g. an old release halting again in that replay)
     if (child !== undefined && abciDriver !== undefined) await firstOf(abciDriver.serving, child.exited, driver.done, config.app.abci.serversStartWaitMs);
     if (!over) servers = await startServers(parts);
   } catch (e) {

@@ -5,7 +5,7 @@
 // same admission and lookup, so the three interfaces cannot disagree.
 import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
-import { status } from '@grpc/grpc-js';
+import { status } from './grpc-status.ts';
 import { TxResponse } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import {
   BroadcastMode,

@@ -8,18 +8,15 @@ import {
   addressFromPublicKey,
   bech32DataLength,
   fromBech32,
-  generateMnemonic,
-  hdPath,
   moduleAddress,
-  privateKeyFromMnemonic,
   publicKeyFromPrivate,
   rawAddressFromPublicKey,
   secp256k1Implementation,
   signDirect,
   toBech32,
-  validateMnemonic,
   verifySignature,
 } from './index.ts';
+import { generateMnemonic, hdPath, privateKeyFromMnemonic, validateMnemonic } from './mnemonic.ts';
 
 const MNEMONIC =
   'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';

@@ -8,16 +8,12 @@ import {
   addressFromPublicKey,
   DEFAULT_PREFIX,
   fromBech32,
-  generateMnemonic,
   isValidPrivateKey,
-  normalizeMnemonic,
-  privateKeyFromMnemonic,
   publicKeyFromPrivate,
   rawAddressFromPublicKey,
   signDirect,
-  validateMnemonic,
-  type DerivationOptions,
 } from '../crypto/index.ts';
+import { generateMnemonic, normalizeMnemonic, privateKeyFromMnemonic, validateMnemonic, type DerivationOptions } from '../crypto/mnemonic.ts';
 import { checkKeyName, KeyringError } from './errors.ts';
 import { OpenError, Sealer, type Sealed } from './sealed.ts';
 

@@ -53,9 +53,14 @@ const HALT_GRACE_MS = 2_000;
 export class AbciDriver implements ConsensusDriver {
   readonly chainId: string;
   readonly done: Promise<DriverStopResult>;
-  /** Resolves when CometBFT is past its handshake: its first Commit (a replayed block or a new one) or its first proposal. */
+  /**
+   * Resolves at the first Commit of a block this node saw proposed (PrepareProposal or ProcessProposal): the
+   * network is making blocks with it. Not at the handshake's replay, nor in block sync: after an upgrade the
+   * restarted validators are then still deciding block H+1, which the servers' start-up would delay.
+   */
   readonly serving: Promise<void>;
   private resolveServing!: () => void;
+  private proposalSeen = false;
   readonly admission: TxAdmission;
   readonly txs: TxLookup;
   private readonly app: AbciApp;
@@ -204,11 +209,11 @@ export class AbciDriver implements ConsensusDriver {
       }
       case 'prepareProposal':
         this.assertConsensus(from);
-        this.resolveServing();
+        this.proposalSeen = true;
         return { prepareProposal: app.prepareProposal(req.prepareProposal!) };
       case 'processProposal':
         this.assertConsensus(from);
-        this.resolveServing();
+        this.proposalSeen = true;
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
         this.assertConsensus(from);
@@ -315,7 +320,7 @@ export class AbciDriver implements ConsensusDriver {
       this.logger.info('halt height reached', { height: h.toString() });
       setImmediate(() => this.finish({ reason: 'halt-height', height: h }));
     }
-    this.resolveServing();
+    if (this.proposalSeen) this.resolveServing();
     return res;
   }
 

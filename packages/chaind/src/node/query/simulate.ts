@@ -6,7 +6,7 @@
 // gRPC text.
 import { SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
-import { status } from '@grpc/grpc-js';
+import { status } from '../grpc-status.ts';
 import { abciError, errors, type BaseApp, type QueryRouter, type Tx } from '@chaind/sdk/app';
 import { simulateTx } from '../tx-service.ts';
 

@@ -1,6 +1,6 @@
 // Registered errors (codespace, code, log) → gRPC status codes, and gRPC codes → HTTP statuses, for
 // both servers (ARCHITECTURE.md "Errors").
-import { status } from '@grpc/grpc-js';
+import { status } from '../grpc-status.ts';
 import { errors, type RegisteredError } from '@chaind/sdk/app';
 import { bankErrors } from '@chaind/sdk/x/bank';
 import { govErrors } from '@chaind/sdk/x/gov';

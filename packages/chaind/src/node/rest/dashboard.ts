@@ -12,7 +12,7 @@ import { formatRFC3339 } from '@chaind/sdk/types';
 import { CHAIND_VERSION } from '../../version.ts';
 import type { ConsensusDriver } from '../driver.ts';
 import { secondsBetween } from '../metrics/metrics.ts';
-import { status } from '@grpc/grpc-js';
+import { status } from '../grpc-status.ts';
 import { NO_STATE_YET } from '../query/query.ts';
 
 export const DASHBOARD_PATH = '/upgrade';

@@ -5,7 +5,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { status } from '@grpc/grpc-js';
+import { status } from '../grpc-status.ts';
 import { nopLogger, type Logger } from '@chaind/sdk/app';
 import { create, fromJson, toBinary, type DescMessage, type JsonValue, type Registry } from '@bufbuild/protobuf';
 import { CHAIND_VERSION } from '../../version.ts';
