@@ -177,7 +177,7 @@ async function main(): Promise<void> {
   if (init.status !== 0) fail(`chainvisor init ${archiveOf(from)}: ${init.stderr}`);
   say(`chainvisor init ${archiveOf(from)}: installed as the genesis release`);
   const genesisBin = join(home, 'cosmovisor', 'genesis', 'bin', 'chaind');
-  say(`${from}: ${(await cli(genesisBin, ['version'])).trim()}; creating a dev chain in ${home}`);
+  say(`${from}: \`chaind version\` prints ${(await cli(genesisBin, ['version'])).trim()}; creating a dev chain in ${home}`);
   await cli(genesisBin, ['dev', '--home', home, '--gov-period', '10s', '--halt-height', '1', ...addr]);
 
   // 3. the chain under chainvisor
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     if (record.header.height !== String(H)) fail(`query upgrade applied ${name}: height ${record.header.height}, expected ${H}`);
 
     console.log('');
-    say(`${name} running: ${version}; chain at height ${await height()} (upgrade height ${H})`);
+    say(`${name} running (\`chaind version\`: ${version}); chain at height ${await height()} (upgrade height ${H})`);
     console.log(`query upgrade applied ${name}:\n${applied}`);
     console.log(`query upgrade module_versions:\n${versions}`);
     // 6. the upgrade's own checks

@@ -161,8 +161,10 @@ describe('npm run release', { timeout: 600_000 }, () => {
     for (const [v, upgrades] of [['v1', []], ['v2', ['v2']]] as const) {
       const r = await run(join(x[v], 'bin/chaind'), ['version', '--long', '-o', 'json'], x[v]);
       assert.equal(r.code, 0, r.stderr);
-      const info = JSON.parse(r.stdout) as { version: string; commit: string; upgrades: string[] };
-      assert.match(info.version, /^\d+\.\d+\.\d+/);
+      const info = JSON.parse(r.stdout) as { version: string; package_version: string; commit: string; upgrades: string[] };
+      // each release calls itself by its name; the package version is the same for both
+      assert.equal(info.version, v);
+      assert.match(info.package_version, /^\d+\.\d+\.\d+/);
       assert.match(info.commit, /^[0-9a-f]{40}$/);
       assert.deepEqual(info.upgrades, upgrades);
     }

@@ -11,6 +11,7 @@ export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
     allowInsecureHttp: cfg.allowInsecureHttp,
     allowLoopbackHttp: cfg.allowLoopbackHttp,
+    loopbackSetting: 'DAEMON_ALLOW_LOOPBACK_HTTP=true',
     maxBytes: cfg.downloadMaxBytes,
     stallTimeoutMs: cfg.downloadStallTimeoutMs,
     extract: { maxBytes: cfg.maxExtractBytes, maxEntries: cfg.maxExtractEntries, settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' } },

@@ -172,7 +172,7 @@ const CASES: Case[] = [
     plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
     env: { DAEMON_ALLOW_LOOPBACK_HTTP: 'false', DAEMON_ALLOW_INSECURE_HTTP: 'true' },
     code: EXIT.UPGRADE_FAILED,
-    error: (s) => failed(`refusing to download ${withSum('/chaind-v2.tar.gz', GOOD)(s.base)}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is explicitly allowed)`),
+    error: (s) => failed(`refusing to download ${withSum('/chaind-v2.tar.gz', GOOD)(s.base)}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with DAEMON_ALLOW_LOOPBACK_HTTP=true)`),
     backup: true,
     hits: 0,
   },

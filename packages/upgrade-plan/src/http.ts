@@ -139,6 +139,7 @@ export interface Downloaded {
 export interface DownloadOptions {
   readonly allowInsecureHttp: boolean;
   readonly allowLoopbackHttp: boolean;
+  readonly loopbackSetting?: string;
   readonly maxBytes: number;
   readonly stallTimeoutMs: number;
   readonly algo: 'sha256' | 'sha512';

@@ -5,7 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { openUrl } from './http.ts';
 import { FetchError, isLocalAddress } from './index.ts';
-import { schemeRefusal } from './policy.ts';
+import { redirectTargetRefusal, schemeRefusal } from './policy.ts';
 
 const NONE = { allowInsecureHttp: false, allowLoopbackHttp: false };
 
@@ -22,6 +22,18 @@ describe('plain http to loopback needs the explicit opt-in', () => {
     }
     assert.equal(schemeRefusal(new URL('http://mirror.example/x'), { allowInsecureHttp: false, allowLoopbackHttp: true }), 'plain http to mirror.example is not allowed (only https, unless insecure http is explicitly allowed)');
     assert.equal(schemeRefusal(new URL('https://127.0.0.1/x'), NONE), null);
+  });
+
+  it("names the caller's setting that allows a loopback mirror, in both refusals", () => {
+    const p = { ...NONE, loopbackSetting: 'DAEMON_ALLOW_LOOPBACK_HTTP=true' };
+    assert.equal(
+      schemeRefusal(new URL('http://127.0.0.1:8080/c.tgz'), p),
+      'plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with DAEMON_ALLOW_LOOPBACK_HTTP=true)',
+    );
+    assert.equal(
+      redirectTargetRefusal(new URL('https://10.0.0.1/c'), { ...NONE, loopbackSetting: '--allow-loopback-http' }),
+      'a redirect to the loopback or private address 10.0.0.1 is not allowed (unless a loopback mirror is allowed with --allow-loopback-http)',
+    );
   });
 });
 

@@ -15,6 +15,12 @@ export interface DownloadPolicy {
    * private addresses (chainvisor: DAEMON_ALLOW_LOOPBACK_HTTP; the proposer's --allow-loopback-http)
    */
   readonly allowLoopbackHttp: boolean;
+  /**
+   * how the user turns allowLoopbackHttp on, named in its refusals (chainvisor: `DAEMON_ALLOW_LOOPBACK_HTTP=true`;
+   * the proposer: `--allow-loopback-http`): a refusal that does not say how to allow a local mirror sends
+   * the reader to the docs
+   */
+  readonly loopbackSetting?: string;
   /** size cap of a release download, in bytes */
   readonly maxBytes: number;
   /** fail with 'stalled' when nothing arrives for this long: no response, or no body data */
@@ -34,7 +40,10 @@ export interface Checksum {
 const HEX_LEN = { sha256: 64, sha512: 128 } as const;
 
 /** Which hosts plain http may reach: the two opt-ins of a DownloadPolicy. */
-export type HttpPolicy = Pick<DownloadPolicy, 'allowInsecureHttp' | 'allowLoopbackHttp'>;
+export type HttpPolicy = Pick<DownloadPolicy, 'allowInsecureHttp' | 'allowLoopbackHttp' | 'loopbackSetting'>;
+
+/** How a refusal says a loopback mirror may be allowed: by its setting's name when the caller gave it. */
+const loopbackOptIn = (p: HttpPolicy): string => (p.loopbackSetting === undefined ? 'unless a loopback mirror is explicitly allowed' : `unless a loopback mirror is allowed with ${p.loopbackSetting}`);
 
 /** 127.0.0.0/8, ::1 (and its IPv4-mapped forms) and `localhost`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -102,7 +111,7 @@ export function schemeRefusal(url: URL, p: HttpPolicy): string | null {
   if (url.protocol === 'http:') {
     if (isLoopbackHost(url.hostname)) {
       if (p.allowLoopbackHttp) return null;
-      return `plain http to the loopback host ${url.hostname} is not allowed (only https, unless a loopback mirror is explicitly allowed)`;
+      return `plain http to the loopback host ${url.hostname} is not allowed (only https, ${loopbackOptIn(p)})`;
     }
     if (p.allowInsecureHttp) return null;
     return `plain http to ${url.hostname} is not allowed (only https, unless insecure http is explicitly allowed)`;
@@ -113,7 +122,7 @@ export function schemeRefusal(url: URL, p: HttpPolicy): string | null {
 /** Why a redirect to `next` is refused beyond the scheme rules, or null: no loopback or private target unless allowed. */
 export function redirectTargetRefusal(next: URL, p: HttpPolicy): string | null {
   if (p.allowLoopbackHttp || !isLocalAddress(next.hostname)) return null;
-  return `a redirect to the loopback or private address ${next.hostname} is not allowed (unless a loopback mirror is explicitly allowed)`;
+  return `a redirect to the loopback or private address ${next.hostname} is not allowed (${loopbackOptIn(p)})`;
 }
 
 export function parseUrl(raw: string, what: string): URL {

@@ -39,7 +39,7 @@ export interface PreparedDownload {
  * come from elsewhere): the scheme policy, the checksum (md5/sha1 refused, a missing one when required),
  * an archive type that is handled.
  */
-export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp' | 'allowLoopbackHttp'>): PreparedDownload {
+export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp' | 'allowLoopbackHttp' | 'loopbackSetting'>): PreparedDownload {
   const parsed = new URL(src.url);
   assertFetchable(parsed, o);
   const { url, checksum: inUrl, archive } = splitMagicParams(parsed);
@@ -74,6 +74,7 @@ export async function downloadRelease(p: PreparedDownload, file: string, o: Rele
   const dl = await downloadTo(p.url, file, {
     allowInsecureHttp: o.allowInsecureHttp,
     allowLoopbackHttp: o.allowLoopbackHttp,
+    loopbackSetting: o.loopbackSetting,
     maxBytes: o.maxBytes,
     stallTimeoutMs: o.stallTimeoutMs,
     algo: p.checksum?.algo ?? 'sha256',

@@ -1,6 +1,7 @@
 // What the command groups share: the home directory, the keyring flags, and how an error reaches the
 // user (one line on stderr and exit code 1; a stack trace only for internal bugs, behind CHAIND_DEBUG=1).
 import { ChaindError } from '@chaind/errors';
+import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -54,6 +55,20 @@ export interface PassphraseSource {
   passphrase(keyringDir: string): Promise<string>;
 }
 
+/** The file in a test keyring that says its warning was shown: once per home, not on every command. */
+export const TEST_BACKEND_WARNED = 'unencrypted-warning-shown';
+
+async function warnOncePerHome(dir: string): Promise<void> {
+  try {
+    // 'wx': only the command that creates the marker warns, even when two run at once
+    await writeFile(join(dir, TEST_BACKEND_WARNED), 'chaind showed the test keyring backend warning for this home; delete this file to see it again\n', { flag: 'wx', mode: 0o600 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    // a marker that cannot be written (read-only home): the warning on every command, as before
+  }
+  printErrLine(`WARNING: the test keyring backend keeps private keys unencrypted in ${dir}; use it for development only (--keyring-backend file)`);
+}
+
 /** Opens the keyring; the file backend's passphrase is the next line of stdin (a hidden prompt on a terminal). */
 export async function openKeyring(o: KeyringOptions, input: PassphraseSource): Promise<Keyring> {
   const backend = o.keyringBackend;
@@ -62,9 +77,10 @@ export async function openKeyring(o: KeyringOptions, input: PassphraseSource): P
   }
   const home = homeOf(o);
   if (backend === 'test') {
+    const keyring = await (await import('@chaind/sdk/keyring')).Keyring.open(home, 'test');
     // `chaind dev` opens its keyring itself, without this warning: everywhere else it is a mistake worth a line
-    printErrLine(`WARNING: the test keyring backend keeps private keys unencrypted in ${join(home, 'keyring-test')}; use it for development only (--keyring-backend file)`);
-    return (await import('@chaind/sdk/keyring')).Keyring.open(home, 'test');
+    await warnOncePerHome(join(home, 'keyring-test'));
+    return keyring;
   }
   const passphrase = await input.passphrase(join(home, 'keyring-file'));
   return (await import('@chaind/sdk/keyring')).Keyring.open(home, 'file', { passphrase });

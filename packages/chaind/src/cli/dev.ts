@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { validateGenesis } from '@chaind/sdk/genesis';
 import { Keyring } from '@chaind/sdk/keyring';
-import { durationToJSON } from '@chaind/sdk/x/gov';
-import { parseGoDuration } from '@chaind/upgrade-plan';
 import { readPrivValidatorKey } from '../node/keys.ts';
-import { printLine, UserError } from './common.ts';
-import { genesisPath, readGenesisFile, writeGenesisFile } from './genesis.ts';
+import { printLine } from './common.ts';
+import { GOV_PERIOD_FLAG } from './duration-flag.ts';
+import { genesisPath, genesisSummary, readGenesisFile, writeGenesisFile } from './genesis.ts';
 import { initHome } from './init.ts';
 import { addStartOptions, runNode, type StartOptions } from './start.ts';
 import type { ServerStarter } from '../node/node.ts';
@@ -32,9 +31,12 @@ export function defaultDevHome(): string {
   return process.env.CHAIND_DEV_HOME ?? join(homedir(), '.chaind-dev');
 }
 
-/** Creates the development chain's home: init, keys, funded accounts, the validator, short periods. */
-export async function createDevHome(home: string, govPeriod = DEV_GOV_PERIOD): Promise<void> {
-  await initHome('dev', { home, chainId: DEV_CHAIN_ID });
+/**
+ * Creates the development chain's home: init (with `govPeriod`, Go's syntax, as init's --gov-period),
+ * keys, funded accounts, the validator; returns the one-line summary of its genesis.
+ */
+export async function createDevHome(home: string, govPeriod = DEV_GOV_PERIOD): Promise<string> {
+  await initHome('dev', { home, chainId: DEV_CHAIN_ID, govPeriod });
   const keyring = await Keyring.open(home, 'test');
   const addresses: string[] = [];
   for (const [name, mnemonic] of Object.entries(DEV_MNEMONICS)) addresses.push((await keyring.recover(name, mnemonic)).address);
@@ -49,10 +51,11 @@ export async function createDevHome(home: string, govPeriod = DEV_GOV_PERIOD): P
     { operator_address: validator, consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: key.pubKey.toString('base64') }, power: '10', moniker: 'validator' },
   ];
   const gov = state.gov.params as Record<string, unknown>;
-  state.gov.params = { ...gov, max_deposit_period: govPeriod, voting_period: govPeriod, min_deposit: [{ denom: DEV_DENOM, amount: '10000000' }] };
+  state.gov.params = { ...gov, min_deposit: [{ denom: DEV_DENOM, amount: '10000000' }] };
   const { chainModules } = await import('../app.ts');
   validateGenesis(doc, chainModules().modules);
   await writeGenesisFile(genesisPath(home), doc);
+  return genesisSummary(genesisPath(home), doc);
 }
 
 interface DevOptions extends StartOptions {
@@ -67,7 +70,7 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
     .command('dev')
     .description(`run a single-validator development chain (${DEV_CHAIN_ID}), creating it on first use`)
     .option('--reset', 'delete the development home and start afresh')
-    .option('--gov-period <duration>', 'deposit and voting periods of a chain this command creates (e.g. 6s for demos and tests)', DEV_GOV_PERIOD);
+    .option(GOV_PERIOD_FLAG, 'deposit and voting periods of a chain this command creates (e.g. 6s for demos and tests)', DEV_GOV_PERIOD);
   addStartOptions(cmd, true);
   // the development home, unless --home is given
   cmd.setOptionValueWithSource('home', defaultDevHome(), 'default');
@@ -75,11 +78,9 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
     const home = o.home;
     if (o.reset) await rm(home, { recursive: true, force: true });
     if (!existsSync(genesisPath(home))) {
-      const d = parseGoDuration(o.govPeriod);
-      if (!d.ok || d.ns <= 0n) throw new UserError(`invalid --gov-period ${JSON.stringify(o.govPeriod)}: expected a positive duration such as 20s or 1m30s`);
-      // genesis holds protobuf JSON ("90s"), not Go's form ("1m30s")
-      await createDevHome(home, durationToJSON({ seconds: d.ns / 1_000_000_000n, nanos: Number(d.ns % 1_000_000_000n) }));
+      const summary = await createDevHome(home, o.govPeriod);
       printLine(`created a development chain in ${home}`);
+      printLine(summary);
     }
     process.exitCode = await runNode(o, servers, (node) => {
       printLine(`chaind dev: chain ${DEV_CHAIN_ID}, home ${home}`);

@@ -12,7 +12,9 @@ import { GenesisError, parseGenesis, validateGenesis, writeGenesis, type Genesis
 import { KeyringError } from '@chaind/sdk/keyring';
 import { addCoins, fromProtoCoins, parseCoins, toProtoCoins, type Coin } from '@chaind/sdk/types';
 import { BASE_ACCOUNT_TYPE_URL } from '@chaind/sdk/x/auth';
+import { durationFromJSON } from '@chaind/sdk/x/gov';
 import { COMETBFT_ED25519_TYPE, ED25519_PUBKEY_LENGTH, ED25519_PUBKEY_TYPE_URL } from '@chaind/sdk/x/validators';
+import { formatGoDuration } from '@chaind/upgrade-plan';
 import { loadNodeConfig, writeFileAtomic } from '../config/index.ts';
 import { readPrivValidatorKey } from '../node/keys.ts';
 import { withChainModules } from './chain.ts';
@@ -53,6 +55,33 @@ export async function writeGenesisFile(path: string, doc: GenesisDoc): Promise<v
 }
 
 type Json = Record<string, unknown>;
+
+const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** A protobuf JSON duration ("172800s") in Go's form ("48h"), as the flags take it; anything else as it is. */
+function goDuration(v: unknown): string {
+  if (typeof v !== 'string') return '?';
+  try {
+    const d = durationFromJSON(v);
+    return formatGoDuration(d.seconds * 1_000_000_000n + BigInt(d.nanos));
+  } catch {
+    return v;
+  }
+}
+
+/**
+ * One line on a genesis, what `init` and `dev` print instead of the whole document: its file, chain,
+ * validators, accounts and governance periods (what a reader checks before starting, or wants shorter).
+ */
+export function genesisSummary(path: string, doc: GenesisDoc): string {
+  const s = doc.appState as Record<string, Record<string, unknown> | undefined>;
+  const list = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+  const gov = (s.gov?.params ?? {}) as Record<string, unknown>;
+  return (
+    `genesis ${path}: chain ${doc.chainId}, ${count(list(s.validators?.validators), 'validator')}, ${count(list(s.auth?.accounts), 'account')}, ` +
+    `max deposit period ${goDuration(gov.max_deposit_period)}, voting period ${goDuration(gov.voting_period)}`
+  );
+}
 
 function object(v: unknown, where: string): Json {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`genesis ${where} must be a JSON object`);

@@ -5,20 +5,32 @@
 //   config/genesis.json                        this chain id, every module's default app_state, no validators yet
 //   config/priv_validator_key.json, node_key.json, data/priv_validator_state.json   (0600)
 // An existing genesis is only replaced with --overwrite, and existing keys are never replaced.
+// --gov-period sets the max deposit and voting periods (the module defaults, 48 h, are a real chain's).
+// It prints where the genesis went and a one-line summary of it; `-o json` prints the Cosmos SDK's JSON.
 import { Buffer } from 'node:buffer';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { defaultConsensusParams, MAX_CHAIN_ID_LENGTH, type GenesisDoc } from '@chaind/sdk/genesis';
 import { checkMoniker, exists, writeDefaultConfig } from '../config/index.ts';
 import { ensureNodeKeys } from '../node/keys.ts';
 import { defaultAppState, withChainModules } from './chain.ts';
-import { addHomeOption, homeOf, printErrLine, UserError, type HomeOptions } from './common.ts';
-import { genesisPath, writeGenesisFile } from './genesis.ts';
+import { addHomeOption, homeOf, printLine, UserError, type HomeOptions } from './common.ts';
+import { GOV_PERIOD_FLAG, govPeriodOf } from './duration-flag.ts';
+import { genesisPath, genesisSummary, writeGenesisFile } from './genesis.ts';
 
 export interface InitOptions extends HomeOptions {
   chainId: string;
   overwrite?: boolean;
+  /** --gov-period, Go's syntax ("20s", "1m30s"): the max deposit and voting periods; the module defaults without it */
+  govPeriod?: string;
+}
+
+/** What initHome made: the node's id, and the genesis document and where it was written. */
+export interface InitResult {
+  readonly nodeId: string;
+  readonly genesisPath: string;
+  readonly doc: GenesisDoc;
 }
 
 function checkChainId(id: string): void {
@@ -29,9 +41,10 @@ function checkChainId(id: string): void {
 }
 
 /** `chaind init`, also used by `chaind dev` to create its home. */
-export async function initHome(moniker: string, o: InitOptions): Promise<void> {
+export async function initHome(moniker: string, o: InitOptions): Promise<InitResult> {
   checkChainId(o.chainId);
   checkMoniker(moniker);
+  const govPeriod = o.govPeriod === undefined ? undefined : govPeriodOf(o.govPeriod);
   const home = homeOf(o);
   const genesis = genesisPath(home);
   if (!o.overwrite && (await exists(genesis))) throw new UserError(`genesis.json file already exists: ${genesis} (--overwrite replaces it)`);
@@ -39,12 +52,16 @@ export async function initHome(moniker: string, o: InitOptions): Promise<void> {
 
   const keys = await ensureNodeKeys(home);
   await writeDefaultConfig(home, { moniker, chainId: o.chainId, overwrite: o.overwrite });
-  const appState = await withChainModules(async (mm) => {
+  const doc = await withChainModules(async (mm) => {
     const state = defaultAppState(mm);
+    if (govPeriod !== undefined) {
+      const gov = state.gov as { params: Record<string, unknown> };
+      gov.params = { ...gov.params, max_deposit_period: govPeriod, voting_period: govPeriod };
+    }
     // module defaults are valid by construction; checked anyway, as a broken default would only show at start
     mm.validateGenesis(state);
     const ms = Date.now();
-    const doc: GenesisDoc = {
+    const made: GenesisDoc = {
       genesisTime: { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 },
       chainId: o.chainId,
       initialHeight: 1n,
@@ -52,11 +69,14 @@ export async function initHome(moniker: string, o: InitOptions): Promise<void> {
       appHash: new Uint8Array(0),
       appState: state,
     };
-    await writeGenesisFile(genesis, doc);
-    return state;
+    await writeGenesisFile(genesis, made);
+    return made;
   });
-  // the Cosmos SDK prints this summary on stderr
-  printErrLine(JSON.stringify({ moniker, chain_id: o.chainId, node_id: keys.nodeId, app_message: appState }, null, 1));
+  return { nodeId: keys.nodeId, genesisPath: genesis, doc };
+}
+
+interface InitCommandOptions extends InitOptions {
+  output: string;
 }
 
 export function registerInitCommand(program: Command): void {
@@ -65,6 +85,17 @@ export function registerInitCommand(program: Command): void {
     .description("initialize the node's home: config.toml, app.toml, genesis.json, the validator and node keys")
     .argument('<moniker>', "this node's name")
     .requiredOption('--chain-id <id>', 'the chain id written to genesis.json')
-    .option('--overwrite', 'replace genesis.json, config.toml and app.toml if they exist (keys and the validator state are kept)');
-  addHomeOption(cmd).action((moniker: string, o: InitOptions) => initHome(moniker, o));
+    .option('--overwrite', 'replace genesis.json, config.toml and app.toml if they exist (keys and the validator state are kept)')
+    .option(GOV_PERIOD_FLAG, 'max deposit and voting periods in genesis (e.g. 60s for a test chain; default: the gov module\'s 48h)')
+    .addOption(new Option('-o, --output <format>', 'text: where the genesis went and a summary; json: the Cosmos SDK\'s JSON (moniker, chain_id, node_id, app_message)').choices(['text', 'json']).default('text'));
+  addHomeOption(cmd).action(async (moniker: string, o: InitCommandOptions) => {
+    const r = await initHome(moniker, o);
+    if (o.output === 'json') {
+      printLine(JSON.stringify({ moniker, chain_id: o.chainId, node_id: r.nodeId, app_message: r.doc.appState }, null, 1));
+      return;
+    }
+    // the whole genesis (~80 lines) would bury these: where it went, and what a reader checks in it
+    printLine(`initialized node ${moniker} (node id ${r.nodeId}) in ${homeOf(o)}`);
+    printLine(genesisSummary(r.genesisPath, r.doc));
+  });
 }

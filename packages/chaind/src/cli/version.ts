@@ -1,14 +1,13 @@
-// `chaind version [--long] [-o text|json]`, as Cosmos binaries print it: the version alone, or with
-// --long the name, version, commit, runtime, build target and the upgrades this release can apply.
+// `chaind version [--long] [-o text|json]`, as Cosmos binaries print it: the version (the release name,
+// v1, v2, …) alone, or with --long the name, version, package version, commit, runtime, build target and
+// the upgrades this release can apply.
+// Its top-level imports stay light (no app, no sdk, no common.ts): a plain `chaind version` answers fast;
+// what --long needs (the upgrades table, the platform key, the output formatter) is imported when asked.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import { platformKey } from '@chaind/upgrade-plan';
-import { UPGRADES } from '../upgrades/index.ts';
-import { CHAIND_VERSION } from '../version.ts';
-import { printLine } from './common.ts';
-import { printOutput } from './query/format.ts';
+import { CHAIND_PACKAGE_VERSION, CHAIND_VERSION } from '../version.ts';
 
 /** Set by a release build (esbuild `define`); absent when running from the source tree. */
 declare const __CHAIND_COMMIT__: string | undefined;
@@ -35,18 +34,23 @@ export function commitOf(): string {
 export interface VersionInfo {
   name: string;
   server_name: string;
+  /** the release name (v1, v2, …), what `chaind version` prints */
   version: string;
+  /** packages/chaind/package.json's version, the same for every release */
+  package_version: string;
   commit: string;
   build_target: string;
   node: string;
   upgrades: string[];
 }
 
-export function versionInfo(): VersionInfo {
+export async function versionInfo(): Promise<VersionInfo> {
+  const [{ platformKey }, { UPGRADES }] = await Promise.all([import('@chaind/upgrade-plan'), import('../upgrades/index.ts')]);
   return {
     name: 'chaind',
     server_name: 'chaind',
     version: CHAIND_VERSION,
+    package_version: CHAIND_PACKAGE_VERSION,
     commit: commitOf(),
     build_target: platformKey(),
     node: `${process.version} ${platformKey()}`,
@@ -57,12 +61,13 @@ export function versionInfo(): VersionInfo {
 export function registerVersionCommand(program: Command): void {
   program
     .command('version')
-    .description('print the version (with --long: commit, runtime, build target and upgrade handlers)')
+    .description('print the version: the release name (with --long: package version, commit, runtime, build target and upgrade handlers)')
     .option('--long', 'print the long version information')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
-    .action((o: { output: string; long?: boolean }) => {
-      if (o.long === true) printOutput(versionInfo(), o.output);
-      else if (o.output === 'json') printLine(JSON.stringify({ version: CHAIND_VERSION }));
-      else printLine(CHAIND_VERSION);
+    .action(async (o: { output: string; long?: boolean }) => {
+      if (o.long === true) {
+        const { printOutput } = await import('./query/format.ts');
+        printOutput(await versionInfo(), o.output);
+      } else process.stdout.write(`${o.output === 'json' ? JSON.stringify({ version: CHAIND_VERSION }) : CHAIND_VERSION}\n`);
     });
 }

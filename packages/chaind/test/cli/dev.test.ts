@@ -19,6 +19,9 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
   const first = chaind(['dev', '--home', home, '--halt-height', '2', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(first.status, 0, first.stderr);
   assert.match(first.stdout, /created a development chain/);
+  // a one-line summary of the genesis, not the genesis itself (~80 lines before anything useful)
+  assert.match(first.stdout, new RegExp(`^genesis ${home}/config/genesis\\.json: chain chain-dev-1, 1 validator, 3 accounts, max deposit period 20s, voting period 20s$`, 'm'));
+  assert.doesNotMatch(first.stdout + first.stderr, /app_message|"app_state"|"auth":/);
   assert.match(first.stdout, /chain chain-dev-1/);
   assert.match(first.stderr, /committed block height=2/);
   assert.doesNotMatch(first.stderr, /test keyring backend/, 'dev opens its test keyring without the warning');

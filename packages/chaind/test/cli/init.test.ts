@@ -29,13 +29,13 @@ function privateKeyOf(value: string): { seed: Buffer; pub: Buffer; key: ReturnTy
 describe('chaind init', () => {
   test('writes every file in its shape, keys 0600, and a genesis the chain modules accept', async () => {
     const home = join(tmpDir(), 'home');
-    const r = await ok(['init', 'node0', '--chain-id', 'test-chain-1', '--home', home]);
+    const r = await ok(['init', 'node0', '--chain-id', 'test-chain-1', '--home', home, '-o', 'json']);
     for (const f of FILES) assert.ok(existsSync(join(home, f)), f);
     for (const f of ['config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json']) assert.equal(mode(home, f), '600', f);
     assert.equal(mode(home, 'config/genesis.json'), '644');
 
-    // the summary, as Cosmos prints it (on stderr)
-    const info = JSON.parse(r.stderr) as { moniker: string; chain_id: string; node_id: string; app_message: unknown };
+    // -o json: the Cosmos SDK's summary (on stdout, as every -o json of chaind)
+    const info = JSON.parse(r.stdout) as { moniker: string; chain_id: string; node_id: string; app_message: unknown };
     assert.equal(info.moniker, 'node0');
     assert.equal(info.chain_id, 'test-chain-1');
 
@@ -97,6 +97,32 @@ describe('chaind init', () => {
     await fails(['genesis', 'validate', '--home', home], [
       `error validating genesis file ${join(home, 'config/genesis.json')}: genesis has no validators: app_state.validators.validators is empty`,
     ]);
+  });
+
+  test('prints where the genesis went and a one-line summary of it, not the whole genesis', async () => {
+    const home = join(tmpDir(), 'home');
+    const r = await ok(['init', 'node0', '--chain-id', 'summary-1', '--home', home]);
+    assert.equal(r.stderr, '');
+    const nodeId = (await ok(['comet', 'show-node-id', '--home', home])).stdout.trim();
+    assert.deepEqual(r.stdout.split('\n'), [
+      `initialized node node0 (node id ${nodeId}) in ${home}`,
+      `genesis ${join(home, 'config/genesis.json')}: chain summary-1, 0 validators, 0 accounts, max deposit period 48h, voting period 48h`,
+      '',
+    ]);
+  });
+
+  test('--gov-period sets the max deposit and voting periods (as dev --gov-period); a bad one is refused before anything is written', async () => {
+    const home = join(tmpDir(), 'home');
+    await fails(['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', 'soon'], ['invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s']);
+    await fails(['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', '0s'], ['invalid --gov-period "0s"']);
+    assert.ok(!existsSync(home), 'nothing written');
+    const r = await ok(['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', '1m30s']);
+    assert.match(r.stdout, /: chain short-1, 0 validators, 0 accounts, max deposit period 1m30s, voting period 1m30s\n$/);
+    // Go's form on the command line, protobuf JSON in genesis; the rest of gov's params are the defaults
+    const params = (json(home, 'config/genesis.json') as { app_state: { gov: { params: Record<string, unknown> } } }).app_state.gov.params;
+    assert.deepEqual([params.max_deposit_period, params.voting_period], ['90s', '90s']);
+    const defaults = await withChainModules(async (mm) => (defaultAppState(mm).gov as { params: Record<string, unknown> }).params);
+    assert.deepEqual({ ...params, max_deposit_period: defaults.max_deposit_period, voting_period: defaults.voting_period }, defaults);
   });
 
   test('refuses a second init; --overwrite replaces genesis and config but keeps the keys', async () => {

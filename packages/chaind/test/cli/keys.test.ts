@@ -3,7 +3,7 @@
 // same address as CosmJS.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DirectSecp256k1HdWallet, makeCosmoshubPath } from '@cosmjs/proto-signing';
@@ -123,9 +123,18 @@ describe('keys on the test backend', () => {
     await fails(k('show', 'cmdline'), ['key "cmdline" not found']);
   });
 
-  test('the test backend warns on stderr, in one line, that keys are kept in clear', async () => {
-    const r = await ok(k('list', '-n'));
-    assert.equal(r.stderr, `WARNING: the test keyring backend keeps private keys unencrypted in ${join(home, 'keyring-test')}; use it for development only (--keyring-backend file)\n`);
+  test('the test backend warns on stderr, in one line, that keys are kept in clear: once per home, not on every command', async () => {
+    const fresh = tmpDir();
+    const warning = (h: string): string => `WARNING: the test keyring backend keeps private keys unencrypted in ${join(h, 'keyring-test')}; use it for development only (--keyring-backend file)\n`;
+    assert.equal((await ok(['keys', 'list', '-n', ...T, '--home', fresh])).stderr, warning(fresh));
+    for (const args of [['list', '-n'], ['add', 'dave', '--no-backup'], ['show', 'dave', '-a']]) {
+      assert.equal((await ok(['keys', ...args, ...T, '--home', fresh])).stderr, '', `keys ${args.join(' ')}: warned already`);
+    }
+    // another home is warned about its own keys; deleting the marker brings the warning back
+    const other = tmpDir();
+    assert.equal((await ok(['keys', 'list', '-n', ...T, '--home', other])).stderr, warning(other));
+    rmSync(join(fresh, 'keyring-test', 'unencrypted-warning-shown'));
+    assert.equal((await ok(['keys', 'list', '-n', ...T, '--home', fresh])).stderr, warning(fresh));
   });
 
   test('recover from a known mnemonic gives the address CosmJS derives', async () => {

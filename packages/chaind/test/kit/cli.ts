@@ -57,7 +57,7 @@ export async function ok(args: readonly string[], o: RunOptions = {}): Promise<R
   return r;
 }
 
-/** The line every command opening the test keyring backend prints first on stderr. */
+/** The line the first command opening a home's test keyring prints first on stderr (once per home). */
 export const TEST_BACKEND_WARNING = /^WARNING: the test keyring backend keeps private keys unencrypted in .+; use it for development only \(--keyring-backend file\)\n/;
 
 /** stderr without the test backend's warning line. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { printErrLine, printLine, UserError } from '../common.ts';
+import { GOV_PERIOD_FLAG } from '../duration-flag.ts';
 import { MAX_TESTNET_VALIDATORS, testnetInit } from './init.ts';
 import { testnetStart } from './start.ts';
 
@@ -23,7 +24,7 @@ export function registerTestnetCommands(program: Command): void {
     .option('--validators <n>', `how many validators (1 to ${MAX_TESTNET_VALIDATORS})`, '4')
     .option('--output <dir>', 'a new or empty folder for the homes', join(tmpdir(), `chaind-testnet-${process.pid}`))
     .option('--chain-id <id>', 'the chain id', 'chaind-testnet-1')
-    .option('--gov-period <duration>', 'governance deposit and voting periods', '10s')
+    .option(GOV_PERIOD_FLAG, 'governance deposit and voting periods', '10s')
     .option('--block-time <duration>', "CometBFT's timeout_commit", '1s')
     .option('--releases <dir>', 'the release archives to install (default: dist/releases, built when missing)')
     .action(async (o: InitFlags) => {

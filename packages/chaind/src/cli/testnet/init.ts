@@ -8,11 +8,10 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { durationToJSON } from '@chaind/sdk/x/gov';
-import { parseGoDuration } from '@chaind/upgrade-plan';
 import { setTomlValue } from '../../config/toml-edit.ts';
 import { chainvisorBin, freeLoopbackPorts, releaseArchives } from './layout.ts';
 import { UserError } from '../common.ts';
+import { govPeriodOf, positiveDurationFlag } from '../duration-flag.ts';
 
 const run = promisify(execFile);
 
@@ -43,19 +42,12 @@ export interface TestnetNode {
   readonly ports: { readonly rpc: number; readonly p2p: number; readonly rest: number; readonly grpc: number };
 }
 
-/** A positive Go duration (`10s`, `1m30s`) as genesis holds it (protobuf JSON, `90s`); a UserError names the flag otherwise. */
-function durationFlag(flag: string, v: string): { ns: bigint; json: string } {
-  const d = parseGoDuration(v);
-  if (!d.ok || d.ns <= 0n) throw new UserError(`invalid --${flag} ${JSON.stringify(v)}: expected a positive duration such as 10s, 500ms or 1m30s`);
-  return { ns: d.ns, json: durationToJSON({ seconds: d.ns / 1_000_000_000n, nanos: Number(d.ns % 1_000_000_000n) }) };
-}
-
 export async function testnetInit(o: TestnetInitOptions): Promise<TestnetNode[]> {
   if (!Number.isInteger(o.validators) || o.validators < 1 || o.validators > MAX_TESTNET_VALIDATORS) {
     throw new UserError(`--validators must be 1 to ${MAX_TESTNET_VALIDATORS}, got ${o.validators}`);
   }
-  const govPeriod = durationFlag('gov-period', o.govPeriod).json;
-  durationFlag('block-time', o.blockTime);
+  const govPeriod = govPeriodOf(o.govPeriod);
+  positiveDurationFlag('block-time', o.blockTime);
   const out = resolve(o.output);
   if (existsSync(out) && readdirSync(out).length > 0) throw new UserError(`--output ${out} is not empty: give a new or empty folder`);
   const archives = releaseArchives(o.releases, o.log);

@@ -150,7 +150,7 @@ describe('downloads from a loopback HTTP server', () => {
     const bad = infoOf({ 'linux/amd64': url('/otherd.tar.gz') });
     // without --allow-loopback-http, the loopback mirror is refused before any request
     await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags.slice(0, -1)], [
-      `Error: invalid --upgrade-info: refusing to download ${url('/otherd.tar.gz')}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is explicitly allowed)`,
+      `Error: invalid --upgrade-info: refusing to download ${url('/otherd.tar.gz')}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with --allow-loopback-http)`,
     ]);
     await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags], [
       'Error: invalid --upgrade-info: the binary for linux/amd64: release otherd.tar.gz has no daemon binary: expected bin/chaind or chaind at the archive root',

@@ -61,6 +61,7 @@ export async function checkUpgradeInfo(info: string, o: InfoCheckOptions): Promi
     mustHaveChecksum: o.checksumRequired,
     allowInsecureHttp: false,
     allowLoopbackHttp: o.allowLoopbackHttp === true,
+    loopbackSetting: '--allow-loopback-http',
     maxBytes: o.maxBinaryBytes ?? MAX_BINARY_BYTES,
     stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
     // chainvisor's defaults: a plan that passes here unpacks under a node with default settings

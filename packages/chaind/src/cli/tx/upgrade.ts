@@ -38,9 +38,10 @@ async function warnIfNotCancellable(rpc: RpcClient, height: bigint): Promise<voi
     blockIntervalMs: ASSUMED_BLOCK_INTERVAL_MS,
   });
   if (height < min) {
+    // the height once: naming H and H + 1 (where a proposal passing in block H itself runs it) read as two heights
     printErrLine(
-      `WARNING: upgrade height ${height} is below ${min}, the lowest height at which the upgrade could still be cancelled by governance (2 × (voting period + deposit period) after now, assuming ${ASSUMED_BLOCK_INTERVAL_MS} ms blocks); ` +
-        `the proposal must pass by block ${height}: passing in block ${height}, the upgrade runs in block ${height + 1n}; passing later, it fails (upgrade cannot be scheduled in the past)`,
+      `WARNING: upgrade height ${height} is too close to be cancelled by governance, which would need until height ${min} (2 × (voting period + deposit period) from now, assuming ${ASSUMED_BLOCK_INTERVAL_MS} ms blocks); ` +
+        `this proposal itself fails unless it passes by block ${height} (upgrade cannot be scheduled in the past)`,
     );
   }
 }
