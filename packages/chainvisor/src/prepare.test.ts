@@ -9,18 +9,21 @@ import { test } from 'node:test';
 import { loadConfig } from './config.ts';
 import { layout } from './layout.ts';
 import { createLogger } from './log.ts';
-import { autoPrepare } from './prepare.ts';
+import { autoPrepare, grpcFailureText } from './prepare.ts';
+
+/** A loopback port nothing listens on: every poll there fails fast as "node unreachable". */
+const closedPort = (): Promise<number> =>
+  new Promise<number>((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address() as AddressInfo;
+      s.close(() => res(p));
+    });
+  });
 
 test('DAEMON_PREPARE_UPGRADE polling leaves no abort listener behind: the count stays flat over many polls (once one per poll, MaxListenersExceededWarning after 11)', async () => {
   const home = mkdtempSync(join(tmpdir(), 'chainvisor-poll-'));
   try {
-    // a gRPC address nothing listens on: every poll fails fast as "node unreachable" and waits for the next
-    const port = await new Promise<number>((res) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = s.address() as AddressInfo;
-        s.close(() => res(p));
-      });
-    });
+    const port = await closedPort();
     const cfg = loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: 'chaind', DAEMON_GRPC_ADDRESS: `127.0.0.1:${port}` } });
     const lines: string[] = [];
     const log = createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) });
@@ -35,8 +38,41 @@ test('DAEMON_PREPARE_UPGRADE polling leaves no abort listener behind: the count 
     await polling;
     assert.ok(Math.max(...counts) <= 1, `abort listeners while polling: ${counts.join(' ')}`);
     assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
-    assert.equal(lines.filter((l) => /prepare-upgrade: /.test(l)).length, 1, `the unreachable node is said once:\n${lines.join('')}`);
+    // a node not answering for well under UNREACHABLE_QUIET_MS is one starting or stopping: nothing said
+    assert.deepEqual(lines, [], 'a node briefly unreachable is not warned about');
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+});
+
+test('DAEMON_PREPARE_UPGRADE: a node that stays unreachable past the quiet period is said once, on one line with no empty "Resolution note:"', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'chainvisor-poll-'));
+  try {
+    const port = await closedPort();
+    const cfg = loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: 'chaind', DAEMON_GRPC_ADDRESS: `127.0.0.1:${port}` } });
+    const lines: string[] = [];
+    const log = createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) });
+    const ac = new AbortController();
+    const polling = autoPrepare({ cfg, l: layout(home, 'chaind'), log, install: () => Promise.reject(new Error('not called')) }, ac.signal, 5, 100);
+    await new Promise((r) => setTimeout(r, 400));
+    ac.abort();
+    await polling;
+    assert.equal(lines.length, 1, lines.join(''));
+    assert.match(
+      lines[0],
+      new RegExp(
+        `^\\[chainvisor\\] WRN prepare-upgrade: the node's gRPC has not answered for [0-9.]+m?s \\(CurrentPlan query to 127\\.0\\.0\\.1:${port} failed: No connection established\\. Last error: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\): no release is prepared ahead of the halt until it does; check DAEMON_GRPC_ADDRESS against app\\.toml \\[grpc\\] address$`,
+      ),
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("grpc-js's failure text loses an empty resolution note, keeps one that says something", () => {
+  assert.equal(
+    grpcFailureText('No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:9090. Resolution note: '),
+    'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:9090',
+  );
+  assert.equal(grpcFailureText('No addresses resolved. Resolution note: DNS lookup of node.invalid failed'), 'No addresses resolved. Resolution note: DNS lookup of node.invalid failed');
 });

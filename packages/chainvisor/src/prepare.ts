@@ -4,6 +4,7 @@ import { credentials, Client, status as GrpcStatus, type ServiceError } from '@g
 import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
+import { ms } from './log.ts';
 import { readPlanRecord, staleRelease } from './plan-record.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
 
@@ -15,6 +16,20 @@ export interface Plan {
 }
 
 const CURRENT_PLAN = '/chain.upgrade.v1beta1.Query/CurrentPlan';
+
+/**
+ * How long DAEMON_PREPARE_UPGRADE lets the node's gRPC stay unreachable before it says so: a node that is
+ * starting (gRPC comes up after CometBFT's handshake) or stopping is expected not to answer.
+ */
+export const UNREACHABLE_QUIET_MS = 60_000;
+
+/** grpc-js's failure text without its "Resolution note: " tail when that note is empty, and without the doubled "Error: ". */
+export function grpcFailureText(details: string): string {
+  return details
+    .replace(/\.?\s*Resolution note:\s*$/, '')
+    .replace(/Last error: Error: /, 'Last error: ')
+    .trim();
+}
 
 /** Decodes QueryCurrentPlanResponse {plan = 1}; undefined when no plan is scheduled. */
 export function decodeCurrentPlan(bytes: Uint8Array): Plan | undefined {
@@ -59,7 +74,7 @@ export function queryCurrentPlan(address: string, timeoutMs = 5000): Promise<Pla
         client.close();
         if (err) {
           const code = err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED ? EXIT.NODE_UNREACHABLE : EXIT.UPGRADE_FAILED;
-          reject(new ChainvisorError(code, `CurrentPlan query to ${target} failed: ${err.details || err.message}`));
+          reject(new ChainvisorError(code, `CurrentPlan query to ${target} failed: ${grpcFailureText(err.details || err.message)}`));
         } else {
           try {
             const p = decodeCurrentPlan(res ?? Buffer.alloc(0));
@@ -127,15 +142,19 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
 /**
  * DAEMON_PREPARE_UPGRADE: polls CurrentPlan while the node runs and prepares each scheduled plan once; a plan
  * re-proposed under the same name with other info is prepared again (its release replaces the stale one).
+ * An unreachable node is said once it has not answered for `quietMs` in a row, never while it starts or stops.
  */
-export async function autoPrepare(ctx: UpgradeContext & { readonly install: Installer }, signal: AbortSignal, everyMs = 3000): Promise<void> {
-  let lastError = '';
+export async function autoPrepare(ctx: UpgradeContext & { readonly install: Installer }, signal: AbortSignal, everyMs = 3000, quietMs = UNREACHABLE_QUIET_MS): Promise<void> {
   let done = '';
+  let unreachableSince: number | undefined;
+  let unreachableSaid = false;
   while (!signal.aborted) {
     let key = '';
     try {
       const plan = (await queryCurrentPlan(ctx.cfg.grpcAddress)) ?? null;
-      lastError = '';
+      if (unreachableSaid) ctx.log.info(`prepare-upgrade: the node's gRPC at ${ctx.cfg.grpcAddress} answers again`);
+      unreachableSince = undefined;
+      unreachableSaid = false;
       key = plan ? JSON.stringify([plan.name, plan.height.toString(), plan.info]) : '';
       if (plan && key !== done) {
         await prepareUpgrade(ctx, plan);
@@ -147,10 +166,15 @@ export async function autoPrepare(ctx: UpgradeContext & { readonly install: Inst
         // a bad release would fail the same way on every poll: say it once per plan; the halt retries and fails clearly
         ctx.log.warn(`prepare-upgrade failed, not retried before the halt: ${m}`);
         done = key;
-      } else {
-        // the node is starting (gRPC not up yet) or briefly away: say it once, keep polling
-        if (m !== lastError) ctx.log.warn(`prepare-upgrade: ${m}`);
-        lastError = m;
+      } else if (!signal.aborted) {
+        // each launch, the node's gRPC is refused until it listens, and again as it stops: expected, not
+        // warned about; a node that stays away (a wrong DAEMON_GRPC_ADDRESS, gRPC disabled) is said once
+        unreachableSince ??= performance.now();
+        const away = performance.now() - unreachableSince;
+        if (!unreachableSaid && away >= quietMs) {
+          ctx.log.warn(`prepare-upgrade: the node's gRPC has not answered for ${ms(away)} (${m}): no release is prepared ahead of the halt until it does; check DAEMON_GRPC_ADDRESS against app.toml [grpc] address`);
+          unreachableSaid = true;
+        }
       }
     }
     // the abort listener goes with its timer: one left behind per poll piled up on the run's signal

@@ -237,10 +237,10 @@ describe('releases downloaded by chainvisor', () => {
     assert.equal(existsSync(join(h.cv, 'upgrades', 'v2')), false);
   });
 
-  test('prepare-upgrade with the node unreachable: exit 8', async () => {
+  test('prepare-upgrade with the node unreachable: exit 8, the cause on one line (no empty "Resolution note:")', async () => {
     const r = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: '127.0.0.1:9' })).exit;
     assert.equal(r.code, EXIT.NODE_UNREACHABLE);
-    assert.match(r.stderr, /^\[chainvisor\] ERR CurrentPlan query to 127\.0\.0\.1:9 failed: .+\n$/);
+    assert.match(r.stderr, /^\[chainvisor\] ERR CurrentPlan query to 127\.0\.0\.1:9 failed: No connection established\. Last error: connect ECONNREFUSED 127\.0\.0\.1:9\n$/);
   });
 
   test('DAEMON_PREPARE_UPGRADE=true: prepared while the node runs, so at the halt only the switch remains', async () => {

@@ -16,6 +16,7 @@ import { durationFromJSON } from '@chaind/sdk/x/gov';
 import { COMETBFT_ED25519_TYPE, ED25519_PUBKEY_LENGTH, ED25519_PUBKEY_TYPE_URL } from '@chaind/sdk/x/validators';
 import { formatGoDuration } from '@chaind/upgrade-plan';
 import { loadNodeConfig, writeFileAtomic } from '../config/index.ts';
+import { explainGenesisError, unknownGenesisModuleLine } from '../genesis-release.ts';
 import { readPrivValidatorKey } from '../node/keys.ts';
 import { withChainModules } from './chain.ts';
 import { addHomeOption, addKeyringOptions, homeOf, openKeyring, printLine, UserError, type HomeOptions, type KeyringOptions } from './common.ts';
@@ -111,11 +112,11 @@ function moduleState(doc: GenesisDoc, mm: ModuleManager, name: string): Json {
 }
 
 /** Checks the changed app_state with every module's validation before anything is written. */
-function checkAppState(mm: ModuleManager, appState: Json, what: string): void {
+function checkAppState(mm: ModuleManager, doc: GenesisDoc, appState: Json, what: string): void {
   try {
     mm.validateGenesis(appState);
   } catch (e) {
-    throw new UserError(`cannot ${what}: the genesis app_state would be invalid: ${(e as Error).message}`);
+    throw new UserError(`cannot ${what}: ${unknownGenesisModuleLine(e, doc) ?? `the genesis app_state would be invalid: ${(e as Error).message}`}`);
   }
 }
 
@@ -195,7 +196,7 @@ async function addAccount(arg: string, coinsArg: string, o: KeyringOptions): Pro
     }
     bank.supply = toProtoCoins(supply);
     const appState = { ...doc.appState, auth, bank };
-    checkAppState(mm, appState, `add account ${address}`);
+    checkAppState(mm, doc, appState, `add account ${address}`);
     await writeGenesisFile(path, { ...doc, appState });
   });
 }
@@ -261,7 +262,7 @@ async function addValidator(arg: string, powerArg: string, o: AddValidatorOption
     }
     vals.validators = [...existing, { operator_address: operator, consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: keyB64 }, power: power.toString(), moniker }];
     const appState = { ...doc.appState, validators: vals };
-    checkAppState(mm, appState, `add validator ${operator}`);
+    checkAppState(mm, doc, appState, `add validator ${operator}`);
     await writeGenesisFile(path, { ...doc, appState });
   });
 }
@@ -271,7 +272,12 @@ async function validate(file: string | undefined, o: HomeOptions): Promise<void>
   const text = await readGenesisText(path);
   await withChainModules((mm) => {
     try {
-      validateGenesis(parseGenesis(text), mm);
+      const doc = parseGenesis(text);
+      try {
+        validateGenesis(doc, mm);
+      } catch (e) {
+        throw explainGenesisError(e, doc);
+      }
     } catch (e) {
       // the Cosmos SDK's wording
       if (e instanceof GenesisError) throw new UserError(`error validating genesis file ${path}: ${e.message}`);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { defaultConsensusParams, MAX_CHAIN_ID_LENGTH, type GenesisDoc } from '@chaind/sdk/genesis';
 import { checkMoniker, exists, writeDefaultConfig } from '../config/index.ts';
+import { genesisWriter } from '../genesis-release.ts';
 import { ensureNodeKeys } from '../node/keys.ts';
 import { defaultAppState, withChainModules } from './chain.ts';
 import { addHomeOption, homeOf, printLine, UserError, type HomeOptions } from './common.ts';
@@ -62,6 +63,8 @@ export async function initHome(moniker: string, o: InitOptions): Promise<InitRes
     mm.validateGenesis(state);
     const ms = Date.now();
     const made: GenesisDoc = {
+      // which release wrote it, so that another release refusing one of its modules can say so
+      ...genesisWriter(),
       genesisTime: { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 },
       chainId: o.chainId,
       initialHeight: 1n,

@@ -10,6 +10,7 @@ import { parseGenesis, validateGenesis, type GenesisDoc } from '@chaind/sdk/gene
 import { Mempool } from '@chaind/sdk/admission';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { createChainApp, type ChainApp } from '../app.ts';
+import { explainGenesisError } from '../genesis-release.ts';
 import { readPrivValidatorKey } from './keys.ts';
 import {
   configPaths,
@@ -165,7 +166,12 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   let comet: { readonly binary: string; readonly proxyApp: string } | undefined;
   let abciDriver: AbciDriver | undefined;
   try {
-    validateGenesis(genesis, chain.app.modules);
+    try {
+      validateGenesis(genesis, chain.app.modules);
+    } catch (e) {
+      // a genesis made by another release (a newer `chaind init` than the release chainvisor runs): say which
+      throw explainGenesisError(e, genesis);
+    }
     if (o.solo !== true) {
       const refusal = cometRefusal(o.home);
       if (refusal !== undefined) throw new NodeModeError(refusal);

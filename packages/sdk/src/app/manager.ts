@@ -7,9 +7,17 @@ import type { AppModule, Configurator, MigrationHandler, VersionMap } from './mo
 type Phase = 'preBlock' | 'beginBlock' | 'endBlock' | 'initGenesis' | 'exportGenesis' | 'migrations';
 
 export class ModuleManagerError extends ChaindError<'module-manager'> {
-  override readonly name = 'ModuleManagerError';
+  override readonly name: string = 'ModuleManagerError';
   constructor(message: string, options?: ErrorOptions) {
     super('module-manager', message, options);
+  }
+}
+
+/** A genesis app_state key no module of this app has (a genesis written by another program or a newer release). */
+export class UnknownGenesisModuleError extends ModuleManagerError {
+  override readonly name = 'UnknownGenesisModuleError';
+  constructor(readonly moduleName: string) {
+    super(`genesis app_state has an unknown module "${moduleName}"`);
   }
 }
 
@@ -115,7 +123,7 @@ export class ModuleManager {
   /** Validates a genesis app_state: every key a known module, every module's part valid. */
   validateGenesis(appState: Record<string, unknown>): void {
     for (const name of Object.keys(appState).sort()) {
-      if (!this.modules.has(name)) throw new ModuleManagerError(`genesis app_state has an unknown module "${name}"`);
+      if (!this.modules.has(name)) throw new UnknownGenesisModuleError(name);
     }
     for (const m of this.modules.values()) {
       if (appState[m.name] !== undefined) m.validateGenesis?.(appState[m.name]);

@@ -7,6 +7,12 @@ import type { ConsensusParams } from 'cosmjs-types/tendermint/types/params';
 export type { ConsensusParams, Timestamp };
 
 export interface GenesisDoc {
+  /**
+   * The program and release that wrote the file: the Cosmos SDK's AppGenesis `app_name` and `app_version`
+   * (v0.50+), which CometBFT ignores. Absent in files written before they were recorded.
+   */
+  readonly appName?: string;
+  readonly appVersion?: string;
   readonly genesisTime: Timestamp;
   readonly chainId: string;
   readonly initialHeight: bigint;

@@ -114,6 +114,18 @@ describe('genesis document', () => {
     assert.deepEqual(Object.keys(out.app_state), ['auth', 'bank', 'validators'], 'modules sorted by name');
   });
 
+  test("the Cosmos SDK's app_name and app_version: read, written first, kept through a rewrite; absent stays absent; not a string is refused", () => {
+    const g = { app_name: 'chaind', app_version: 'v2', ...genesisJSON() } as Json;
+    const doc = load(g);
+    assert.equal(doc.appName, 'chaind');
+    assert.equal(doc.appVersion, 'v2');
+    const out = JSON.parse(writeGenesis(doc)) as Json;
+    assert.deepEqual(Object.keys(out).slice(0, 3), ['app_name', 'app_version', 'genesis_time']);
+    assert.equal(out.app_version, 'v2');
+    assert.equal(load(genesisJSON()).appVersion, undefined);
+    assert.throws(() => load({ ...genesisJSON(), app_version: 2 } as Json), /^GenesisError: genesis app_version must be a string$/);
+  });
+
   const mutate = (f: (g: Json) => void): Json => {
     const g = genesisJSON();
     f(g);

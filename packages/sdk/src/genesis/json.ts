@@ -8,6 +8,8 @@ export interface ConsensusParamsJSON {
 }
 
 export interface GenesisDocJSON {
+  app_name?: string;
+  app_version?: string;
   genesis_time: string;
   chain_id: string;
   initial_height: string;

@@ -12,7 +12,7 @@ const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
 
-const TOP_LEVEL = ['genesis_time', 'chain_id', 'initial_height', 'consensus_params', 'validators', 'app_hash', 'app_state'] as const;
+const TOP_LEVEL = ['app_name', 'app_version', 'genesis_time', 'chain_id', 'initial_height', 'consensus_params', 'validators', 'app_hash', 'app_state'] as const;
 
 const { object } = jsonFields({ fail: (detail) => new GenesisError(`genesis ${detail}`), objectNoun: 'a JSON object' });
 
@@ -104,7 +104,15 @@ export function parseGenesis(text: string): GenesisDoc {
   const appState = g.app_state === undefined || g.app_state === null ? {} : g.app_state;
   if (typeof appState !== 'object' || Array.isArray(appState)) throw new GenesisError('genesis app_state must be a JSON object');
 
+  for (const k of ['app_name', 'app_version'] as const) {
+    if (g[k] !== undefined && g[k] !== null && typeof g[k] !== 'string') throw new GenesisError(`genesis ${k} must be a string`);
+  }
+  const appName = typeof g.app_name === 'string' && g.app_name !== '' ? g.app_name : undefined;
+  const appVersion = typeof g.app_version === 'string' && g.app_version !== '' ? g.app_version : undefined;
+
   return {
+    ...(appName === undefined ? {} : { appName }),
+    ...(appVersion === undefined ? {} : { appVersion }),
     genesisTime,
     chainId: g.chain_id ?? '',
     initialHeight,

@@ -18,11 +18,13 @@ function consensusParamsToJSON(p: ConsensusParams): ConsensusParamsJSON {
   };
 }
 
-/** The document as JSON: CometBFT's field order, app_state's modules sorted by name (as the Cosmos SDK exports them). */
+/** The document as JSON: the Cosmos SDK's field order (app_name and app_version first, when known), app_state's modules sorted by name (as the SDK exports them). */
 export function genesisToJSON(doc: GenesisDoc): GenesisDocJSON {
   const appState: Record<string, unknown> = {};
   for (const name of Object.keys(doc.appState).sort()) appState[name] = doc.appState[name];
   return {
+    ...(doc.appName === undefined ? {} : { app_name: doc.appName }),
+    ...(doc.appVersion === undefined ? {} : { app_version: doc.appVersion }),
     genesis_time: formatRFC3339(doc.genesisTime),
     chain_id: doc.chainId,
     initial_height: doc.initialHeight.toString(),
