@@ -1,6 +1,8 @@
-// A small CometBFT JSON-RPC client for the read-only commands: POST JSON-RPC 2.0 with Node's fetch and a
+// A small CometBFT JSON-RPC client for the read-only commands: POST JSON-RPC 2.0 over node:http(s) with a
 // timeout; every failure (unreachable node, JSON-RPC error, non-zero ABCI code) becomes a one-line UserError.
+// node:http rather than fetch: fetch loads undici, a tenth of a second of every query command's start.
 import { Buffer } from 'node:buffer';
+import { request as httpRequest } from 'node:http';
 import { Option, type Command } from 'commander';
 import { configPaths, exists, loadNodeConfig, rpcDialUrl } from '../../config/index.ts';
 import { addHomeOption, homeOf, UserError } from '../common.ts';
@@ -26,11 +28,11 @@ export function nodeUrl(node: string): string {
   return u.toString().replace(/\/+$/, '');
 }
 
-/** Why fetch failed, in words: "connection refused", "host not found", … */
+/** Why a request failed, in words: "connection refused", "host not found", … */
 export function reason(e: unknown, timeoutMs: number): string {
-  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs / 1000}s`;
-  const code = err.cause?.code;
+  const code = err.cause?.code ?? err.code;
   switch (code) {
     case 'ECONNREFUSED':
       return 'connection refused';
@@ -49,6 +51,26 @@ export function reason(e: unknown, timeoutMs: number): string {
     default:
       return err.cause?.message ?? err.message ?? String(e);
   }
+}
+
+/** POSTs `body` as JSON to `url`; the status and the answer's text, or the request's error. */
+async function postJson(url: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const u = new URL(url);
+  const request = u.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      u,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, signal: AbortSignal.timeout(timeoutMs) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 interface RpcReply {
@@ -76,22 +98,15 @@ export class RpcClient {
 
   async call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
-    let res: Response;
-    let text: string;
+    let res: { status: number; text: string };
     try {
-      res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await res.text();
+      res = await postJson(this.url, body, this.timeoutMs);
     } catch (e) {
       throw new UserError(`cannot reach node at ${this.url}: ${reason(e, this.timeoutMs)}`);
     }
     let reply: RpcReply;
     try {
-      reply = JSON.parse(text) as RpcReply;
+      reply = JSON.parse(res.text) as RpcReply;
     } catch {
       throw new UserError(`unexpected answer from node at ${this.url}: HTTP ${res.status}, not JSON-RPC`);
     }
