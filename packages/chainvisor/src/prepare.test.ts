@@ -20,13 +20,19 @@ const closedPort = (): Promise<number> =>
     });
   });
 
-test('DAEMON_PREPARE_UPGRADE polling leaves no abort listener behind: the count stays flat over many polls (once one per poll, MaxListenersExceededWarning after 11)', async () => {
+/** A chainvisor home whose node's gRPC address is a closed port, and a logger that keeps its lines. */
+async function unreachableNode(): Promise<{ home: string; port: number; cfg: ReturnType<typeof loadConfig>; lines: string[]; log: ReturnType<typeof createLogger> }> {
   const home = mkdtempSync(join(tmpdir(), 'chainvisor-poll-'));
+  const port = await closedPort();
+  const cfg = loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: 'chaind', DAEMON_GRPC_ADDRESS: `127.0.0.1:${port}` } });
+  const lines: string[] = [];
+  const log = createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) });
+  return { home, port, cfg, lines, log };
+}
+
+test('DAEMON_PREPARE_UPGRADE polling leaves no abort listener behind: the count stays flat over many polls (once one per poll, MaxListenersExceededWarning after 11)', async () => {
+  const { home, cfg, lines, log } = await unreachableNode();
   try {
-    const port = await closedPort();
-    const cfg = loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: 'chaind', DAEMON_GRPC_ADDRESS: `127.0.0.1:${port}` } });
-    const lines: string[] = [];
-    const log = createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) });
     const ac = new AbortController();
     const counts: number[] = [];
     const polling = autoPrepare({ cfg, l: layout(home, 'chaind'), log, install: () => Promise.reject(new Error('not called')) }, ac.signal, 5);
@@ -46,12 +52,8 @@ test('DAEMON_PREPARE_UPGRADE polling leaves no abort listener behind: the count 
 });
 
 test('DAEMON_PREPARE_UPGRADE: a node that stays unreachable past the quiet period is said once, on one line with no empty "Resolution note:"', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'chainvisor-poll-'));
+  const { home, port, cfg, lines, log } = await unreachableNode();
   try {
-    const port = await closedPort();
-    const cfg = loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: 'chaind', DAEMON_GRPC_ADDRESS: `127.0.0.1:${port}` } });
-    const lines: string[] = [];
-    const log = createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) });
     const ac = new AbortController();
     const polling = autoPrepare({ cfg, l: layout(home, 'chaind'), log, install: () => Promise.reject(new Error('not called')) }, ac.signal, 5, 100);
     await new Promise((r) => setTimeout(r, 400));
