@@ -1,15 +1,17 @@
 import { nodeIdOf, readNodeKey } from './keys.ts';
 import type { NodeParts, NodeServer } from './node.ts';
-import { startGrpcServer } from './grpc/index.ts';
-import { startRestServer } from './rest/index.ts';
-import { startRpcServer } from './rpc/index.ts';
 import type { TxNode } from './tx-service.ts';
 
-/** The servers `chaind start` runs: JSON-RPC in solo mode (behind CometBFT, CometBFT serves it); REST and gRPC when enabled. */
+/**
+ * The servers `chaind start` runs: JSON-RPC in solo mode (behind CometBFT, CometBFT serves it); REST and gRPC when enabled.
+ * Each is loaded as it starts, JSON-RPC first: it reports the blocks (chainvisor waits on it after an
+ * upgrade), and REST and gRPC bring the heavier modules (Fastify, grpc-js).
+ */
 export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
   const servers: NodeServer[] = [];
   try {
     if (p.solo !== undefined) {
+      const { startRpcServer } = await import('./rpc/index.ts');
       const nodeKey = await readNodeKey(p.home);
       const rpcConfig = p.config.node.rpc;
       const rpc = await startRpcServer({
@@ -35,6 +37,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
     // the tx service (REST tx routes, gRPC cosmos.tx.v1beta1.Service) works on the same parts as JSON-RPC's broadcast
     const txNode: TxNode = { driver: p.driver, admission: p.driver.admission, app: p.chain.app, logger: p.logger };
     if (p.addresses.api.enable) {
+      const { startRestServer } = await import('./rest/index.ts');
       const api = p.config.app.api;
       const rest = await startRestServer({
         host: p.addresses.api.address.host,
@@ -51,6 +54,7 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }
     if (p.addresses.grpc.enable) {
+      const { startGrpcServer } = await import('./grpc/index.ts');
       const { enable: _enable, address: _address, ...limits } = p.config.app.grpc;
       const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger, limits });
       servers.push({ name: 'grpc', url: grpc.address, close: () => grpc.close() });

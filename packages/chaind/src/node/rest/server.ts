@@ -20,6 +20,7 @@ import { registerDashboard, type DashboardSource } from './dashboard.ts';
 import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './schema.ts';
 import { DEFAULT_MAX_WRITE_BUFFER_BYTES } from '../../config/config.ts';
 import { guardWrites, WRITES_BUSY } from '../write-guard.ts';
+import { lazyValidators } from './lazy-validators.ts';
 
 export interface RestServerOptions {
   /** Default 127.0.0.1: the node is not exposed unless configured to be. */
@@ -266,6 +267,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     logger: false,
     bodyLimit,
     routerOptions: { maxParamLength: 1024 },
+    schemaController: { compilersFactory: { buildValidator: lazyValidators() } },
     // a slowly sent request, or a connection left open and silent, cannot hold its socket
     requestTimeout: readTimeout,
     connectionTimeout: idleTimeout,
