@@ -1,15 +1,41 @@
-// Runs every *.test.ts under packages/ and test/ with Node's test runner (through tsx).
-// Node 20 does not expand globs for --test, so the files are listed here.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Runs the *.test.ts files with Node's test runner (through tsx), in two tiers named by their folder:
+//   fast  tests beside the code (packages/*/src/**): unit and in-process tests (LMDB, servers on
+//         loopback); a child process is refused there (scripts/test-guard.mjs)
+//   e2e   tests in test/ folders (test/, packages/*/test/): nodes, chainvisor, releases, rehearsals,
+//         the browser, CometBFT networks
+// `node scripts/test.mjs [--tier fast|e2e] [filter…]`: both tiers by default (`npm test`), one with
+// --tier (`npm run test:fast`, `npm run test:e2e`); a filter keeps the files whose path contains it.
+// Files run CHAIND_TEST_CONCURRENCY at a time (default below), e2e first: its files are the long ones.
+import { availableParallelism } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
 
-const roots = ['packages', 'test'];
+/** Process tests mostly wait (blocks, CometBFT's rounds): more files than cores at once. */
+const DEFAULT_CONCURRENCY = Math.max(2, availableParallelism() + 1);
+
+const { values, positionals } = parseArgs({ options: { tier: { type: 'string' } }, allowPositionals: true });
+if (values.tier !== undefined && values.tier !== 'fast' && values.tier !== 'e2e') {
+  console.error(`--tier must be fast or e2e, got ${JSON.stringify(values.tier)}`);
+  process.exit(2);
+}
+const concurrency = Number(process.env.CHAIND_TEST_CONCURRENCY ?? DEFAULT_CONCURRENCY);
+if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+  console.error(`CHAIND_TEST_CONCURRENCY must be a positive integer, got ${JSON.stringify(process.env.CHAIND_TEST_CONCURRENCY)}`);
+  process.exit(2);
+}
+
 const skip = new Set(['node_modules', 'gen', 'dist']);
 const files = [];
 function walk(dir) {
   let names;
-  try { names = readdirSync(dir); } catch { return; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
   for (const name of names.sort()) {
     if (skip.has(name)) continue;
     const p = join(dir, name);
@@ -17,23 +43,59 @@ function walk(dir) {
     else if (name.endsWith('.test.ts')) files.push(p);
   }
 }
-roots.forEach(walk);
-const filter = process.argv.slice(2);
-const selected = filter.length ? files.filter((f) => filter.some((s) => f.includes(s))) : files;
+['packages', 'test'].forEach(walk);
+
+/** The tier a test file is in: beside the code (under a src folder) is fast, anything else e2e. */
+const tierOf = (file) => (file.split(sep).includes('src') ? 'fast' : 'e2e');
+
+const inTier = (f) => values.tier === undefined || tierOf(f) === values.tier;
+const matches = (f) => positionals.length === 0 || positionals.some((s) => f.includes(s));
+// The longest files (2-5 minutes each, one test after another inside them) start first, so that the run
+// does not end waiting on one of them alone. Only the order: a name missing here changes nothing else.
+const LONGEST = [
+  'packages/chaind/test/comet-network.test.ts',
+  'test/rehearsal-path.test.ts',
+  'packages/chaind/test/upgrade-faults.test.ts',
+  'test/dashboard.test.ts',
+  'test/rehearsal.test.ts',
+  'packages/chaind/test/comet-validator.test.ts',
+  'test/info-url-pinned.test.ts',
+  'packages/chainvisor/test/faults.test.ts',
+  'test/skip-upgrade.test.ts',
+];
+const rank = (f) => {
+  const i = LONGEST.findIndex((l) => f.split(sep).join('/').endsWith(l));
+  return i >= 0 ? i : LONGEST.length + (tierOf(f) === 'fast' ? 1 : 0);
+};
+const selected = files.filter((f) => inTier(f) && matches(f));
+selected.sort((a, b) => rank(a) - rank(b));
 if (selected.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-// CometBFT first (npm run cometbft:install: a no-op once cached), so the README's two commands stay the
-// whole set-up; the tests find it through COMETBFT_BIN. Without Go they skip, or fail under CI=true.
+
 const env = { ...process.env };
-if (!env.COMETBFT_BIN) {
-  const install = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cometbft-install.ts'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (install.status === 0) env.COMETBFT_BIN = install.stdout.trim();
-  else console.error(`\n*** CometBFT is not installed (npm run cometbft:install exited ${install.status}): the tests that run it will ${env.CI === 'true' || env.CHAIND_REQUIRE_COMETBFT === '1' ? 'FAIL' : 'SKIP'}. Install Go (/usr/local/go/bin) or set COMETBFT_BIN. ***\n`);
+if (selected.some((f) => tierOf(f) === 'e2e')) {
+  // CometBFT first (npm run cometbft:install: a no-op once cached), so the README's two commands stay the
+  // whole set-up; the tests find it through COMETBFT_BIN. Without Go they skip, or fail under CI=true.
+  if (!env.COMETBFT_BIN) {
+    const install = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cometbft-install.ts'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+    if (install.status === 0) env.COMETBFT_BIN = install.stdout.trim();
+    else console.error(`\n*** CometBFT is not installed (npm run cometbft:install exited ${install.status}): the tests that run it will ${env.CI === 'true' || env.CHAIND_REQUIRE_COMETBFT === '1' ? 'FAIL' : 'SKIP'}. Install Go (/usr/local/go/bin) or set COMETBFT_BIN. ***\n`);
+  }
+  // the launchers run the bundles while they are current (scripts/launch.mjs): rebuilt here when sources changed
+  const bundled = spawnSync(process.execPath, ['scripts/dev-bundle.mjs', '--if-stale'], { stdio: 'inherit' });
+  if (bundled.status !== 0) process.exit(bundled.status ?? 1);
+  // the release archives the testnet tests install (dist/releases, what `chaind testnet init` defaults to),
+  // built once here rather than by whichever of those tests runs first, while others run beside it:
+  // afresh for a whole run, when missing for a filtered one
+  if (positionals.length === 0 || !existsSync(join('dist', 'releases', 'SHA256SUMS'))) {
+    const built = spawnSync(process.execPath, ['scripts/release.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (built.status !== 0) process.exit(built.status ?? 1);
+  }
 }
-// the launchers run the bundles while they are current (scripts/launch.mjs): rebuilt here when sources changed
-const bundled = spawnSync(process.execPath, ['scripts/dev-bundle.mjs', '--if-stale'], { stdio: 'inherit' });
-if (bundled.status !== 0) process.exit(bundled.status ?? 1);
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...selected], { stdio: 'inherit', env });
+const args = ['--import', 'tsx', '--import', fileURLToPath(new URL('test-guard.mjs', import.meta.url)), '--test', `--test-concurrency=${concurrency}`, '--test-reporter=tap', ...selected];
+const started = Date.now();
+const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
+console.log(`# ${values.tier === undefined ? 'fast and e2e tiers' : `${values.tier} tier`}: ${selected.length} files, ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`);
 process.exit(r.status ?? 1);

@@ -91,6 +91,12 @@ describe('import rules (docs/development.md)', () => {
     assert.deepEqual(show(bad), '');
   });
 
+  test('each test file is in the tier its folder says: one beside the code (fast: `npm run test:fast`) imports no child_process', () => {
+    // scripts/test-guard.mjs also refuses their child processes at run time, through a kit or a library
+    const bad = EDGES.filter((e) => inSrc(e.from) && e.from.endsWith('.test.ts') && /^(node:)?child_process$/.test(e.spec));
+    assert.deepEqual(show(bad), '');
+  });
+
   test("chaind's node/ never imports cli/", () => {
     const bad = EDGES.filter((e) => e.from.startsWith('packages/chaind/src/node/') && e.to.startsWith('packages/chaind/src/cli/'));
     assert.deepEqual(show(bad), '');

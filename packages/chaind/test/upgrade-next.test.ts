@@ -39,9 +39,9 @@ interface Dev {
   readonly exited: Promise<number | null>;
 }
 
-/** `chaind dev` as `release` on `home` (3 s gov periods, every server on a free port). */
+/** `chaind dev` as `release` on `home` (10 s gov periods: the vote's CLI run lands in it on a busy machine, every server on a free port). */
 function startDev(bin: string, release: string, home: string): { child: ChildProcess; watched: WatchedNode; exited: Promise<number | null> } {
-  const args = ['dev', '--home', home, '--gov-period', '3s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'];
+  const args = ['dev', '--home', home, '--gov-period', '10s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'];
   const child = spawn(process.execPath, [bin, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
@@ -89,7 +89,7 @@ describe('the upgrade after the latest release', () => {
 
     // the release before the latest halts at the latest's plan height, leaving upgrade-info.json naming it
     const old = await dev(bin, prev, home);
-    const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 15, 1);
+    const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 25, 1);
     assert.equal(await within(old.exited, 90_000, () => old.watched.log().slice(-3000)), HALT_EXIT_CODES['upgrade-needed'], old.watched.log().slice(-3000));
 
     // the next release's binary cannot prepare the latest's upgrade: its modules and stores are the next's

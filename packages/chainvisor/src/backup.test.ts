@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { backupData } from './backup.ts';
 import { makeHome, type Home } from '@chaind/chainvisor/testing';
+import { DEAD_PID } from '@chaind/upgrade-plan/testing';
 
 describe('backup of data/', () => {
   let h: Home;
@@ -51,8 +51,7 @@ describe('backup of data/', () => {
 
   test("a partial copy left by a killed run (SIGKILL mid-backup) is removed by the next backup; a live run's is left alone", async () => {
     writeFileSync(join(h.data, 'x'), '1');
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${dead}`, 'half'), { recursive: true });
+    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${DEAD_PID}`, 'half'), { recursive: true });
     mkdirSync(join(h.home, `data-backup-v2-20.tmp-${process.ppid}`));
     const r = await backupData(h.data, h.home, 'v2', 20n);
     assert.equal(r.existed, false);
@@ -62,8 +61,7 @@ describe('backup of data/', () => {
   test('a partial copy left by a killed run is removed even when the complete backup already exists', async () => {
     writeFileSync(join(h.data, 'x'), '1');
     await backupData(h.data, h.home, 'v2', 20n);
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${dead}`));
+    mkdirSync(join(h.home, `data-backup-v2-20.tmp-${DEAD_PID}`));
     const r = await backupData(h.data, h.home, 'v2', 20n);
     assert.equal(r.existed, true);
     assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')), ['data-backup-v2-20']);

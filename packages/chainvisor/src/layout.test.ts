@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { EXIT } from './exit-codes.ts';
 import { layout, readCurrent, switchCurrent, upgradeFolderName, type Layout } from './layout.ts';
 import { makeHome, type Home } from '@chaind/chainvisor/testing';
+import { DEAD_PID } from '@chaind/upgrade-plan/testing';
 
 describe('upgrade folder names', () => {
   test("an unsafe name is exit code 6 (the rule and its words are @chaind/upgrade-plan's)", () => {
@@ -64,8 +64,7 @@ describe('current', () => {
 
   test("a temporary link left by a run killed mid-switch (another pid, gone) is removed by the next switch; a live run's is left alone", () => {
     mkdirSync(join(l.upgradesDir, 'v2'), { recursive: true });
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    symlinkSync('upgrades/v2', `${l.current}.tmp-${dead}`);
+    symlinkSync('upgrades/v2', `${l.current}.tmp-${DEAD_PID}`);
     symlinkSync('upgrades/v2', `${l.current}.tmp-${process.ppid}`);
     switchCurrent(l, join(l.upgradesDir, 'v2'));
     assert.equal(readlinkSync(l.current), 'upgrades/v2');

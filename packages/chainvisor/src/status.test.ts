@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createLogger } from './log.ts';
 import { statusFileWriter, statusPath, type VisorStatus } from './status.ts';
+import { DEAD_PID } from '@chaind/upgrade-plan/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'chainvisor-status-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,8 +48,7 @@ test('a status file that cannot be written does not stop chainvisor', () => {
 test('a temporary status file left by a killed run (its pid gone) is removed by the next run', () => {
   const d = join(dir, 'killed');
   mkdirSync(d);
-  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-  writeFileSync(join(d, `status.json.tmp-${dead}`), '{"state":"downl');
+  writeFileSync(join(d, `status.json.tmp-${DEAD_PID}`), '{"state":"downl');
   statusFileWriter(statusPath(d), quiet).state('running');
   assert.deepEqual(readdirSync(d), ['status.json']);
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DEFAULT_UPGRADE_INFO_MAX_BYTES, parseUpgradeInfo, readUpgradeInfo, readUpgradeInfoFile, upgradeInfoPath, writeUpgradeInfo } from './upgrade-info.ts';
+import { DEAD_PID } from '../test/testkit.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -114,8 +114,7 @@ describe('upgrade-info.json', () => {
     const h = home();
     const f = upgradeInfoPath(h);
     mkdirSync(join(h, 'data'));
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    writeFileSync(`${f}.tmp-${dead}`, '{"name":"v2","ti');
+    writeFileSync(`${f}.tmp-${DEAD_PID}`, '{"name":"v2","ti');
     writeFileSync(`${f}.tmp-${process.ppid}`, '');
     writeUpgradeInfo(f, { name: 'v2', height: 20n, info: '' });
     assert.deepEqual(readdirSync(join(h, 'data')).sort(), ['upgrade-info.json', `upgrade-info.json.tmp-${process.ppid}`]);

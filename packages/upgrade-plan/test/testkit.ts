@@ -132,3 +132,6 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A pid no process has: above Linux's largest pid_max (2^22), for "left behind by a process that is gone". */
+export const DEAD_PID = 2 ** 22 + 1;

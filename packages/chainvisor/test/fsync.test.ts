@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { syncDirSync, syncFileSync, syncTree } from './fsync.ts';
+import { syncDirSync, syncFileSync, syncTree } from '../src/fsync.ts';
 
 describe('syncTree', () => {
   let root: string;

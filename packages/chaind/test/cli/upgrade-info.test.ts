@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { create as createTar } from 'tar';
 import { fails, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
-import { checkUpgradeInfo } from './upgrade-info.ts';
+import { checkUpgradeInfo } from '../../src/cli/tx/upgrade-info.ts';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const sha512 = (b: Buffer): string => createHash('sha512').update(b).digest('hex');

@@ -21,8 +21,8 @@ import {
 import { Tx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { MessageCodec } from '@chaind/sdk/app';
 import { ALICE, BOB, DENOM, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
-import { sha256 } from '../hash.ts';
-import { startGrpcServer, type GrpcServer } from './server.ts';
+import { sha256 } from '../src/node/hash.ts';
+import { startGrpcServer, type GrpcServer } from '../src/node/grpc/server.ts';
 
 const execFileP = promisify(execFile);
 const BUF = createRequire(import.meta.url).resolve('@bufbuild/buf/bin/buf');

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { FetchError, type ReleaseSource } from '@chaind/upgrade-plan';
-import { installRelease, type FetchPolicy, type InstallOptions } from './index.ts';
-import { hex, serve, tarGzOf, tgz, type Served } from '@chaind/upgrade-plan/testing';
+import { installRelease, type FetchPolicy, type InstallOptions } from '../src/fetch/index.ts';
+import { hex, serve, tarGzOf, tgz, type Served, DEAD_PID } from '@chaind/upgrade-plan/testing';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const logs: string[] = [];
@@ -339,8 +339,7 @@ describe('installRelease: hostile archives', () => {
 describe('installRelease: interrupted attempts', () => {
   it('a leftover temp folder from an earlier attempt does not block a retry and is cleaned up', async () => {
     await mkdir(upgrades, { recursive: true });
-    // pid 2^22+1 is above Linux's pid_max limit: never a live process
-    for (const d of [`.v2.partial-4194305-abc123`, `.v2.partial-${process.pid}-zzz999`]) {
+    for (const d of [`.v2.partial-${DEAD_PID}-abc123`, `.v2.partial-${process.pid}-zzz999`]) {
       await mkdir(join(upgrades, d, 'out', 'bin'), { recursive: true });
       await writeFile(join(upgrades, d, 'download'), 'half');
     }
@@ -359,7 +358,7 @@ describe('installRelease: interrupted attempts', () => {
     });
     const src: ReleaseSource = { url: `${srv.base}${path}`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', body) } };
     const script = `
-      import { installRelease } from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};
+      import { installRelease } from ${JSON.stringify(new URL('../src/fetch/index.ts', import.meta.url).href)};
       await installRelease(${JSON.stringify(src)}, { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000,
         progress: 'lines', log: (m) => console.log(m), destDir: ${JSON.stringify(dest)}, daemonName: 'chaind' });`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -18,10 +18,10 @@ import {
   QueryDefinition,
   QueryModuleVersionsRequest,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
-import { GOV_AUTHORITY } from '../../app.ts';
+import { GOV_AUTHORITY } from '../src/app.ts';
 import { AbciTestApp, ALICE, DENOM, newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
-import { SDK_DESCRIPTOR_SET } from '../query/descriptors.ts';
-import { startGrpcServer, type GrpcServer } from './server.ts';
+import { SDK_DESCRIPTOR_SET } from '../src/node/query/descriptors.ts';
+import { startGrpcServer, type GrpcServer } from '../src/node/grpc/server.ts';
 
 const execFileP = promisify(execFile);
 const BUF = createRequire(import.meta.url).resolve('@bufbuild/buf/bin/buf');

@@ -20,11 +20,11 @@ import { CompactBitArray } from 'cosmjs-types/cosmos/crypto/multisig/v1beta1/mul
 import { BroadcastTxRequest, BroadcastTxResponse, GetTxRequest, GetTxResponse, SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { AuthInfo, Fee, ModeInfo, ModeInfo_Multi, ModeInfo_Single, SignerInfo, Tx, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { newHome, removeTmpDirs, TestChain } from '@chaind/chaind/testing';
-import { servicesOf } from '../grpc/server.ts';
-import { COSMOS_DESCRIPTOR_SET, loadDescriptors } from './descriptors.ts';
+import { servicesOf } from '../src/node/grpc/server.ts';
+import { COSMOS_DESCRIPTOR_SET, loadDescriptors } from '../src/node/query/descriptors.ts';
 
 const run = promisify(execFile);
-const SCRIPT = fileURLToPath(new URL('../../../scripts/cosmos-descriptors.mjs', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../scripts/cosmos-descriptors.mjs', import.meta.url));
 
 interface CosmjsCodec extends MessageCodec<unknown> {
   readonly typeUrl: string;
