@@ -62,10 +62,16 @@ header(
   'FinalizeBlock + Commit over the socket ≥ 0.9x the in-process calls (txs/s); CheckTx over the mempool connection ≥ 0.8x in process',
 );
 console.log("   server: chaind's AbciDriver in a child process (two processes, as beside CometBFT: the headline) and in this process (the protocol alone);");
-console.log('   and in a child process again with a stand-in that only frames the consensus answers (checked byte for byte against the baseline\'s): the app side alone;');
+console.log(
+  "   and in a child process again with a stand-in that only frames the consensus answers (checked byte for byte against the baseline's): the app side alone;",
+);
 console.log("   client: @chaind/abci's AbciClient in this process standing in for CometBFT: FinalizeBlock and Commit each followed by a Flush;");
-console.log(`   CheckTx: the ${si(CHECK_TXS)} requests sent without waiting, then one Flush. ${SENDERS} senders funded at genesis, every tx signed before timing;`);
-console.log(`   ${WARMUP_BLOCKS} warm-up blocks and a warm-up CheckTx round not counted; loopback TCP; Node flags: ${chaindNodeFlags().join(' ') || "Node's defaults"}`);
+console.log(
+  `   CheckTx: the ${si(CHECK_TXS)} requests sent without waiting, then one Flush. ${SENDERS} senders funded at genesis, every tx signed before timing;`,
+);
+console.log(
+  `   ${WARMUP_BLOCKS} warm-up blocks and a warm-up CheckTx round not counted; loopback TCP; Node flags: ${chaindNodeFlags().join(' ') || "Node's defaults"}`,
+);
 
 /** A process whose main thread works on an app's requests. */
 interface Proc {
@@ -94,7 +100,13 @@ const THIS: Proc = { name: 'this process', pid: process.pid };
 
 /** The baseline: the app built as AbciTestApp builds it, called in this process. */
 function inProcess(home: string): Target & { readonly app: ReturnType<typeof createChainApp>['app'] } {
-  const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger: new MemoryLogger(), upgrades: [] });
+  const chain = createChainApp({
+    dbPath: join(home, 'data', 'application.db'),
+    upgradeInfoPath: upgradeInfoPath(home),
+    chainId: CHAIN_ID,
+    logger: new MemoryLogger(),
+    upgrades: [],
+  });
   const app = chain.app;
   return {
     label: 'in process (baseline)',
@@ -183,7 +195,6 @@ async function childApp(home: string): Promise<Target> {
   const c = await spawnChild(home);
   return overSocket('socket, server in a child process', [c.proc, { name: 'client', pid: process.pid }], c.address, c.stop);
 }
-
 
 /**
  * A consensus connection that only frames: requests are encoded before the clock starts, and the answers
@@ -301,7 +312,12 @@ const keys = Array.from({ length: SENDERS }, (_, i) => {
 });
 
 const base = inProcess(tempDir('abci-direct'));
-const targets: readonly Target[] = [base, await childApp(tempDir('abci-child')), await thisProcessApp(tempDir('abci-local')), await childAppFraming(tempDir('abci-framing'))];
+const targets: readonly Target[] = [
+  base,
+  await childApp(tempDir('abci-child')),
+  await thisProcessApp(tempDir('abci-local')),
+  await childAppFraming(tempDir('abci-framing')),
+];
 
 const firstFailure = (results: readonly ExecTxResult[]): string => results.find((r) => r.code !== 0)?.log ?? '';
 
@@ -423,10 +439,12 @@ row('HEADLINE ratio, child process ÷ in process', ratio(blockTotal[0], blockTot
 row('ratio, server in this process ÷ in process', ratio(blockTotal[0], blockTotal[2]));
 row('ratio, child process, stand-in frames only ÷ in process', ratio(blockTotal[0], blockTotal[3]));
 console.log(`   app hash after block ${last.req.height}, equal on the four apps: ${toHex(last.res.appHash)}`);
-console.log('   per block (mean), main threads (Linux schedstat): time on a core, time waiting for one (the host\'s other load)');
+console.log("   per block (mean), main threads (Linux schedstat): time on a core, time waiting for one (the host's other load)");
 schedRows(targets.map((_, i) => runs.map((r) => r.sched[i])));
 const txEvents = last.res.txResults[0].events;
-console.log(`   block ${last.req.height}'s messages encoded and decoded alone (median of 20): the request by the client and then the server, the response the other way;`);
+console.log(
+  `   block ${last.req.height}'s messages encoded and decoded alone (median of 20): the request by the client and then the server, the response the other way;`,
+);
 console.log(`   a tx's result carries ${txEvents.length} events, ${txEvents.reduce((a, e) => a + e.attributes.length, 0)} attributes`);
 row(`  RequestFinalizeBlock (${kB(reqFrame.length)})`, `encode ${ms(coded.reqEncode)}`, `decode ${ms(coded.reqDecode)}`);
 row(`  ResponseFinalizeBlock (${kB(resFrame.length)})`, `encode ${ms(coded.resEncode)}`, `decode ${ms(coded.resDecode)}`);

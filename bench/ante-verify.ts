@@ -79,7 +79,11 @@ function signAll(memo: string): Signed[] {
     const msg = MsgSend.fromPartial({ fromAddress: k.address, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '1' }] });
     const acc = c.account(k.address);
     const parts = encodeTxParts(
-      { msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }], memo, fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } },
+      {
+        msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }],
+        memo,
+        fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS },
+      },
       [{ privateKey: k.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence }],
     );
     const signDoc = signDocBytes(parts, CHAIN_ID, acc.accountNumber);
@@ -187,7 +191,7 @@ function perTxInBranch(n: number, fn: (ctx: Context, i: number) => void): number
 const FEE = fromProtoCoins([{ denom: DENOM, amount: '200' }]);
 /** Each piece: `set` is the round's set of txs (or the warm-up set), `n` how many to run. */
 type Measure = (set: readonly Signed[], n: number) => number | Promise<number>;
-const first = <T,>(xs: readonly T[], n: number): readonly T[] => (n === xs.length ? xs : xs.slice(0, n));
+const first = <T>(xs: readonly T[], n: number): readonly T[] => (n === xs.length ? xs : xs.slice(0, n));
 const measures = {
   raw: (set, n) => rawVerifyAll(first(set, n)),
   check: (set, n) => checkTxAll(first(set, n)),
@@ -259,7 +263,11 @@ const share = (x: number): string => `${((x / m.check) * 100).toFixed(0)}%`;
 row('raw native verifySignature (main thread)', ms(m.raw), rate(m.raw), perTx(m.raw));
 row('node admission (workers verify, main checks)', ms(m.admit), rate(m.admit), perTx(m.admit));
 row('HEADLINE ratio admitted/s ÷ raw verifies/s', `${(m.raw / m.admit).toFixed(2)}x`, m.raw / m.admit >= 0.8 ? 'goal met' : 'below goal');
-row('  main thread busy during admission (median)', `${(median(admitBusy) * 100).toFixed(0)}%`, `rounds ${admitBusy.map((u) => (u * 100).toFixed(0)).join(' ')}`);
+row(
+  '  main thread busy during admission (median)',
+  `${(median(admitBusy) * 100).toFixed(0)}%`,
+  `rounds ${admitBusy.map((u) => (u * 100).toFixed(0)).join(' ')}`,
+);
 row('app.checkTx alone (verifies inline)', ms(m.check), rate(m.check), perTx(m.check), `${(m.raw / m.check).toFixed(2)}x raw`);
 row('for scale: the pool alone, 1 worker thread', ms(m.pool1), rate(m.pool1), perTx(m.pool1), `${(m.raw / m.pool1).toFixed(2)}x raw`);
 row('  the same, the calling thread helping', ms(m.pool1help), rate(m.pool1help), perTx(m.pool1help), `${(m.raw / m.pool1help).toFixed(2)}x raw`);

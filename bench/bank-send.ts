@@ -24,7 +24,9 @@ header(
   'txs/s through FinalizeBlock + Commit, split into decode / signature verify / execute / commit; ratio to raw native verifies/s of the same signatures (the ceiling)',
 );
 console.log(`   Node flags as chaind's launcher sets them: ${chaindNodeFlags().join(' ') || "none (BENCH_NODE_DEFAULTS=1: Node's defaults)"}`);
-console.log(`   secp256k1 backend: ${secp256k1Implementation}; ${WARMUP_BLOCKS} warm-up blocks not counted; decode and verify timed alone on the same txs (median of 3 passes)`);
+console.log(
+  `   secp256k1 backend: ${secp256k1Implementation}; ${WARMUP_BLOCKS} warm-up blocks not counted; decode and verify timed alone on the same txs (median of 3 passes)`,
+);
 
 const keys = Array.from({ length: SENDERS }, (_, i) => {
   const privateKey = createHash('sha256').update(`bank-send/${i}`).digest();
@@ -48,7 +50,10 @@ function sign(n: number): Signed {
   const k = keys[i];
   const msg = MsgSend.fromPartial({ fromAddress: k.address, toAddress: keys[(i + SENDERS / 2) % SENDERS].address, amount: [{ denom: DENOM, amount: '1' }] });
   const parts = encodeTxParts(
-    { msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } },
+    {
+      msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }],
+      fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS },
+    },
     [{ privateKey: k.privateKey, accountNumber: accountNumbers[i], sequence, omitPubKey: sequence > 0n }],
   );
   const signDoc = signDocBytes(parts, CHAIN_ID, accountNumbers[i]);

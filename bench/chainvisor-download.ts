@@ -58,7 +58,17 @@ for (let r = 0; r < ROUNDS; r++) {
   const t0 = performance.now();
   const res = await installRelease(
     { url, platform: 'any', checksum: { algo: 'sha256', hex: sha } },
-    { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 2 ** 31, stallTimeoutMs: 60_000, progress: 'none', log: () => {}, destDir: dest, daemonName: 'chaind' },
+    {
+      mustHaveChecksum: true,
+      allowInsecureHttp: false,
+      allowLoopbackHttp: true,
+      maxBytes: 2 ** 31,
+      stallTimeoutMs: 60_000,
+      progress: 'none',
+      log: () => {},
+      destDir: dest,
+      daemonName: 'chaind',
+    },
   );
   oursTotal.push(performance.now() - t0);
   ours.push(res.downloadMs);

@@ -23,7 +23,10 @@ function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, answere
   return t;
 }
 
-header('CLI start-up: chaind and chainvisor from the npm ci bundle vs the sources', 'chaind version ≤ 0.3 s; chaind query upgrade plan ≤ 0.5 s; chainvisor version ≤ 0.3 s');
+header(
+  'CLI start-up: chaind and chainvisor from the npm ci bundle vs the sources',
+  'chaind version ≤ 0.3 s; chaind query upgrade plan ≤ 0.5 s; chainvisor version ≤ 0.3 s',
+);
 spawnSync(process.execPath, [join(ROOT, 'scripts/dev-bundle.mjs'), '--if-stale'], { stdio: 'inherit' });
 
 const dir = tempDir('cli-startup');
@@ -36,7 +39,13 @@ const visorEnv = { DAEMON_NAME: 'chaind', DAEMON_HOME: home };
 const cases: { label: string; cmd: string; args: string[]; env?: NodeJS.ProcessEnv; goal?: number; answered?: RegExp }[] = [
   { label: 'node -e 0 (the floor)', cmd: process.execPath, args: ['-e', '0'] },
   { label: 'chaind version', cmd: join(BIN, 'chaind'), args: ['version'], goal: 300 },
-  { label: 'chaind query upgrade plan', cmd: join(BIN, 'chaind'), args: ['query', 'upgrade', 'plan', '--node', rpc], goal: 500, answered: /^Error: no upgrade scheduled\n$/ },
+  {
+    label: 'chaind query upgrade plan',
+    cmd: join(BIN, 'chaind'),
+    args: ['query', 'upgrade', 'plan', '--node', rpc],
+    goal: 500,
+    answered: /^Error: no upgrade scheduled\n$/,
+  },
   { label: 'chainvisor version', cmd: join(BIN, 'chainvisor'), args: ['version', '--cosmovisor-only'], env: visorEnv, goal: 300 },
 ];
 

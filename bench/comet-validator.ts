@@ -161,9 +161,17 @@ row('committed tx/s (window)', f1(figures.solo.txPerSec), f1(figures.comet.txPer
 row('submit→commit p50 (ms)', f1(figures.solo.p50), f1(figures.comet.p50), `${(figures.solo.p50 / figures.comet.p50).toFixed(2)}x (inverse)`);
 row('submit→commit p99 (ms)', f1(figures.solo.p99), f1(figures.comet.p99), `${(figures.solo.p99 / figures.comet.p99).toFixed(2)}x (inverse)`);
 row('slot→commit p99 (ms)', f1(figures.solo.dueP99), f1(figures.comet.dueP99));
-row('broadcast_tx_sync answer p50 / p99 (ms)', `${f1(figures.solo.ackP50)} / ${f1(figures.solo.ackP99)}`, `${f1(figures.comet.ackP50)} / ${f1(figures.comet.ackP99)}`);
+row(
+  'broadcast_tx_sync answer p50 / p99 (ms)',
+  `${f1(figures.solo.ackP50)} / ${f1(figures.solo.ackP99)}`,
+  `${f1(figures.comet.ackP50)} / ${f1(figures.comet.ackP99)}`,
+);
 row('accepted / committed', `${figures.solo.accepted} / ${figures.solo.committed}`, `${figures.comet.accepted} / ${figures.comet.committed}`);
-row('block interval median / max (ms)', `${f1(figures.solo.blockMedian)} / ${f1(figures.solo.blockMax)}`, `${f1(figures.comet.blockMedian)} / ${f1(figures.comet.blockMax)}`);
+row(
+  'block interval median / max (ms)',
+  `${f1(figures.solo.blockMedian)} / ${f1(figures.solo.blockMax)}`,
+  `${f1(figures.comet.blockMedian)} / ${f1(figures.comet.blockMax)}`,
+);
 row('most txs in a block', String(figures.solo.maxBlockTxs), String(figures.comet.maxBlockTxs));
 const shares = (f: Figures): string => f.passedBy.map((x) => `${(x * 100).toFixed(1)}%`).join(' / ');
 row('blocks committed while a tx waited: 0 / 1 / 2 / 3+', shares(figures.solo), shares(figures.comet));

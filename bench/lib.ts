@@ -59,7 +59,10 @@ export function chaindNodeFlags(): string[] {
   const shebang = readFileSync(new URL('../packages/chaind/bin/chaind.js', import.meta.url), 'utf8').split('\n')[0];
   const m = /^#!\/usr\/bin\/env -S node(.*)$/.exec(shebang);
   if (m === null) throw new Error(`unexpected chaind launcher shebang: ${shebang}`);
-  return m[1].trim().split(/\s+/).filter((f) => f !== '');
+  return m[1]
+    .trim()
+    .split(/\s+/)
+    .filter((f) => f !== '');
 }
 
 /**
@@ -91,7 +94,13 @@ export function migrationValue(i: number): Buffer {
 }
 
 /** Spawns a child and resolves with it once `ready` matches what it has written to `stream`. */
-export function spawnUntil(cmd: string, args: string[], stream: 'stdout' | 'stderr', ready: RegExp, timeoutMs = 60_000): Promise<{ child: ChildProcess; m: RegExpExecArray; ms: number }> {
+export function spawnUntil(
+  cmd: string,
+  args: string[],
+  stream: 'stdout' | 'stderr',
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<{ child: ChildProcess; m: RegExpExecArray; ms: number }> {
   const t0 = performance.now();
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -49,11 +49,27 @@ function loggedAt(log: string, re: RegExp): number | undefined {
   return undefined;
 }
 
-header(`network upgrade downtime: ${N} validators under chainvisor on one machine, v1 → v2 by governance, ${BLOCK_MS} ms blocks`, 'header time(H+2) − header time(H+1) − block interval ≤ 2 s (H+1 − H beside it)');
+header(
+  `network upgrade downtime: ${N} validators under chainvisor on one machine, v1 → v2 by governance, ${BLOCK_MS} ms blocks`,
+  'header time(H+2) − header time(H+1) − block interval ≤ 2 s (H+1 − H beside it)',
+);
 if (new Date().getTimezoneOffset() !== 0) console.log('   (CometBFT logs local time: its per-node times below assume UTC and are off by the offset)');
 const dir = tempDir('net-downtime');
 const t0 = performance.now();
-await ok(['testnet', 'init', '--validators', String(N), '--output', join(dir, 'net'), '--chain-id', CHAIN_ID, '--gov-period', GOV_PERIOD, '--block-time', `${BLOCK_MS}ms`]);
+await ok([
+  'testnet',
+  'init',
+  '--validators',
+  String(N),
+  '--output',
+  join(dir, 'net'),
+  '--chain-id',
+  CHAIN_ID,
+  '--gov-period',
+  GOV_PERIOD,
+  '--block-time',
+  `${BLOCK_MS}ms`,
+]);
 row('testnet init', ms(performance.now() - t0));
 const nodes: Node[] = [];
 try {
@@ -70,12 +86,47 @@ try {
   }
   await allAt(nodes, 3n, 120_000);
   const h = (await height(nodes[0])) + PLAN_MARGIN;
-  const flags = (n: Node): string[] => ['--from', `validator${n.i}`, '--home', n.home, '--keyring-backend', 'test', '--node', n.ends.rpc, '-y', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID];
+  const flags = (n: Node): string[] => [
+    '--from',
+    `validator${n.i}`,
+    '--home',
+    n.home,
+    '--keyring-backend',
+    'test',
+    '--node',
+    n.ends.rpc,
+    '-y',
+    '--fees',
+    '5000stake',
+    '--gas',
+    '400000',
+    '--chain-id',
+    CHAIN_ID,
+  ];
   const code = (stdout: string): number => (JSON.parse(stdout) as { code: number }).code;
-  const proposed = await ok(['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 'bench', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', ...flags(nodes[0])]);
+  const proposed = await ok([
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--title',
+    'v2',
+    '--summary',
+    'bench',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    String(h),
+    '--no-validate',
+    ...flags(nodes[0]),
+  ]);
   if (code(proposed.stdout) !== 0) throw new Error(`proposal refused: ${proposed.stdout}`);
   // the status reads PROPOSAL_STATUS_VOTING_PERIOD
-  await eventually('proposal 1', async () => (/voting_period/i.test((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', nodes[0].ends.rpc])).stdout) ? true : undefined), 120_000);
+  await eventually(
+    'proposal 1',
+    async () => (/voting_period/i.test((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', nodes[0].ends.rpc])).stdout) ? true : undefined),
+    120_000,
+  );
   // at once: one CLI run takes seconds on a busy host, and votes after the voting period count for nothing
   await Promise.all(
     nodes.map(async (n) => {
@@ -84,7 +135,11 @@ try {
     }),
   );
   try {
-    await eventually(`plan v2 (H = ${h})`, async () => ((await ok(['query', 'upgrade', 'plan', '-o', 'json', '--node', nodes[0].ends.rpc])).stdout.includes('"v2"') ? true : undefined), 120_000);
+    await eventually(
+      `plan v2 (H = ${h})`,
+      async () => ((await ok(['query', 'upgrade', 'plan', '-o', 'json', '--node', nodes[0].ends.rpc])).stdout.includes('"v2"') ? true : undefined),
+      120_000,
+    );
   } catch (e) {
     // what the chain made of the proposal: its status and tally
     const p = await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', nodes[0].ends.rpc]).catch((x: Error) => ({ stdout: x.message }));

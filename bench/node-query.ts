@@ -101,8 +101,43 @@ let node = boot.child;
 const [, rpc, rest, grpcAddr] = boot.m;
 
 // a plan through governance: alice proposes, the validator votes, the dev chain's 20 s voting period ends
-const common = ['--home', home, '--keyring-backend', 'test', '--node', rpc, '-y', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '10000stake', '--broadcast-mode', 'commit'];
-run(['tx', 'upgrade', 'software-upgrade', 'bench-upgrade', '--title', 'bench', '--summary', 'bench', '--deposit', '10000000stake', '--upgrade-height', '1000000', '--upgrade-info', '{"binaries":{"linux/amd64":"https://example.com/chaind.tar.gz?checksum=sha256:' + 'ab'.repeat(32) + '"}}', '--no-validate', '--from', 'alice', ...common]);
+const common = [
+  '--home',
+  home,
+  '--keyring-backend',
+  'test',
+  '--node',
+  rpc,
+  '-y',
+  '--gas',
+  'auto',
+  '--gas-adjustment',
+  '1.5',
+  '--fees',
+  '10000stake',
+  '--broadcast-mode',
+  'commit',
+];
+run([
+  'tx',
+  'upgrade',
+  'software-upgrade',
+  'bench-upgrade',
+  '--title',
+  'bench',
+  '--summary',
+  'bench',
+  '--deposit',
+  '10000000stake',
+  '--upgrade-height',
+  '1000000',
+  '--upgrade-info',
+  '{"binaries":{"linux/amd64":"https://example.com/chaind.tar.gz?checksum=sha256:' + 'ab'.repeat(32) + '"}}',
+  '--no-validate',
+  '--from',
+  'alice',
+  ...common,
+]);
 run(['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', ...common]);
 const restPlan = `${rest}/chain/upgrade/v1beta1/current_plan`;
 let body = '';
@@ -116,15 +151,36 @@ const abciGet = `${rpc}/abci_query?path=%22${encodeURIComponent(CURRENT_PLAN)}%2
 const grpcHex = (JSON.parse(await (await fetch(abciGet)).text()) as { result: { response: { value: string } } }).result.response.value;
 console.log(`   node: chaind dev with plan "bench-upgrade" scheduled; ${CONNECTIONS} connections / calls in flight, ${SECONDS} s x ${ROUNDS} rounds each`);
 
-const bare = await spawnUntil(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/bare-servers.ts'), body, Buffer.from(grpcHex, 'base64').toString('hex')], 'stdout', /(\{.*\})\n/);
+const bare = await spawnUntil(
+  process.execPath,
+  ['--import', 'tsx', join(ROOT, 'bench/support/bare-servers.ts'), body, Buffer.from(grpcHex, 'base64').toString('hex')],
+  'stdout',
+  /(\{.*\})\n/,
+);
 const baseline = JSON.parse(bare.m[1]) as { rest: string; grpc: string };
 
 try {
-  await compare('REST current_plan', () => autocannon(`${baseline.rest}/bare`), () => autocannon(restPlan));
-  await compare('gRPC CurrentPlan', () => grpcLoad(baseline.grpc), () => grpcLoad(grpcAddr));
+  await compare(
+    'REST current_plan',
+    () => autocannon(`${baseline.rest}/bare`),
+    () => autocannon(restPlan),
+  );
+  await compare(
+    'gRPC CurrentPlan',
+    () => grpcLoad(baseline.grpc),
+    () => grpcLoad(grpcAddr),
+  );
   const post = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'abci_query', params: { path: CURRENT_PLAN, data: '' } });
-  await compare('JSON-RPC abci_query (POST)', () => autocannon(`${baseline.rest}/bare`), () => autocannon(rpc, post));
-  await compare('JSON-RPC abci_query (GET URI)', () => autocannon(`${baseline.rest}/bare`), () => autocannon(abciGet));
+  await compare(
+    'JSON-RPC abci_query (POST)',
+    () => autocannon(`${baseline.rest}/bare`),
+    () => autocannon(rpc, post),
+  );
+  await compare(
+    'JSON-RPC abci_query (GET URI)',
+    () => autocannon(`${baseline.rest}/bare`),
+    () => autocannon(abciGet),
+  );
 } finally {
   await stop(bare.child);
   await stop(node);

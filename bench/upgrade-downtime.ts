@@ -38,7 +38,11 @@ function build(label: string, root: string, dir: string): Tree {
 }
 
 function rehearse(t: Tree, round: number): void {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(t.root, 'scripts/rehearse.ts'), '--releases', t.releases], { cwd: t.root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(t.root, 'scripts/rehearse.ts'), '--releases', t.releases], {
+    cwd: t.root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   const line = /done: downtime ([0-9.]+)(m?s) \(([^)]*)\)/.exec(r.stdout);
   if (r.status !== 0 || line === null) throw new Error(`${t.label}: rehearsal failed (${r.status}):\n${(r.stdout + r.stderr).slice(-3000)}`);
   const toMs = (v: string, unit: string): number => Number(v) * (unit === 's' ? 1000 : 1);
@@ -48,7 +52,10 @@ function rehearse(t: Tree, round: number): void {
   console.log(`   ${t.label} round ${round}: ${line[0]}`);
 }
 
-header('upgrade downtime under chainvisor (prepared release)', `old binary halted → new binary's first block ≤ 1 s + one block interval (1 s); ≤ 0.55x the baseline (${BASELINE})`);
+header(
+  'upgrade downtime under chainvisor (prepared release)',
+  `old binary halted → new binary's first block ≤ 1 s + one block interval (1 s); ≤ 0.55x the baseline (${BASELINE})`,
+);
 const dir = tempDir('downtime');
 const trees = [build('this', ROOT, dir)];
 let baseRoot: string | undefined;

@@ -227,15 +227,18 @@ for (const v of ['metered', 'unmetered'] as const) {
   row(`${v === 'metered' ? 'HEADLINE ' : ''}ratio upgrade block / raw LMDB`, `${(rawMs / total).toFixed(2)}x`);
   // each round's raw rewrite runs right after its migrations: the pair shares the machine's state of the moment
   const paired = ms_.map((m, r) => raw[r] / (m.finalize + m.commit));
-  row('  per-round ratios (paired with that round\'s raw rewrite)', paired.map((x) => x.toFixed(2)).join(' '), `median ${median(paired).toFixed(2)}x`);
+  row("  per-round ratios (paired with that round's raw rewrite)", paired.map((x) => x.toFixed(2)).join(' '), `median ${median(paired).toFixed(2)}x`);
   row('ratio handler alone / raw LMDB', `${(rawMs / handler).toFixed(2)}x`);
   const gas = ms_[0].gas;
-  row('gas counted by the handler (unlimited meter)', gas === 0n ? '0 gas' : `${(Number(gas) / 1e9).toFixed(2)}G gas`, `${(Number(gas) / N).toFixed(0)} gas/key`);
+  row(
+    'gas counted by the handler (unlimited meter)',
+    gas === 0n ? '0 gas' : `${(Number(gas) / 1e9).toFixed(2)}G gas`,
+    `${(Number(gas) / N).toFixed(0)} gas/key`,
+  );
 }
 const hm = median(runs.metered.map((m) => m.handler));
 const hu = median(runs.unmetered.map((m) => m.handler));
 row('gas metering cost in the handler', ms(hm - hu), `${(((hm - hu) / hm) * 100).toFixed(0)}% of it`, `${(((hm - hu) * 1e3) / N).toFixed(2)} µs/key`);
-
 
 // ---- insight: the read half alone (no writes), one pass each over the committed 1M keys ------------------------
 const rctx = queryCtx();

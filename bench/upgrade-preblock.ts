@@ -72,7 +72,12 @@ function makeApp(label: string, kind: Kind): BenchApp {
   const withUpgrade = kind.startsWith('upgrade');
   if (kind === 'second-store') {
     // stands in for the upgrade store: one more mounted store, written at genesis (as the version map is)
-    mods.push({ name: 'noop2', storeKeys: ['noop2'], consensusVersion: 1n, initGenesis: (ctx: Context) => ctx.kvStore('noop2').set(Uint8Array.of(1), Uint8Array.of(1)) });
+    mods.push({
+      name: 'noop2',
+      storeKeys: ['noop2'],
+      consensusVersion: 1n,
+      initGenesis: (ctx: Context) => ctx.kvStore('noop2').set(Uint8Array.of(1), Uint8Array.of(1)),
+    });
   }
   // the closures run only once `modules` and `app` exist (as in packages/chaind/src/app.ts)
   const up = withUpgrade
@@ -115,7 +120,12 @@ function makeApp(label: string, kind: Kind): BenchApp {
 
 /** A finalize-mode context over the app's block write set, as FinalizeBlock builds for the next block. */
 function ctxAt(a: BenchApp): Context {
-  const h: BlockHeader = { chainId: CHAIN_ID, height: a.app.lastBlockHeight + 1n, time: { seconds: a.time + 1n, nanos: 0 }, proposerAddress: new Uint8Array(20) };
+  const h: BlockHeader = {
+    chainId: CHAIN_ID,
+    height: a.app.lastBlockHeight + 1n,
+    time: { seconds: a.time + 1n, nanos: 0 },
+    proposerAddress: new Uint8Array(20),
+  };
   return new Context({ store: a.app.store, header: h, mode: 'finalize' });
 }
 

@@ -76,7 +76,16 @@ if (process.argv[2] === '--child') {
   modules.registerServices();
   const ms0 = CommitMultiStore.open(dir);
   const snap = ms0.snapshot();
-  const r = dryRunUpgrade({ snapshot: snap, upgrade: { name: UPGRADE, storeUpgrades: {} }, height: BigInt(height), time: { seconds: BigInt(seconds), nanos: 0 }, info: '', chainId: CHAIN_ID, modules, upgradeKeeper: up.keeper });
+  const r = dryRunUpgrade({
+    snapshot: snap,
+    upgrade: { name: UPGRADE, storeUpgrades: {} },
+    height: BigInt(height),
+    time: { seconds: BigInt(seconds), nanos: 0 },
+    info: '',
+    chainId: CHAIN_ID,
+    modules,
+    upgradeKeeper: up.keeper,
+  });
   snap.release();
   await ms0.close();
   const report: ChildReport = {
@@ -161,7 +170,11 @@ await new Promise((r) => setTimeout(r, Math.max(3000, 15 * INTERVAL)));
 const idleTo = performance.now();
 
 const simFrom = performance.now();
-const child = spawn(process.execPath, [...chaindNodeFlags(), '--import', 'tsx', fileURLToPath(import.meta.url), '--child', dir, String(h), String(time + (h - app.lastBlockHeight))], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(
+  process.execPath,
+  [...chaindNodeFlags(), '--import', 'tsx', fileURLToPath(import.meta.url), '--child', dir, String(h), String(time + (h - app.lastBlockHeight))],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 let out = '';
 child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
 const code = await new Promise<number | null>((r) => child.once('exit', r));
@@ -179,7 +192,11 @@ setHandler(up);
 const f = timeMs(finalize);
 const c = timeMs(() => app.commit());
 const real = { finalize: f, commit: c };
-const ctx = new Context({ store: app.store, header: { chainId: CHAIN_ID, height: h, time: { seconds: time, nanos: 0 }, proposerAddress: new Uint8Array(20) }, mode: 'finalize' });
+const ctx = new Context({
+  store: app.store,
+  header: { chainId: CHAIN_ID, height: h, time: { seconds: time, nanos: 0 }, proposerAddress: new Uint8Array(20) },
+  mode: 'finalize',
+});
 if (up.keeper.getDoneHeight(ctx, UPGRADE) !== h) throw new Error('the real upgrade did not run at the plan height');
 const realHash = toHex(app.store.lastCommitInfo().appHash);
 if (realHash !== sim.appHash) throw new Error(`the simulation predicted app hash ${sim.appHash ?? 'none'}, the upgrade block committed ${realHash}`);

@@ -23,7 +23,9 @@ if (cached?.ok === true && isPinnedVersion(cached.version)) {
 }
 const go = findGo();
 if (go === undefined) {
-  console.error(`cometbft:install: no Go toolchain (not on PATH, not in /usr/local/go/bin): install Go, then run npm run cometbft:install (go install ${COMETBFT_GO_PACKAGE}@${COMETBFT_VERSION})`);
+  console.error(
+    `cometbft:install: no Go toolchain (not on PATH, not in /usr/local/go/bin): install Go, then run npm run cometbft:install (go install ${COMETBFT_GO_PACKAGE}@${COMETBFT_VERSION})`,
+  );
   process.exit(2);
 }
 const tmp = `${dirname(target)}.tmp-${process.pid}`;

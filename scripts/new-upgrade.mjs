@@ -13,6 +13,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { register } from 'tsx/esm/api';
 
 register();
@@ -28,7 +29,9 @@ const INDEX_TS = join(SRC, 'upgrades/index.ts');
 /** Lower case, a JavaScript identifier and a folder name on every platform: v3, v3_1, gaia_v2. */
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof let new null return static super switch this throw true try typeof var void while with yield await implements interface package private protected public arguments eval undefined'.split(' '),
+  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof let new null return static super switch this throw true try typeof var void while with yield await implements interface package private protected public arguments eval undefined'.split(
+    ' ',
+  ),
 );
 /** Names Windows refuses for a folder. */
 const DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
@@ -47,13 +50,19 @@ const refuse = (msg) => {
 /** `text` with `re` (exactly one match) replaced; refuses when the file's layout is not the expected one. */
 function editOnce(file, text, re, to) {
   const matches = text.match(new RegExp(re.source, `${re.flags.replace('g', '')}g`)) ?? [];
-  if (matches.length !== 1) refuse(`${file.slice(ROOT.length + 1)} does not have the expected layout (${matches.length} matches of ${re}): add the upgrade by hand (docs/upgrade-guide.md)`);
+  if (matches.length !== 1)
+    refuse(
+      `${file.slice(ROOT.length + 1)} does not have the expected layout (${matches.length} matches of ${re}): add the upgrade by hand (docs/upgrade-guide.md)`,
+    );
   return text.replace(re, to);
 }
 
 function checkName(name) {
   if (name === undefined || name === '') refuse('usage: npm run new-upgrade -- <name>   (e.g. v3)');
-  if (!NAME.test(name)) refuse(`bad name ${JSON.stringify(name)}: an upgrade name is a lower-case letter, then lower-case letters, digits or _ (at most 64), e.g. v3 — it is the release's, the folder's, the exported binding's and the governance plan's name`);
+  if (!NAME.test(name))
+    refuse(
+      `bad name ${JSON.stringify(name)}: an upgrade name is a lower-case letter, then lower-case letters, digits or _ (at most 64), e.g. v3 — it is the release's, the folder's, the exported binding's and the governance plan's name`,
+    );
   if (RESERVED.has(name) || DEVICE.test(name)) refuse(`bad name ${JSON.stringify(name)}: a reserved word or device name cannot name an upgrade`);
   if (RELEASES.includes(name)) refuse(`release ${JSON.stringify(name)} already exists (RELEASES: ${RELEASES.join(', ')}): choose the next name`);
   if (existsSync(join(SRC, 'upgrades', name))) refuse(`packages/chaind/src/upgrades/${name}/ already exists: remove it or choose another name`);
@@ -125,16 +134,22 @@ export const rehearsal: RehearsalChecks = {
 `;
 }
 
-function main() {
+async function main() {
   const args = process.argv.slice(2);
   if (args.length !== 1) refuse('usage: npm run new-upgrade -- <name>   (e.g. v3)');
   const name = args[0];
   checkName(name);
   const previous = RELEASES[RELEASES.length - 1];
   // every edit is computed before anything is written
-  const release = editOnce(RELEASE_TS, readFileSync(RELEASE_TS, 'utf8'), /export const RELEASES = \[([^\]]*)\] as const;/, (_m, list) => `export const RELEASES = [${list.trim()}, '${name}'] as const;`);
+  const release = editOnce(
+    RELEASE_TS,
+    readFileSync(RELEASE_TS, 'utf8'),
+    /export const RELEASES = \[([^\]]*)\] as const;/,
+    (_m, list) => `export const RELEASES = [${list.trim()}, '${name}'] as const;`,
+  );
   let index = readFileSync(INDEX_TS, 'utf8');
-  if (new RegExp(`\\b${name}\\b`).test(index.replace(/\/\/.*$/gm, ''))) refuse(`the name ${JSON.stringify(name)} is already used in packages/chaind/src/upgrades/index.ts: choose another`);
+  if (new RegExp(`\\b${name}\\b`).test(index.replace(/\/\/.*$/gm, '')))
+    refuse(`the name ${JSON.stringify(name)} is already used in packages/chaind/src/upgrades/index.ts: choose another`);
   const imports = [...index.matchAll(/^import \{ ([a-z][a-z0-9_]*) \} from '\.\/\1\/index\.ts';$/gm)];
   const importLine = `import { ${name} } from './${name}/index.ts';`;
   if (imports.length > 0) {
@@ -144,16 +159,32 @@ function main() {
   } else {
     index = editOnce(INDEX_TS, index, /^import type \{ Upgrade \} from '\.\/types\.ts';$/m, (m) => `${m}\n${importLine}`);
   }
-  index = editOnce(INDEX_TS, index, /(const BY_NAME: [^=]+= \{)([^}]*)(\};)/, (_m, head, list, tail) => `${head} ${[...list.split(',').map((s) => s.trim()).filter((s) => s !== ''), name].join(', ')} ${tail}`);
+  index = editOnce(
+    INDEX_TS,
+    index,
+    /(const BY_NAME: [^=]+= \{)([^}]*)(\};)/,
+    (_m, head, list, tail) =>
+      `${head} ${[
+        ...list
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+        name,
+      ].join(', ')} ${tail}`,
+  );
 
   const dir = join(SRC, 'upgrades', name);
-  const files = [
-    [join(dir, 'index.ts'), entryFile(name)],
-    [join(dir, `${name}.test.ts`), testFile(name)],
-    [join(dir, 'rehearsal.ts'), rehearsalFile(name)],
-    [INDEX_TS, index],
-    [RELEASE_TS, release],
-  ];
+  // in the repository's format (npm run lint checks it)
+  const formatted = async (f, text) => format(text, { ...(await resolveConfig(f)), filepath: f });
+  const files = await Promise.all(
+    [
+      [join(dir, 'index.ts'), entryFile(name)],
+      [join(dir, `${name}.test.ts`), testFile(name)],
+      [join(dir, 'rehearsal.ts'), rehearsalFile(name)],
+      [INDEX_TS, index],
+      [RELEASE_TS, release],
+    ].map(async ([f, text]) => [f, await formatted(f, text)]),
+  );
   const before = new Map([INDEX_TS, RELEASE_TS].map((f) => [f, readFileSync(f, 'utf8')]));
   try {
     mkdirSync(dir);
@@ -184,7 +215,7 @@ Checklist (docs/upgrade-guide.md, "Adding the next upgrade, step by step"):
 }
 
 try {
-  main();
+  await main();
 } catch (e) {
   if (!(e instanceof ScaffoldError)) throw e;
   console.error(`new-upgrade: ${e.message}`);

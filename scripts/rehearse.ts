@@ -35,7 +35,12 @@ const USAGE = `usage: npm run rehearse -- [--from <release>] [--to <release>] [-
 function parseOptions(): { releases: string | undefined; keep: boolean; path: readonly string[] } {
   try {
     const { values } = parseArgs({
-      options: { from: { type: 'string', default: RELEASES[0] }, to: { type: 'string' }, releases: { type: 'string' }, keep: { type: 'boolean', default: false } },
+      options: {
+        from: { type: 'string', default: RELEASES[0] },
+        to: { type: 'string' },
+        releases: { type: 'string' },
+        keep: { type: 'boolean', default: false },
+      },
       allowPositionals: false,
     });
     // by default the first upgrade after --from
@@ -93,13 +98,22 @@ function cli(bin: string, args: string[]): Promise<string> {
     child.on('error', rej);
     child.on('close', (code, signal) => {
       if (code === 0) res(stdout);
-      else rej(new RehearsalError(`${basename(bin)} ${args.slice(0, 3).join(' ')} … failed (${code === null ? `signal ${signal}` : `exit ${code}`}): ${stderr.trim() || stdout.trim()}`));
+      else
+        rej(
+          new RehearsalError(
+            `${basename(bin)} ${args.slice(0, 3).join(' ')} … failed (${code === null ? `signal ${signal}` : `exit ${code}`}): ${stderr.trim() || stdout.trim()}`,
+          ),
+        );
     });
   });
 }
 
 async function rpc<T>(url: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   if (!(r.headers.get('content-type') ?? '').includes('json')) fail(`${method}: HTTP ${r.status}: ${(await r.text()).slice(0, 200)}`);
   const j = (await r.json()) as { result?: T; error?: { message: string; data?: string } };
   if (j.result === undefined) fail(`${method}: ${j.error?.message ?? 'no result'} ${j.error?.data ?? ''}`);
@@ -136,7 +150,9 @@ async function main(): Promise<void> {
   let releases = opts.releases === undefined ? join(work, 'releases') : resolve(opts.releases);
   if (opts.releases === undefined) {
     say(`building the ${opts.path.join(', ')} releases (npm run release)`);
-    execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), ...opts.path.flatMap((r) => ['--release', r]), '--out', releases], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), ...opts.path.flatMap((r) => ['--release', r]), '--out', releases], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   releases = resolve(releases);
   const sums = new Map(
@@ -188,21 +204,40 @@ async function main(): Promise<void> {
   const visorLines: string[] = [];
   const onData = (d: Buffer): void => {
     visorLog += d.toString();
-    for (const line of d.toString().split('\n')) if (/chainvisor|UPGRADE|applying upgrade|downtime/i.test(line) && !/committed block/.test(line)) visorLines.push(line);
+    for (const line of d.toString().split('\n'))
+      if (/chainvisor|UPGRADE|applying upgrade|downtime/i.test(line) && !/committed block/.test(line)) visorLines.push(line);
   };
   visor.stdout?.on('data', onData);
   visor.stderr?.on('data', onData);
   const visorExit = new Promise<number | null>((res) => visor.once('exit', (c) => res(c)));
-  const height = async (): Promise<number> => Number((await rpc<{ sync_info: { latest_block_height: string } }>(rpcUrl, 'status')).sync_info.latest_block_height);
+  const height = async (): Promise<number> =>
+    Number((await rpc<{ sync_info: { latest_block_height: string } }>(rpcUrl, 'status')).sync_info.latest_block_height);
   await until(`the ${from} node`, 60_000, async () => ((await height()) >= 3 ? true : undefined));
 
   // what `cosmovisor/current` runs: the CLI of the release the chain is at
   const bin = (): string => join(home, 'cosmovisor', existsSync(join(home, 'cosmovisor', 'current')) ? 'current' : 'genesis', 'bin', 'chaind');
-  const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpcUrl, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
+  const flags = [
+    '--home',
+    home,
+    '--keyring-backend',
+    'test',
+    '--node',
+    rpcUrl,
+    '-y',
+    '--broadcast-mode',
+    'commit',
+    '--gas',
+    'auto',
+    '--gas-adjustment',
+    '1.5',
+    '--fees',
+    '5000stake',
+  ];
   /** The chain's shortest block interval among its last blocks (ms): the height must not come before the vote ends. */
   const blockInterval = async (): Promise<number> => {
     const h = await height();
-    const timeAt = async (x: number): Promise<number> => Date.parse((await rpc<{ block: { header: { time: string } } }>(rpcUrl, 'block', { height: String(x) })).block.header.time.replace(/(\.\d{3})\d*/, '$1'));
+    const timeAt = async (x: number): Promise<number> =>
+      Date.parse((await rpc<{ block: { header: { time: string } } }>(rpcUrl, 'block', { height: String(x) })).block.header.time.replace(/(\.\d{3})\d*/, '$1'));
     const times = await Promise.all(Array.from({ length: Math.min(6, h) }, (_, i) => timeAt(h - i)));
     const gaps = times.slice(1).map((t, i) => times[i] - t);
     return Math.max(100, Math.min(...gaps));
@@ -213,7 +248,10 @@ async function main(): Promise<void> {
   for (const name of hops) {
     // 4. the proposal, its id from the submit tx's events, the vote; the height from the chain's voting period
     const cliNow = bin();
-    const gov = JSON.parse(await cli(cliNow, ['query', 'gov', 'params', '-o', 'json', '--node', rpcUrl])) as { params?: { voting_period?: string }; voting_params?: { voting_period?: string } };
+    const gov = JSON.parse(await cli(cliNow, ['query', 'gov', 'params', '-o', 'json', '--node', rpcUrl])) as {
+      params?: { voting_period?: string };
+      voting_params?: { voting_period?: string };
+    };
     const voting = durationMs(gov.params?.voting_period ?? gov.voting_params?.voting_period ?? fail(`query gov params: no voting_period`));
     const interval = await blockInterval();
     // the vote must end before the height: the voting period twice over, and some blocks for the txs
@@ -221,11 +259,38 @@ async function main(): Promise<void> {
     const H = (await height()) + ahead;
     const info = JSON.stringify({ binaries: { [target]: `${mirror}/${archiveOf(name)}?checksum=sha256:${sumOf(name)}` } });
     say(`proposing upgrade ${name} at height ${H}; --upgrade-info ${info}`);
-    const submitted = JSON.parse(await cli(cliNow, ['tx', 'upgrade', 'software-upgrade', name, '--title', name, '--summary', `upgrade ${name} (npm run rehearse)`, '--deposit', '10000000stake', '--upgrade-height', String(H), '--upgrade-info', info, '--allow-loopback-http', '--from', 'alice', ...flags])) as { code: number; txhash: string };
+    const submitted = JSON.parse(
+      await cli(cliNow, [
+        'tx',
+        'upgrade',
+        'software-upgrade',
+        name,
+        '--title',
+        name,
+        '--summary',
+        `upgrade ${name} (npm run rehearse)`,
+        '--deposit',
+        '10000000stake',
+        '--upgrade-height',
+        String(H),
+        '--upgrade-info',
+        info,
+        '--allow-loopback-http',
+        '--from',
+        'alice',
+        ...flags,
+      ]),
+    ) as { code: number; txhash: string };
     if (submitted.code !== 0) fail(`proposal rejected: ${JSON.stringify(submitted)}`);
-    const txr = await until('the submit tx', 30_000, () => rpc<{ tx_result: { events: { type: string; attributes: { key: string; value: string }[] }[] } }>(rpcUrl, 'tx', { hash: Buffer.from(submitted.txhash, 'hex').toString('base64') }));
+    const txr = await until('the submit tx', 30_000, () =>
+      rpc<{ tx_result: { events: { type: string; attributes: { key: string; value: string }[] }[] } }>(rpcUrl, 'tx', {
+        hash: Buffer.from(submitted.txhash, 'hex').toString('base64'),
+      }),
+    );
     const id =
-      txr.tx_result.events.filter((e) => e.type === 'submit_proposal').flatMap((e) => e.attributes.filter((a) => a.key === 'proposal_id').map((a) => a.value))[0] ??
+      txr.tx_result.events
+        .filter((e) => e.type === 'submit_proposal')
+        .flatMap((e) => e.attributes.filter((a) => a.key === 'proposal_id').map((a) => a.value))[0] ??
       fail(`no submit_proposal proposal_id in the events of tx ${submitted.txhash}`);
     const voted = JSON.parse(await cli(cliNow, ['tx', 'gov', 'vote', id, 'yes', '--from', 'validator', ...flags])) as { code: number };
     if (voted.code !== 0) fail(`vote rejected: ${JSON.stringify(voted)}`);
@@ -242,7 +307,9 @@ async function main(): Promise<void> {
     // 5. the halt, the switch, the new release
     const done = new RegExp(`upgrade ${name} at height ${H} done: downtime`);
     const waitHalt = ahead * interval * 3 + 180_000;
-    await until(`the halt at ${H} and chainvisor's summary`, waitHalt, () => (done.test(visorLog) ? true : visor.exitCode !== null ? fail(`chainvisor exited (${visor.exitCode}):\n${visorLog.slice(-4000)}`) : undefined));
+    await until(`the halt at ${H} and chainvisor's summary`, waitHalt, () =>
+      done.test(visorLog) ? true : visor.exitCode !== null ? fail(`chainvisor exited (${visor.exitCode}):\n${visorLog.slice(-4000)}`) : undefined,
+    );
     await until('a block after the upgrade', 30_000, async () => ((await height()) > H ? true : undefined));
     for (const l of visorLines.slice(visorSeen)) console.log(`    | ${l}`);
     visorSeen = visorLines.length;
@@ -275,7 +342,12 @@ async function main(): Promise<void> {
         height: BigInt(H),
         query: (args) => cli(newBin, ['query', ...args, '--node', rpcUrl]),
         storeKey: async (store, key): Promise<StoreRead> => {
-          const r = (await rpc<{ response: { code: number; value: string | null; log: string } }>(rpcUrl, 'abci_query', { path: `/store/${store}/key`, data: Buffer.from(key).toString('hex') })).response;
+          const r = (
+            await rpc<{ response: { code: number; value: string | null; log: string } }>(rpcUrl, 'abci_query', {
+              path: `/store/${store}/key`,
+              data: Buffer.from(key).toString('hex'),
+            })
+          ).response;
           return { code: r.code, value: r.value === null ? undefined : new Uint8Array(Buffer.from(r.value, 'base64')), log: r.log };
         },
         report: (line) => console.log(line),

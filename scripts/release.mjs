@@ -170,7 +170,10 @@ async function stageRelease(release, stage) {
   const sdk = join(stage, 'node_modules/@chaind/sdk');
   const gen = 'src/gen/chain/upgrade/v1beta1';
   mkdirSync(join(sdk, gen), { recursive: true });
-  writeFileSync(join(sdk, 'package.json'), `${JSON.stringify({ name: '@chaind/sdk', private: true, type: 'module', exports: { './gen/*': './src/gen/*.ts' } }, null, 2)}\n`);
+  writeFileSync(
+    join(sdk, 'package.json'),
+    `${JSON.stringify({ name: '@chaind/sdk', private: true, type: 'module', exports: { './gen/*': './src/gen/*.ts' } }, null, 2)}\n`,
+  );
   writeFileSync(join(sdk, gen, 'query.ts'), '// placeholder: resolved (never loaded) to locate the descriptor set\nexport {};\n');
   cpSync(join(ROOT, 'packages/sdk/src/gen/descriptor-set.binpb'), join(sdk, 'src/gen/descriptor-set.binpb'));
   const copied = new Set();
@@ -207,7 +210,12 @@ async function main() {
   const sums = readdirSync(out)
     .filter((f) => /^chaind-.*\.tar\.gz$/.test(f))
     .sort()
-    .map((f) => `${createHash('sha256').update(readFileSync(join(out, f))).digest('hex')}  ${f}\n`);
+    .map(
+      (f) =>
+        `${createHash('sha256')
+          .update(readFileSync(join(out, f)))
+          .digest('hex')}  ${f}\n`,
+    );
   writeFileSync(join(out, 'SHA256SUMS'), sums.join(''));
   console.log(`${join(out, 'SHA256SUMS')}\n${sums.join('').trimEnd()}`);
 }

@@ -9,7 +9,9 @@ if (process.env.NODE_TEST_CONTEXT !== undefined && file.endsWith('.test.ts') && 
   const cp = createRequire(import.meta.url)('node:child_process');
   for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
     cp[name] = () => {
-      throw new Error(`${file} is a fast-tier test (beside the code) and started a child process (child_process.${name}): move it to a test/ folder (the e2e tier)`);
+      throw new Error(
+        `${file} is a fast-tier test (beside the code) and started a child process (child_process.${name}): move it to a test/ folder (the e2e tier)`,
+      );
     };
   }
   syncBuiltinESMExports();

@@ -81,7 +81,10 @@ if (selected.some((f) => tierOf(f) === 'e2e')) {
   if (!env.COMETBFT_BIN) {
     const install = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cometbft-install.ts'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
     if (install.status === 0) env.COMETBFT_BIN = install.stdout.trim();
-    else console.error(`\n*** CometBFT is not installed (npm run cometbft:install exited ${install.status}): the tests that run it will ${env.CI === 'true' || env.CHAIND_REQUIRE_COMETBFT === '1' ? 'FAIL' : 'SKIP'}. Install Go (/usr/local/go/bin) or set COMETBFT_BIN. ***\n`);
+    else
+      console.error(
+        `\n*** CometBFT is not installed (npm run cometbft:install exited ${install.status}): the tests that run it will ${env.CI === 'true' || env.CHAIND_REQUIRE_COMETBFT === '1' ? 'FAIL' : 'SKIP'}. Install Go (/usr/local/go/bin) or set COMETBFT_BIN. ***\n`,
+      );
   }
   // the launchers run the bundles while they are current (scripts/launch.mjs): rebuilt here when sources changed
   const bundled = spawnSync(process.execPath, ['scripts/dev-bundle.mjs', '--if-stale'], { stdio: 'inherit' });
@@ -94,8 +97,19 @@ if (selected.some((f) => tierOf(f) === 'e2e')) {
     if (built.status !== 0) process.exit(built.status ?? 1);
   }
 }
-const args = ['--import', 'tsx', '--import', fileURLToPath(new URL('test-guard.mjs', import.meta.url)), '--test', `--test-concurrency=${concurrency}`, '--test-reporter=tap', ...selected];
+const args = [
+  '--import',
+  'tsx',
+  '--import',
+  fileURLToPath(new URL('test-guard.mjs', import.meta.url)),
+  '--test',
+  `--test-concurrency=${concurrency}`,
+  '--test-reporter=tap',
+  ...selected,
+];
 const started = Date.now();
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
-console.log(`# ${values.tier === undefined ? 'fast and e2e tiers' : `${values.tier} tier`}: ${selected.length} files, ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  `# ${values.tier === undefined ? 'fast and e2e tiers' : `${values.tier} tier`}: ${selected.length} files, ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
 process.exit(r.status ?? 1);

@@ -52,46 +52,56 @@ function setupBlock(): string[] {
 
 const comet = cometForTests();
 
-test('docs/chainvisor.md "Setup", run as written on a fresh copy: the first start under chainvisor commits blocks', { skip: comet.skip, timeout: 420_000 }, async () => {
-  const lines = setupBlock();
-  const last = lines.pop() ?? '';
-  assert.match(last, /^npx chainvisor run start --home \$DAEMON_HOME\b/, 'the block ends by starting the node under chainvisor');
-  const repo = copyOfRepository();
-  const home = mkdtempSync(join(tmpdir(), 'chaind-setup-home-'));
-  homes.push(home);
-  // a child of the test runner must not report to it as a subtest
-  const { NODE_TEST_CONTEXT: _, ...parent } = process.env;
-  const env: NodeJS.ProcessEnv = { ...parent, HOME: home, COMETBFT_BIN: comet.bin ?? '' };
-  for (const k of Object.keys(env)) if (k.startsWith('DAEMON_') || k.startsWith('COSMOVISOR_') || k.startsWith('CHAIND_')) delete env[k];
+test(
+  'docs/chainvisor.md "Setup", run as written on a fresh copy: the first start under chainvisor commits blocks',
+  { skip: comet.skip, timeout: 420_000 },
+  async () => {
+    const lines = setupBlock();
+    const last = lines.pop() ?? '';
+    assert.match(last, /^npx chainvisor run start --home \$DAEMON_HOME\b/, 'the block ends by starting the node under chainvisor');
+    const repo = copyOfRepository();
+    const home = mkdtempSync(join(tmpdir(), 'chaind-setup-home-'));
+    homes.push(home);
+    // a child of the test runner must not report to it as a subtest
+    const { NODE_TEST_CONTEXT: _, ...parent } = process.env;
+    const env: NodeJS.ProcessEnv = { ...parent, HOME: home, COMETBFT_BIN: comet.bin ?? '' };
+    for (const k of Object.keys(env)) if (k.startsWith('DAEMON_') || k.startsWith('COSMOVISOR_') || k.startsWith('CHAIND_')) delete env[k];
 
-  const setup = sh(lines.join('\n'), repo, env);
-  assert.equal(await setup.exited, 0, `the setup failed:\n${setup.output().slice(-6000)}`);
-  const daemonHome = join(home, '.mychain');
-  const genesis = JSON.parse(readFileSync(join(daemonHome, 'config', 'genesis.json'), 'utf8')) as { app_version?: string };
-  assert.equal(genesis.app_version, 'v1', 'the genesis is the genesis release\'s');
-  assert.ok(existsSync(join(daemonHome, 'cosmovisor', 'upgrades', 'v2', 'bin', 'chaind')), 'the optional add-upgrade installed v2');
+    const setup = sh(lines.join('\n'), repo, env);
+    assert.equal(await setup.exited, 0, `the setup failed:\n${setup.output().slice(-6000)}`);
+    const daemonHome = join(home, '.mychain');
+    const genesis = JSON.parse(readFileSync(join(daemonHome, 'config', 'genesis.json'), 'utf8')) as { app_version?: string };
+    assert.equal(genesis.app_version, 'v1', "the genesis is the genesis release's");
+    assert.ok(existsSync(join(daemonHome, 'cosmovisor', 'upgrades', 'v2', 'bin', 'chaind')), 'the optional add-upgrade installed v2');
 
-  // the node's ports, off the defaults
-  const [rpc, p2p, api, grpc] = await freePorts(4);
-  const configToml = join(daemonHome, 'config', 'config.toml');
-  const appToml = join(daemonHome, 'config', 'app.toml');
-  writeFileSync(configToml, setTomlValue(setTomlValue(readFileSync(configToml, 'utf8'), 'rpc', 'laddr', `tcp://127.0.0.1:${rpc}`), 'p2p', 'laddr', `tcp://127.0.0.1:${p2p}`));
-  writeFileSync(appToml, setTomlValue(setTomlValue(readFileSync(appToml, 'utf8'), 'api', 'address', `tcp://127.0.0.1:${api}`), 'grpc', 'address', `127.0.0.1:${grpc}`));
-  const rpcUrl = `http://127.0.0.1:${rpc}`;
+    // the node's ports, off the defaults
+    const [rpc, p2p, api, grpc] = await freePorts(4);
+    const configToml = join(daemonHome, 'config', 'config.toml');
+    const appToml = join(daemonHome, 'config', 'app.toml');
+    writeFileSync(
+      configToml,
+      setTomlValue(setTomlValue(readFileSync(configToml, 'utf8'), 'rpc', 'laddr', `tcp://127.0.0.1:${rpc}`), 'p2p', 'laddr', `tcp://127.0.0.1:${p2p}`),
+    );
+    writeFileSync(
+      appToml,
+      setTomlValue(setTomlValue(readFileSync(appToml, 'utf8'), 'api', 'address', `tcp://127.0.0.1:${api}`), 'grpc', 'address', `127.0.0.1:${grpc}`),
+    );
+    const rpcUrl = `http://127.0.0.1:${rpc}`;
 
-  const exports = lines.filter((l) => l.startsWith('export '));
-  const run = sh([...exports, last].join('\n'), repo, { ...env, DAEMON_RPC_ADDRESS: rpcUrl, DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpc}` });
-  const end = Date.now() + 120_000;
-  let height: bigint | undefined;
-  while ((height ?? 0n) < 2n) {
+    const exports = lines.filter((l) => l.startsWith('export '));
+    const run = sh([...exports, last].join('\n'), repo, { ...env, DAEMON_RPC_ADDRESS: rpcUrl, DAEMON_GRPC_ADDRESS: `127.0.0.1:${grpc}` });
+    const end = Date.now() + 120_000;
+    let height: bigint | undefined;
+    while ((height ?? 0n) < 2n) {
+      const out = run.output();
+      assert.doesNotMatch(out, /unknown module/, out.slice(-4000));
+      if (Date.now() > end) assert.fail(`no block 2 within 120 s:\n${out.slice(-4000)}`);
+      const exited = await Promise.race([run.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 500))]);
+      if (exited) assert.fail(`chainvisor exited before block 2:\n${run.output().slice(-4000)}`);
+      height = await cometHeight(rpcUrl);
+    }
     const out = run.output();
-    assert.doesNotMatch(out, /unknown module/, out.slice(-4000));
-    if (Date.now() > end) assert.fail(`no block 2 within 120 s:\n${out.slice(-4000)}`);
-    const exited = await Promise.race([run.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 500))]);
-    if (exited) assert.fail(`chainvisor exited before block 2:\n${run.output().slice(-4000)}`);
-    height = await cometHeight(rpcUrl);
-  }
-  const out = run.output();
-  assert.match(out, /\[chainvisor\] \S* ?INF starting \S+\/\.mychain\/cosmovisor\/genesis\/bin\/chaind start --home \S+\/\.mychain\n/);
-  assert.doesNotMatch(out, /\[chainvisor\] .*ERR /);
-});
+    assert.match(out, /\[chainvisor\] \S* ?INF starting \S+\/\.mychain\/cosmovisor\/genesis\/bin\/chaind start --home \S+\/\.mychain\n/);
+    assert.doesNotMatch(out, /\[chainvisor\] .*ERR /);
+  },
+);

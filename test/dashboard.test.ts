@@ -76,14 +76,22 @@ async function waitText<T>(page: Page, what: string, sel: string, probe: (t: str
 
 /** Accessibility basics: every control labelled, every table captioned, every section named, text contrast ≥ 4.5:1. */
 async function checkAccessibility(page: Page): Promise<void> {
-  const a = await inPage<{ unlabelled: string[]; uncaptioned: string[]; unnamed: number; pairs: { text: string; fg: string; bg: string }[]; lang: string; title: string }>(page, ACCESSIBILITY_PROBE);
+  const a = await inPage<{
+    unlabelled: string[];
+    uncaptioned: string[];
+    unnamed: number;
+    pairs: { text: string; fg: string; bg: string }[];
+    lang: string;
+    title: string;
+  }>(page, ACCESSIBILITY_PROBE);
   assert.deepEqual(a.unlabelled, [], 'every control has a label');
   assert.deepEqual(a.uncaptioned, [], 'every table has a caption');
   assert.equal(a.unnamed, 0, 'every section is named by its heading');
   assert.equal(a.lang, 'en');
   assert.match(a.title, /Upgrade dashboard/);
   assert.ok(a.pairs.length > 10, 'text was found to check');
-  for (const p of a.pairs) assert.ok(contrast(p.fg, p.bg) >= 4.5, `contrast of "${p.text}" (${p.fg} on ${p.bg}) is ${contrast(p.fg, p.bg).toFixed(2)}, under 4.5:1`);
+  for (const p of a.pairs)
+    assert.ok(contrast(p.fg, p.bg) >= 4.5, `contrast of "${p.text}" (${p.fg} on ${p.bg}) is ${contrast(p.fg, p.bg).toFixed(2)}, under 4.5:1`);
 }
 
 describe('the upgrade dashboard in a headless browser', () => {
@@ -114,170 +122,206 @@ describe('the upgrade dashboard in a headless browser', () => {
     assert.equal(contrast('rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)').toFixed(0), '1');
   });
 
-  test('plan, countdown, readiness and history through v1 → v2 under chainvisor', { timeout: 300_000, skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const s = (srv = await serve());
-    const release = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: chaindScript('v2'), mode: 0o755 }]);
-    s.file('/chaind-v2.tar.gz', release);
-    const checksum = `sha256:${hex('sha256', release)}`;
-    const info = JSON.stringify({ binaries: { any: `${s.base}/chaind-v2.tar.gz?checksum=${checksum}` } });
-    const c = await createVisorChain({ DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_ALLOW_LOOPBACK_HTTP: 'true', DAEMON_PREPARE_UPGRADE: 'true' });
-    const v = c.run();
-    await waitForHeight(c, v, 2);
+  test(
+    'plan, countdown, readiness and history through v1 → v2 under chainvisor',
+    { timeout: 300_000, skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+    async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const s = (srv = await serve());
+      const release = tgz([
+        { path: 'bin/', type: 'Directory' },
+        { path: 'bin/chaind', body: chaindScript('v2'), mode: 0o755 },
+      ]);
+      s.file('/chaind-v2.tar.gz', release);
+      const checksum = `sha256:${hex('sha256', release)}`;
+      const info = JSON.stringify({ binaries: { any: `${s.base}/chaind-v2.tar.gz?checksum=${checksum}` } });
+      const c = await createVisorChain({ DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_ALLOW_LOOPBACK_HTTP: 'true', DAEMON_PREPARE_UPGRADE: 'true' });
+      const v = c.run();
+      await waitForHeight(c, v, 2);
 
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const page = await browser.newPage();
-    const errors: { at: number; text: string }[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push({ at: Date.now(), text: `${m.text()} ${m.location().url ?? ''}` });
-    });
-    page.on('pageerror', (e) => errors.push({ at: Date.now(), text: `uncaught: ${String(e)}` }));
-    // the page loads nothing but itself and the node's JSON
-    const foreign: string[] = [];
-    page.on('request', (r) => {
-      if (!r.url().startsWith(c.rest) && !r.url().startsWith('data:')) foreign.push(r.url());
-    });
-    await page.setViewport({ width: 1024, height: 900 });
-    const res = await page.goto(`${c.rest}/upgrade`, { waitUntil: 'load' });
-    assert.equal(res?.status(), 200);
-    assert.match(res?.headers()['content-type'] ?? '', /^text\/html/);
+      browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+      const page = await browser.newPage();
+      const errors: { at: number; text: string }[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push({ at: Date.now(), text: `${m.text()} ${m.location().url ?? ''}` });
+      });
+      page.on('pageerror', (e) => errors.push({ at: Date.now(), text: `uncaught: ${String(e)}` }));
+      // the page loads nothing but itself and the node's JSON
+      const foreign: string[] = [];
+      page.on('request', (r) => {
+        if (!r.url().startsWith(c.rest) && !r.url().startsWith('data:')) foreign.push(r.url());
+      });
+      await page.setViewport({ width: 1024, height: 900 });
+      const res = await page.goto(`${c.rest}/upgrade`, { waitUntil: 'load' });
+      assert.equal(res?.status(), 200);
+      assert.match(res?.headers()['content-type'] ?? '', /^text\/html/);
 
-    const h0 = await waitText(page, 'the height', '#height', (t) => (/^\d+$/.test(t) ? Number(t) : undefined), 15_000);
-    assert.ok(h0 >= 2);
-    assert.match(await textOf(page, '#chain-id'), /\S/);
-    await waitText(page, 'the height to rise without a reload', '#height', (t) => (Number(t) > h0 ? true : undefined), 15_000);
-    assert.notEqual(await textOf(page, '#block-time'), '—');
-    assert.match(await textOf(page, '#block-interval'), /^\d+\.\d\d s$/);
-    assert.equal(await textOf(page, '#no-plan'), 'No upgrade is scheduled.');
-    assert.equal(await textOf(page, '#ready'), 'no upgrade scheduled');
-    assert.equal(await textOf(page, '#simulate'), 'not run');
-    assert.match(await textOf(page, '#modules'), /upgrade\s+\d+/);
-    assert.equal(await hidden(page, '#history'), true, 'no upgrade applied yet');
+      const h0 = await waitText(page, 'the height', '#height', (t) => (/^\d+$/.test(t) ? Number(t) : undefined), 15_000);
+      assert.ok(h0 >= 2);
+      assert.match(await textOf(page, '#chain-id'), /\S/);
+      await waitText(page, 'the height to rise without a reload', '#height', (t) => (Number(t) > h0 ? true : undefined), 15_000);
+      assert.notEqual(await textOf(page, '#block-time'), '—');
+      assert.match(await textOf(page, '#block-interval'), /^\d+\.\d\d s$/);
+      assert.equal(await textOf(page, '#no-plan'), 'No upgrade is scheduled.');
+      assert.equal(await textOf(page, '#ready'), 'no upgrade scheduled');
+      assert.equal(await textOf(page, '#simulate'), 'not run');
+      assert.match(await textOf(page, '#modules'), /upgrade\s+\d+/);
+      assert.equal(await hidden(page, '#history'), true, 'no upgrade applied yet');
 
-    // the proposal in voting: its plan and tally
-    const h = (await c.height()) + 30;
-    const proposed = await proposeV2(c, h, info);
-    assert.equal(proposed.code, 0, proposed.stderr);
-    const row = await waitText(page, 'the proposal in voting', '#proposals', (t) => (t.includes(`v2 at ${h}`) ? t : undefined), 20_000);
-    assert.match(row, /\b0 \/ 0 \/ 0 \/ 0\b|\d+ \/ \d+ \/ \d+ \/ \d+/);
-    await page.screenshot({ path: join(ARTIFACTS, '1-proposal-in-voting.png'), fullPage: true });
-    await passAndWait(c, h);
+      // the proposal in voting: its plan and tally
+      const h = (await c.height()) + 30;
+      const proposed = await proposeV2(c, h, info);
+      assert.equal(proposed.code, 0, proposed.stderr);
+      const row = await waitText(page, 'the proposal in voting', '#proposals', (t) => (t.includes(`v2 at ${h}`) ? t : undefined), 20_000);
+      assert.match(row, /\b0 \/ 0 \/ 0 \/ 0\b|\d+ \/ \d+ \/ \d+ \/ \d+/);
+      await page.screenshot({ path: join(ARTIFACTS, '1-proposal-in-voting.png'), fullPage: true });
+      await passAndWait(c, h);
 
-    // the plan, its release table and a countdown that moves
-    await waitText(page, 'the plan', '#plan-name', (t) => (t === 'v2' ? true : undefined), 15_000);
-    assert.equal(await textOf(page, '#plan-height'), String(h));
-    assert.match(await textOf(page, '#binaries'), new RegExp(`any\\s+${s.base.replace(/[.]/g, '\\.')}/chaind-v2\\.tar\\.gz\\S*\\s+${checksum}`));
-    const left1 = Number(await textOf(page, '#countdown'));
-    assert.ok(left1 > 0 && left1 < 30, `blocks left ${left1}`);
-    const left2 = await waitText(page, 'the countdown to move', '#countdown', (t) => (Number(t) < left1 ? Number(t) : undefined), 15_000);
-    assert.ok(left2 > 0);
-    const both = await inPage<[string, string]>(page, `[document.getElementById('height').innerText, document.getElementById('countdown').innerText]`);
-    assert.equal(Number(both[1]), h - Number(both[0]), 'blocks left = plan height - height');
-    assert.match(await textOf(page, '#eta'), /in about \d+s|in about \d+m \d+s/);
+      // the plan, its release table and a countdown that moves
+      await waitText(page, 'the plan', '#plan-name', (t) => (t === 'v2' ? true : undefined), 15_000);
+      assert.equal(await textOf(page, '#plan-height'), String(h));
+      assert.match(await textOf(page, '#binaries'), new RegExp(`any\\s+${s.base.replace(/[.]/g, '\\.')}/chaind-v2\\.tar\\.gz\\S*\\s+${checksum}`));
+      const left1 = Number(await textOf(page, '#countdown'));
+      assert.ok(left1 > 0 && left1 < 30, `blocks left ${left1}`);
+      const left2 = await waitText(page, 'the countdown to move', '#countdown', (t) => (Number(t) < left1 ? Number(t) : undefined), 15_000);
+      assert.ok(left2 > 0);
+      const both = await inPage<[string, string]>(page, `[document.getElementById('height').innerText, document.getElementById('countdown').innerText]`);
+      assert.equal(Number(both[1]), h - Number(both[0]), 'blocks left = plan height - height');
+      assert.match(await textOf(page, '#eta'), /in about \d+s|in about \d+m \d+s/);
 
-    // "ready" once chainvisor has prepared the release, with its checksum
-    await waitText(page, '"ready"', '#ready', (t) => (t === 'ready' ? true : undefined), 30_000);
-    assert.equal(await textOf(page, '#ready-checksum'), checksum);
-    assert.match(await textOf(page, '#visor-state'), /^prepared/);
-    assert.match(await textOf(page, '#download-text'), new RegExp(`^100% of ${release.length} bytes$`));
-    await page.screenshot({ path: join(ARTIFACTS, '2-plan-ready.png'), fullPage: true });
-    await checkAccessibility(page);
+      // "ready" once chainvisor has prepared the release, with its checksum
+      await waitText(page, '"ready"', '#ready', (t) => (t === 'ready' ? true : undefined), 30_000);
+      assert.equal(await textOf(page, '#ready-checksum'), checksum);
+      assert.match(await textOf(page, '#visor-state'), /^prepared/);
+      assert.match(await textOf(page, '#download-text'), new RegExp(`^100% of ${release.length} bytes$`));
+      await page.screenshot({ path: join(ARTIFACTS, '2-plan-ready.png'), fullPage: true });
+      await checkAccessibility(page);
 
-    // a phone-width viewport: nothing wider than the screen
-    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    await new Promise((r) => setTimeout(r, 300));
-    const widths = await inPage<{ doc: number; view: number }>(page, '({ doc: document.documentElement.scrollWidth, view: window.innerWidth })');
-    assert.ok(widths.doc <= widths.view, `the page is ${widths.doc} px wide in a ${widths.view} px viewport`);
-    await page.screenshot({ path: join(ARTIFACTS, '3-phone-390px.png'), fullPage: true });
-    await checkAccessibility(page);
-    await page.setViewport({ width: 1024, height: 900 });
-    assert.equal(errors.length, 0, `no console errors while the node runs: ${JSON.stringify(errors)}`);
+      // a phone-width viewport: nothing wider than the screen
+      await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      await new Promise((r) => setTimeout(r, 300));
+      const widths = await inPage<{ doc: number; view: number }>(page, '({ doc: document.documentElement.scrollWidth, view: window.innerWidth })');
+      assert.ok(widths.doc <= widths.view, `the page is ${widths.doc} px wide in a ${widths.view} px viewport`);
+      await page.screenshot({ path: join(ARTIFACTS, '3-phone-390px.png'), fullPage: true });
+      await checkAccessibility(page);
+      await page.setViewport({ width: 1024, height: 900 });
+      assert.equal(errors.length, 0, `no console errors while the node runs: ${JSON.stringify(errors)}`);
 
-    // through the halt: the page keeps polling and shows v2 applied once the new binary answers
-    const haltAt = Date.now();
-    const hist = await waitText(page, 'v2 in the applied history', '#history', (t) => (t.includes(`v2\t${h}`) || new RegExp(`v2\\s+${h}`).test(t) ? t : undefined), 120_000).catch(async (e: Error) => {
-      throw new Error(`${e.message}; page: ${await textOf(page, 'body')}; chainvisor printed:\n${v.output().slice(-3000)}`);
-    });
-    assert.doesNotMatch(hist, /—\s*$/, 'the upgrade has its block time');
-    await waitText(page, 'the plan to be gone', '#no-plan', (t) => (t === 'No upgrade is scheduled.' ? true : undefined), 15_000);
-    assert.equal(await hidden(page, '#plan'), true);
-    assert.equal(await textOf(page, '#ready'), 'no upgrade scheduled');
-    assert.match(await textOf(page, '#conn'), /^Updated/);
-    await page.screenshot({ path: join(ARTIFACTS, '4-after-upgrade.png'), fullPage: true });
-    // while the node restarted, the browser logged the refused requests; nothing else
-    const other = errors.filter((e) => e.at < haltAt || !/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|Failed to load resource/.test(e.text));
-    assert.deepEqual(other, [], 'no console errors but the refused requests of the restart');
-    assert.deepEqual(foreign, [], 'no external requests');
-  });
+      // through the halt: the page keeps polling and shows v2 applied once the new binary answers
+      const haltAt = Date.now();
+      const hist = await waitText(
+        page,
+        'v2 in the applied history',
+        '#history',
+        (t) => (t.includes(`v2\t${h}`) || new RegExp(`v2\\s+${h}`).test(t) ? t : undefined),
+        120_000,
+      ).catch(async (e: Error) => {
+        throw new Error(`${e.message}; page: ${await textOf(page, 'body')}; chainvisor printed:\n${v.output().slice(-3000)}`);
+      });
+      assert.doesNotMatch(hist, /—\s*$/, 'the upgrade has its block time');
+      await waitText(page, 'the plan to be gone', '#no-plan', (t) => (t === 'No upgrade is scheduled.' ? true : undefined), 15_000);
+      assert.equal(await hidden(page, '#plan'), true);
+      assert.equal(await textOf(page, '#ready'), 'no upgrade scheduled');
+      assert.match(await textOf(page, '#conn'), /^Updated/);
+      await page.screenshot({ path: join(ARTIFACTS, '4-after-upgrade.png'), fullPage: true });
+      // while the node restarted, the browser logged the refused requests; nothing else
+      const other = errors.filter(
+        (e) => e.at < haltAt || !/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|Failed to load resource/.test(e.text),
+      );
+      assert.deepEqual(other, [], 'no console errors but the refused requests of the restart');
+      assert.deepEqual(foreign, [], 'no external requests');
+    },
+  );
 
-  test('behind CometBFT: one node of a four-validator testnet, its block time the latest header\'s', { timeout: 300_000, skip: !existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : cometForTests().skip }, async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const dir = join(tmpdir(), `chaind-dash-net-${process.pid}`);
-    dirs.push(dir);
-    rmSync(dir, { recursive: true, force: true });
-    await ok(['testnet', 'init', '--validators', '4', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], { env: { CHAIND_RELEASE: 'v1' } });
-    const homes = [0, 1, 2, 3].map((i) => join(dir, `node${i}`));
-    const ends = await endpointsOf(homes[0]);
-    // node0 alone first: a quarter of the power makes no block, so it has no state yet (its REST starts
-    // without waiting for a handshake that cannot end: [abci] servers-start-wait)
-    const nodes = [startValidator(homes[0], 'v1')];
-    const early = await until('node0 answering REST', 90_000, async () => {
-      const r = await fetch(`${ends.rest}/chain/upgrade/v1beta1/current_plan`).catch(() => undefined);
-      return r === undefined ? undefined : { status: r.status, body: (await r.json()) as unknown };
-    });
-    assert.deepEqual(early, { status: 503, body: { code: 14, message: "no state yet: waiting for CometBFT's InitChain and the first block", details: [] } });
+  test(
+    "behind CometBFT: one node of a four-validator testnet, its block time the latest header's",
+    { timeout: 300_000, skip: !existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : cometForTests().skip },
+    async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const dir = join(tmpdir(), `chaind-dash-net-${process.pid}`);
+      dirs.push(dir);
+      rmSync(dir, { recursive: true, force: true });
+      await ok(['testnet', 'init', '--validators', '4', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], {
+        env: { CHAIND_RELEASE: 'v1' },
+      });
+      const homes = [0, 1, 2, 3].map((i) => join(dir, `node${i}`));
+      const ends = await endpointsOf(homes[0]);
+      // node0 alone first: a quarter of the power makes no block, so it has no state yet (its REST starts
+      // without waiting for a handshake that cannot end: [abci] servers-start-wait)
+      const nodes = [startValidator(homes[0], 'v1')];
+      const early = await until('node0 answering REST', 90_000, async () => {
+        const r = await fetch(`${ends.rest}/chain/upgrade/v1beta1/current_plan`).catch(() => undefined);
+        return r === undefined ? undefined : { status: r.status, body: (await r.json()) as unknown };
+      });
+      assert.deepEqual(early, { status: 503, body: { code: 14, message: "no state yet: waiting for CometBFT's InitChain and the first block", details: [] } });
 
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    let networkUp = false;
-    page.on('console', (m) => {
-      // the 503s of the page's polls before the network makes its first block
-      if (!networkUp && /status of 503/.test(m.text())) return;
-      if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url ?? ''}`);
-    });
-    page.on('pageerror', (e) => errors.push(`uncaught: ${String(e)}`));
-    const foreign: string[] = [];
-    // the status JSON the page was last given: what it shows must come from it
-    let last: DashboardStatus | undefined;
-    page.on('request', (r) => {
-      if (!r.url().startsWith(ends.rest) && !r.url().startsWith('data:')) foreign.push(r.url());
-    });
-    page.on('response', (r) => {
-      if (r.url().endsWith('/upgrade/status') && r.status() === 200) {
-        r.json().then((j: DashboardStatus) => (last = j), () => {});
-      }
-    });
-    await page.setViewport({ width: 1024, height: 900 });
-    const res = await page.goto(`${ends.rest}/upgrade`, { waitUntil: 'load' });
-    assert.equal(res?.status(), 200);
-    await waitText(page, 'the page saying the node has no state yet', '#conn', (t) => (t === "Node not ready, retrying: no state yet: waiting for CometBFT's InitChain and the first block" ? t : undefined), 15_000);
-    await page.screenshot({ path: join(ARTIFACTS, '5-no-state-yet.png'), fullPage: true });
+      browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      let networkUp = false;
+      page.on('console', (m) => {
+        // the 503s of the page's polls before the network makes its first block
+        if (!networkUp && /status of 503/.test(m.text())) return;
+        if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url ?? ''}`);
+      });
+      page.on('pageerror', (e) => errors.push(`uncaught: ${String(e)}`));
+      const foreign: string[] = [];
+      // the status JSON the page was last given: what it shows must come from it
+      let last: DashboardStatus | undefined;
+      page.on('request', (r) => {
+        if (!r.url().startsWith(ends.rest) && !r.url().startsWith('data:')) foreign.push(r.url());
+      });
+      page.on('response', (r) => {
+        if (r.url().endsWith('/upgrade/status') && r.status() === 200) {
+          r.json().then(
+            (j: DashboardStatus) => (last = j),
+            () => {},
+          );
+        }
+      });
+      await page.setViewport({ width: 1024, height: 900 });
+      const res = await page.goto(`${ends.rest}/upgrade`, { waitUntil: 'load' });
+      assert.equal(res?.status(), 200);
+      await waitText(
+        page,
+        'the page saying the node has no state yet',
+        '#conn',
+        (t) => (t === "Node not ready, retrying: no state yet: waiting for CometBFT's InitChain and the first block" ? t : undefined),
+        15_000,
+      );
+      await page.screenshot({ path: join(ARTIFACTS, '5-no-state-yet.png'), fullPage: true });
 
-    nodes.push(...homes.slice(1).map((h) => startValidator(h, 'v1')));
-    await until('block 3 on node0', 90_000, async () => (((await cometHeight(ends.rpc)) ?? 0n) >= 3n ? true : undefined)).catch((e: Error) => {
-      throw new Error(`${e.message}\n${nodes[0].log().slice(-3000)}`);
-    });
-    networkUp = true;
-    const h0 = await waitText(page, 'the height', '#height', (t) => (/^\d+$/.test(t) ? Number(t) : undefined), 15_000);
-    assert.equal(await textOf(page, '#chain-id'), 'dash-net-1');
-    await waitText(page, 'the height to rise without a reload', '#height', (t) => (Number(t) > h0 ? true : undefined), 15_000);
-    assert.match(await textOf(page, '#block-interval'), /^\d+\.\d\d s$/);
+      nodes.push(...homes.slice(1).map((h) => startValidator(h, 'v1')));
+      await until('block 3 on node0', 90_000, async () => (((await cometHeight(ends.rpc)) ?? 0n) >= 3n ? true : undefined)).catch((e: Error) => {
+        throw new Error(`${e.message}\n${nodes[0].log().slice(-3000)}`);
+      });
+      networkUp = true;
+      const h0 = await waitText(page, 'the height', '#height', (t) => (/^\d+$/.test(t) ? Number(t) : undefined), 15_000);
+      assert.equal(await textOf(page, '#chain-id'), 'dash-net-1');
+      await waitText(page, 'the height to rise without a reload', '#height', (t) => (Number(t) > h0 ? true : undefined), 15_000);
+      assert.match(await textOf(page, '#block-interval'), /^\d+\.\d\d s$/);
 
-    // the page as drawn from one status answer: its height and block time, that answer's
-    const shown = await until('the page drawn from the last status it was given', 15_000, async () => {
-      const st = last;
-      const [height, time] = await inPage<[string, string]>(page, `[document.getElementById('height').innerText.trim(), document.getElementById('block-time').innerText.trim()]`);
-      return st !== undefined && st.height === height ? { st, time } : undefined;
-    });
-    const header = await cometHeaderTime(ends.rpc, BigInt(shown.st.height));
-    assert.ok(shown.st.block_time !== null, 'a block time');
-    assert.deepEqual(parseRFC3339(shown.st.block_time), parseRFC3339(header), `block_time ${shown.st.block_time} is the header's ${header} at ${shown.st.height}`);
-    assert.equal(shown.time, await inPage<string>(page, `new Date(${JSON.stringify(header)}).toLocaleString()`), 'the page shows the header time');
-    await page.screenshot({ path: join(ARTIFACTS, '6-behind-cometbft.png'), fullPage: true });
-    await checkAccessibility(page);
-    assert.deepEqual(errors, [], 'no console errors');
-    assert.deepEqual(foreign, [], 'no external requests');
-  });
+      // the page as drawn from one status answer: its height and block time, that answer's
+      const shown = await until('the page drawn from the last status it was given', 15_000, async () => {
+        const st = last;
+        const [height, time] = await inPage<[string, string]>(
+          page,
+          `[document.getElementById('height').innerText.trim(), document.getElementById('block-time').innerText.trim()]`,
+        );
+        return st !== undefined && st.height === height ? { st, time } : undefined;
+      });
+      const header = await cometHeaderTime(ends.rpc, BigInt(shown.st.height));
+      assert.ok(shown.st.block_time !== null, 'a block time');
+      assert.deepEqual(
+        parseRFC3339(shown.st.block_time),
+        parseRFC3339(header),
+        `block_time ${shown.st.block_time} is the header's ${header} at ${shown.st.height}`,
+      );
+      assert.equal(shown.time, await inPage<string>(page, `new Date(${JSON.stringify(header)}).toLocaleString()`), 'the page shows the header time');
+      await page.screenshot({ path: join(ARTIFACTS, '6-behind-cometbft.png'), fullPage: true });
+      await checkAccessibility(page);
+      assert.deepEqual(errors, [], 'no console errors');
+      assert.deepEqual(foreign, [], 'no external requests');
+    },
+  );
 });
-

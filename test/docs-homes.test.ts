@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 const GUIDE = new URL('../docs/operator-guide.md', import.meta.url);
 
-test("each section of the operator guide names one node home in its commands", () => {
+test('each section of the operator guide names one node home in its commands', () => {
   const sections = readFileSync(GUIDE, 'utf8').split(/^(?=## )/m);
   const mixed: string[] = [];
   for (const section of sections) {

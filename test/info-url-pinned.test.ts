@@ -16,7 +16,10 @@ const UPGRADE_FAILED = 3;
 
 /** A release whose bin/chaind only says who it is: it must never be installed, let alone run. */
 const release = (who: string): Buffer => {
-  const entries: RawEntry[] = [{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: `#!/bin/sh\necho ${who}\n`, mode: 0o755 }];
+  const entries: RawEntry[] = [
+    { path: 'bin/', type: 'Directory' },
+    { path: 'bin/chaind', body: `#!/bin/sh\necho ${who}\n`, mode: 0o755 },
+  ];
   return tgz(entries);
 };
 const sha256 = (b: Buffer | string): string => hex('sha256', Buffer.from(b));
@@ -70,27 +73,31 @@ describe('plan.info as a URL under a real chainvisor and node: the document must
     assert.equal(existsSync(join(c.cv, 'upgrades', 'v2')), false);
   });
 
-  test('an info URL without a checksum: the CLI refuses it; proposed anyway (--no-validate), chainvisor refuses it at the halt without fetching', { timeout: 240_000 }, async () => {
-    const s = (srv = await serve());
-    const a = release('A');
-    s.file('/a.tar.gz', a);
-    s.file('/info.json', Buffer.from(infoDoc(`${s.base}/a.tar.gz?checksum=sha256:${sha256(a)}`)));
-    const c = await createVisorChain(ENV);
-    const v = c.run();
-    await waitForHeight(c, v, 2);
-    const h = (await c.height()) + 25;
-    const info = `${s.base}/info.json`;
+  test(
+    'an info URL without a checksum: the CLI refuses it; proposed anyway (--no-validate), chainvisor refuses it at the halt without fetching',
+    { timeout: 240_000 },
+    async () => {
+      const s = (srv = await serve());
+      const a = release('A');
+      s.file('/a.tar.gz', a);
+      s.file('/info.json', Buffer.from(infoDoc(`${s.base}/a.tar.gz?checksum=sha256:${sha256(a)}`)));
+      const c = await createVisorChain(ENV);
+      const v = c.run();
+      await waitForHeight(c, v, 2);
+      const h = (await c.height()) + 25;
+      const info = `${s.base}/info.json`;
 
-    const refused = await proposeV2(c, h, info);
-    assert.equal(refused.code, 1, refused.stdout);
-    assert.equal(refused.stderr.trim(), `Error: invalid --upgrade-info: refusing to download ${s.base}/info.json: ${NO_CHECKSUM}`);
-    assert.deepEqual(s.hits, [], 'the CLI refused before connecting');
+      const refused = await proposeV2(c, h, info);
+      assert.equal(refused.code, 1, refused.stdout);
+      assert.equal(refused.stderr.trim(), `Error: invalid --upgrade-info: refusing to download ${s.base}/info.json: ${NO_CHECKSUM}`);
+      assert.deepEqual(s.hits, [], 'the CLI refused before connecting');
 
-    const submitted = await proposeV2(c, h, info, ['--no-validate']);
-    assert.equal(submitted.code, 0, submitted.stderr);
-    await passAndWait(c, h);
+      const submitted = await proposeV2(c, h, info, ['--no-validate']);
+      assert.equal(submitted.code, 0, submitted.stderr);
+      await passAndWait(c, h);
 
-    await assertRefused(c, v, h, `refusing to download ${s.base}/info.json: ${NO_CHECKSUM}`);
-    assert.deepEqual(s.hits, [], 'nothing was fetched');
-  });
+      await assertRefused(c, v, h, `refusing to download ${s.base}/info.json: ${NO_CHECKSUM}`);
+      assert.deepEqual(s.hits, [], 'nothing was fetched');
+    },
+  );
 });

@@ -15,7 +15,8 @@ after(removeTmpDirs);
 function copyWithBundle(): { dir: string; run: (env?: NodeJS.ProcessEnv) => string } {
   execFileSync(process.execPath, [join(ROOT, 'scripts/dev-bundle.mjs'), '--if-stale'], { stdio: 'ignore' });
   const dir = tmpDir('chaind-launch-');
-  for (const part of ['bin', 'src', 'dist', 'package.json']) cpSync(join(ROOT, 'packages/chaind', part), join(dir, 'packages/chaind', part), { recursive: true, preserveTimestamps: true });
+  for (const part of ['bin', 'src', 'dist', 'package.json'])
+    cpSync(join(ROOT, 'packages/chaind', part), join(dir, 'packages/chaind', part), { recursive: true, preserveTimestamps: true });
   for (const part of ['package.json', 'scripts/launch.mjs']) cpSync(join(ROOT, part), join(dir, part), { preserveTimestamps: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   // the other packages it bundles, unchanged

@@ -11,7 +11,15 @@ import { ROOT, runNode } from './kit/repo.ts';
 interface Report {
   readonly reports: readonly {
     readonly mode: string;
-    readonly accounting: { readonly accepted: number; readonly committed: number; readonly evicted: number; readonly pendingAfterDrain: number; readonly lost: number; readonly checkedByHash: number; readonly byHashMismatches: number };
+    readonly accounting: {
+      readonly accepted: number;
+      readonly committed: number;
+      readonly evicted: number;
+      readonly pendingAfterDrain: number;
+      readonly lost: number;
+      readonly checkedByHash: number;
+      readonly byHashMismatches: number;
+    };
   }[];
 }
 
@@ -20,7 +28,24 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('npm run load: every tx CheckTx accepted is accounted for, none lost', async () => {
   const out = join(dir, 'report.json');
-  const args = ['--import', 'tsx', join(ROOT, 'bench/load/index.ts'), '--seconds', '3', '--clients', '2', '--lanes', '8', '--rate', '400', '--mode', 'send', '--no-profile', '--out', out];
+  const args = [
+    '--import',
+    'tsx',
+    join(ROOT, 'bench/load/index.ts'),
+    '--seconds',
+    '3',
+    '--clients',
+    '2',
+    '--lanes',
+    '8',
+    '--rate',
+    '400',
+    '--mode',
+    'send',
+    '--no-profile',
+    '--out',
+    out,
+  ];
   const run = await runNode(args, { cwd: ROOT, timeoutMs: 120_000 });
   assert.equal(run.code, 0, run.out);
   const [r] = (JSON.parse(readFileSync(out, 'utf8')) as Report).reports;

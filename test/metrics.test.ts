@@ -27,8 +27,13 @@ const scrape = async (url: string): Promise<string> => {
   assert.match(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   return r.text();
 };
-const refused = async (url: string): Promise<boolean> => fetch(url).then(() => false, (e: Error) => /ECONNREFUSED/.test(String((e.cause as Error | undefined)?.message ?? e.message)));
-const state = (text: string): string | undefined => ['running', 'downloading', 'prepared', 'upgrading'].find((s) => sample(text, 'chainvisor_state', { state: s }) === 1);
+const refused = async (url: string): Promise<boolean> =>
+  fetch(url).then(
+    () => false,
+    (e: Error) => /ECONNREFUSED/.test(String((e.cause as Error | undefined)?.message ?? e.message)),
+  );
+const state = (text: string): string | undefined =>
+  ['running', 'downloading', 'prepared', 'upgrading'].find((s) => sample(text, 'chainvisor_state', { state: s }) === 1);
 
 describe('Prometheus metrics of chaind and chainvisor through an upgrade', () => {
   let srv: Served | undefined;
@@ -42,7 +47,10 @@ describe('Prometheus metrics of chaind and chainvisor through an upgrade', () =>
     const t0 = performance.now();
     // the v2 release on a loopback mirror: chaind from source as v2
     const s = (srv = await serve());
-    const release = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: chaindScript('v2'), mode: 0o755 }]);
+    const release = tgz([
+      { path: 'bin/', type: 'Directory' },
+      { path: 'bin/chaind', body: chaindScript('v2'), mode: 0o755 },
+    ]);
     s.file('/chaind-v2.tar.gz', release);
     const info = JSON.stringify({ binaries: { any: `${s.base}/chaind-v2.tar.gz?checksum=sha256:${hex('sha256', release)}` } });
     const [nodePort, visorPort] = [await freePort(), await freePort()];
@@ -110,7 +118,13 @@ describe('Prometheus metrics of chaind and chainvisor through an upgrade', () =>
     let haltedSeen = false;
     let nodeDown = false;
     await until('the new binary past the upgrade height', 90_000, async () => {
-      const [t, n] = await Promise.all([scrape(visorUrl), fetch(nodeUrl).then((r) => r.text(), () => undefined)]);
+      const [t, n] = await Promise.all([
+        scrape(visorUrl),
+        fetch(nodeUrl).then(
+          (r) => r.text(),
+          () => undefined,
+        ),
+      ]);
       const st = state(t);
       if (st !== undefined && visorStates.at(-1) !== st) visorStates.push(st);
       if (n === undefined) nodeDown = true;
@@ -128,8 +142,13 @@ describe('Prometheus metrics of chaind and chainvisor through an upgrade', () =>
     });
     const downtime = sample(after, 'chainvisor_last_upgrade_downtime_seconds', { name: 'v2' }) ?? NaN;
     assert.ok(downtime > 0 && downtime < 60, `downtime ${downtime}`);
-    const phases = ['stop', 'delay', 'backup', 'script', 'binary', 'pre_upgrade', 'switch', 'start_to_first_block'].map((phase) => sample(after, 'chainvisor_last_upgrade_phase_seconds', { name: 'v2', phase }) ?? NaN);
-    assert.ok(phases.every((x) => x >= 0), `phases ${phases.join(', ')}`);
+    const phases = ['stop', 'delay', 'backup', 'script', 'binary', 'pre_upgrade', 'switch', 'start_to_first_block'].map(
+      (phase) => sample(after, 'chainvisor_last_upgrade_phase_seconds', { name: 'v2', phase }) ?? NaN,
+    );
+    assert.ok(
+      phases.every((x) => x >= 0),
+      `phases ${phases.join(', ')}`,
+    );
     assert.ok(phases.reduce((x, y) => x + y) <= downtime + 0.05, 'the phases fit in the downtime');
     assert.equal(sample(after, 'chainvisor_upgrades_total'), 1);
     assert.equal(sample(after, 'chainvisor_restarts_total'), 1);

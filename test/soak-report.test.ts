@@ -36,7 +36,10 @@ function run(over: (t: number) => Partial<Sample> = () => ({})): Sample[] {
   return out;
 }
 
-const failed = (s: Sample[]): string[] => verdicts(s, WARMUP).filter((v) => !v.ok).map((v) => v.what);
+const failed = (s: Sample[]): string[] =>
+  verdicts(s, WARMUP)
+    .filter((v) => !v.ok)
+    .map((v) => v.what);
 
 describe('npm run soak: its bounds', () => {
   test('a steady run passes, the halt between the processes does not count against their descriptors', () => {

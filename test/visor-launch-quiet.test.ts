@@ -7,17 +7,28 @@ import { cleanupVisorChains, createVisorChain, waitForHeight } from './kit/visor
 
 after(cleanupVisorChains);
 
-test('a node launched and stopped under chainvisor with DAEMON_PREPARE_UPGRADE=true: no warning, no ECONNREFUSED, no empty "Resolution note:"', { timeout: 120_000 }, async () => {
-  const c = await createVisorChain({ DAEMON_PREPARE_UPGRADE: 'true', DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' });
-  const v = c.run();
-  await waitForHeight(c, v, 3);
-  // past a poll (every 3 s) that found the node's gRPC up: the poll loop is running, not just started
-  await new Promise((r) => setTimeout(r, 3_500));
-  v.child.kill('SIGTERM');
-  const { code, output } = await v.exit;
-  assert.equal(code, 0, output.slice(-3000));
-  const visorLines = output.split('\n').filter((l) => l.startsWith('[chainvisor]'));
-  assert.ok(visorLines.some((l) => /INF starting .*chaind dev/.test(l)), output.slice(-3000));
-  assert.deepEqual(visorLines.filter((l) => / (WRN|ERR) /.test(l)), [], 'chainvisor warned at a launch or a stop');
-  assert.doesNotMatch(output, /ECONNREFUSED|Resolution note/);
-});
+test(
+  'a node launched and stopped under chainvisor with DAEMON_PREPARE_UPGRADE=true: no warning, no ECONNREFUSED, no empty "Resolution note:"',
+  { timeout: 120_000 },
+  async () => {
+    const c = await createVisorChain({ DAEMON_PREPARE_UPGRADE: 'true', DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' });
+    const v = c.run();
+    await waitForHeight(c, v, 3);
+    // past a poll (every 3 s) that found the node's gRPC up: the poll loop is running, not just started
+    await new Promise((r) => setTimeout(r, 3_500));
+    v.child.kill('SIGTERM');
+    const { code, output } = await v.exit;
+    assert.equal(code, 0, output.slice(-3000));
+    const visorLines = output.split('\n').filter((l) => l.startsWith('[chainvisor]'));
+    assert.ok(
+      visorLines.some((l) => /INF starting .*chaind dev/.test(l)),
+      output.slice(-3000),
+    );
+    assert.deepEqual(
+      visorLines.filter((l) => / (WRN|ERR) /.test(l)),
+      [],
+      'chainvisor warned at a launch or a stop',
+    );
+    assert.doesNotMatch(output, /ECONNREFUSED|Resolution note/);
+  },
+);

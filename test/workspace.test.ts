@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 
-const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 120_000 });
+// a bound for a hang, not a speed: lint (tsc, eslint, prettier) takes minutes beside the rest of the suite
+const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 600_000 });
 
 test('npx chaind and npx chainvisor run from the workspace', () => {
   const c = run('npx', ['--no-install', 'chaind', 'version', '-o', 'json']);
@@ -19,7 +20,7 @@ test('npx chaind and npx chainvisor run from the workspace', () => {
   assert.match(bad.stderr, /unknown command 'no-such-command'/);
 });
 
-test('npm run lint passes: strict type-check and eslint (no `any`, explicit exported types)', () => {
+test('npm run lint passes: strict type-check, eslint (no `any`, explicit exported types) and the format', () => {
   const r = run('npm', ['run', '--silent', 'lint']);
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
 });

@@ -57,7 +57,13 @@ export function makeHome(dir: string, lanes: number, settings: NodeSettings): Lo
   const first = g.app_state.auth.accounts.length;
   const balance = 1_000_000_000n;
   keys.forEach((k, i) => {
-    g.app_state.auth.accounts.push({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address: k.address, pub_key: null, account_number: String(first + i), sequence: '0' });
+    g.app_state.auth.accounts.push({
+      '@type': '/cosmos.auth.v1beta1.BaseAccount',
+      address: k.address,
+      pub_key: null,
+      account_number: String(first + i),
+      sequence: '0',
+    });
     g.app_state.bank.balances.push({ address: k.address, coins: [{ denom: DENOM, amount: balance.toString() }] });
   });
   let supply = g.app_state.bank.supply.find((c) => c.denom === DENOM);

@@ -77,7 +77,9 @@ function memoryFigures(samples: readonly MemorySample[], field: 1 | 2, at: { sta
   const last = (t: number): MemorySample | undefined => samples.filter((s) => s[0] <= t).at(-1);
   const inRun = samples.filter((s) => s[0] >= at.start);
   const series: [number, number][] = [];
-  for (const s of inRun) if (series.length === 0 || s[0] - at.start >= series[series.length - 1][0] * 1000 + 5000) series.push([round((s[0] - at.start) / 1000, 0), round(s[field], 0)]);
+  for (const s of inRun)
+    if (series.length === 0 || s[0] - at.start >= series[series.length - 1][0] * 1000 + 5000)
+      series.push([round((s[0] - at.start) / 1000, 0), round(s[field], 0)]);
   return {
     start: v(last(at.start) ?? inRun[0]),
     afterWarmup: v(samples.find((s) => s[0] >= at.warm)),
@@ -91,7 +93,6 @@ function memoryFigures(samples: readonly MemorySample[], field: 1 | 2, at: { sta
 const pct = (sorted: readonly number[], p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
 const sortNum = (xs: Iterable<number>): number[] => [...xs].sort((a, b) => a - b);
 const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
-
 
 async function mempoolSize(rpc: string): Promise<number> {
   const r = await rpcCall<{ n_txs: string; total: string }>(rpc, 'num_unconfirmed_txs');
@@ -110,13 +111,33 @@ interface ModeReport {
   readonly mode: Mode;
   readonly settings: NodeSettings & { readonly clients: number; readonly lanes: number; readonly signedAhead: number; readonly signSeconds: number };
   readonly window: { readonly seconds: number; readonly startHeight: number; readonly endHeight: number };
-  readonly throughput: { readonly committedInWindow: number; readonly committedTxPerSec: number; readonly per10s: readonly number[]; readonly acceptedTxPerSec: number };
-  readonly latency: { readonly blocksP50: number; readonly blocksP99: number; readonly msP50: number; readonly msP99: number; readonly ackMsP50: number; readonly ackMsP99: number };
+  readonly throughput: {
+    readonly committedInWindow: number;
+    readonly committedTxPerSec: number;
+    readonly per10s: readonly number[];
+    readonly acceptedTxPerSec: number;
+  };
+  readonly latency: {
+    readonly blocksP50: number;
+    readonly blocksP99: number;
+    readonly msP50: number;
+    readonly msP99: number;
+    readonly ackMsP50: number;
+    readonly ackMsP99: number;
+  };
   readonly mempool: { readonly max: number; readonly median: number; readonly series: readonly (readonly [number, number])[] };
   /** VmRSS (with LMDB's mapped pages, which grow with the chain) and RssAnon (the node's own memory: the goals' measure). */
   readonly rssMiB: MemoryFigures;
   readonly anonMiB: MemoryFigures;
-  readonly blockInterval: { readonly targetMs: number; readonly medianMs: number; readonly p99Ms: number; readonly maxMs: number; readonly stdevMs: number; readonly commitObservedMedianMs: number; readonly commitObservedMaxMs: number };
+  readonly blockInterval: {
+    readonly targetMs: number;
+    readonly medianMs: number;
+    readonly p99Ms: number;
+    readonly maxMs: number;
+    readonly stdevMs: number;
+    readonly commitObservedMedianMs: number;
+    readonly commitObservedMaxMs: number;
+  };
   readonly accounting: {
     readonly accepted: number;
     readonly committed: number;
@@ -148,7 +169,9 @@ async function runMode(mode: Mode): Promise<ModeReport> {
   const perLane = Math.max(4, Math.ceil((RATE * SECONDS * 1.2) / lanesTotal));
   const profileDir = PROFILE && mode === 'send' ? join(dir, 'profile') : undefined;
   if (profileDir !== undefined) mkdirSync(profileDir);
-  console.log(`\n== load ${mode}: ${CLIENTS} clients x ${p.lanesPerClient} lanes, ${SECONDS} s; block_interval ${p.settings.blockIntervalMs} ms, mempool size ${p.settings.mempoolSize}, max_pending_txs ${p.settings.maxPendingTxs}${profileDir ? ', node under --cpu-prof' : ''}`);
+  console.log(
+    `\n== load ${mode}: ${CLIENTS} clients x ${p.lanesPerClient} lanes, ${SECONDS} s; block_interval ${p.settings.blockIntervalMs} ms, mempool size ${p.settings.mempoolSize}, max_pending_txs ${p.settings.maxPendingTxs}${profileDir ? ', node under --cpu-prof' : ''}`,
+  );
   const node = await startNode(home, profileDir);
   const pid = node.child.pid ?? 0;
   const children: ChildProcess[] = [];
@@ -157,7 +180,16 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     const t0 = nowMs();
     const clients = await Promise.all(
       Array.from({ length: CLIENTS }, (_, c) => {
-        const spec: ClientSpec = { chainId: CHAIN_ID, denom: DENOM, rpc: node.rpc, rest: node.rest, lanes: lanes.slice(c * p.lanesPerClient, (c + 1) * p.lanesPerClient), txsPerLane: perLane, retryMs: p.retryMs, out: join(dir, `client-${c}.json`) };
+        const spec: ClientSpec = {
+          chainId: CHAIN_ID,
+          denom: DENOM,
+          rpc: node.rpc,
+          rest: node.rest,
+          lanes: lanes.slice(c * p.lanesPerClient, (c + 1) * p.lanesPerClient),
+          txsPerLane: perLane,
+          retryMs: p.retryMs,
+          out: join(dir, `client-${c}.json`),
+        };
         const file = join(dir, `client-${c}.spec.json`);
         writeFileSync(file, JSON.stringify(spec));
         return forkReady('./client.ts', file);
@@ -168,7 +200,15 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     console.log(`   signed ${perLane * lanesTotal} sends ahead in ${signSeconds.toFixed(1)} s`);
     let queryChild: ChildProcess | undefined;
     if (mode === 'query') {
-      const qs: QuerySpec = { rpc: node.rpc, rest: node.rest, grpc: node.grpc, addresses: lanes.slice(0, 64).map((l: Lane) => l.address), denom: DENOM, inFlight: 4, out: join(dir, 'queries.json') };
+      const qs: QuerySpec = {
+        rpc: node.rpc,
+        rest: node.rest,
+        grpc: node.grpc,
+        addresses: lanes.slice(0, 64).map((l: Lane) => l.address),
+        denom: DENOM,
+        inFlight: 4,
+        out: join(dir, 'queries.json'),
+      };
       writeFileSync(join(dir, 'queries.spec.json'), JSON.stringify(qs));
       queryChild = (await forkReady('./queries.ts', join(dir, 'queries.spec.json'))).child;
       children.push(queryChild);
@@ -239,7 +279,12 @@ async function runMode(mode: Mode): Promise<ModeReport> {
         await new Promise((res) => setTimeout(res, 100));
         found = await txByHash(node.rest, s.hash);
       }
-      flood = { mempoolFullRefusals: refusals[MEMPOOL_FULL] ?? 0, recovered: r.code === 0 && found?.code === 0, recoveryTx: s.hash, recoveryHeight: found?.height };
+      flood = {
+        mempoolFullRefusals: refusals[MEMPOOL_FULL] ?? 0,
+        recovered: r.code === 0 && found?.code === 0,
+        recoveryTx: s.hash,
+        recoveryHeight: found?.height,
+      };
     }
     const drainedAt = nowMs();
 
@@ -265,7 +310,10 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     const pendingAfterDrain = await mempoolSize(node.rpc);
     const lost = Math.max(0, missing.length - pendingAfterDrain);
     // "found by hash": a sample of the committed txs looked up over REST, at the height their block says
-    const sample = sent.filter((s) => heightOf.has(s.hash)).filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 100)) === 0).slice(0, 100);
+    const sample = sent
+      .filter((s) => heightOf.has(s.hash))
+      .filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 100)) === 0)
+      .slice(0, 100);
     let mismatches = 0;
     for (const s of sample) {
       const f = await txByHash(node.rest, s.hash);
@@ -277,7 +325,8 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     const inWindow = commits.filter((c) => c.at > start && c.at <= until);
     const committedInWindow = inWindow.reduce((n, c) => n + c.txs, 0);
     const per10s: number[] = [];
-    for (let t = start; t + 10_000 <= until + 1; t += 10_000) per10s.push(round(commits.filter((c) => c.at > t && c.at <= t + 10_000).reduce((n, c) => n + c.txs, 0) / 10, 0));
+    for (let t = start; t + 10_000 <= until + 1; t += 10_000)
+      per10s.push(round(commits.filter((c) => c.at > t && c.at <= t + 10_000).reduce((n, c) => n + c.txs, 0) / 10, 0));
     const heightAt = (t: number): number => {
       let lo = 0;
       let hi = commits.length - 1;
@@ -315,7 +364,8 @@ async function runMode(mode: Mode): Promise<ModeReport> {
     const poolInWindow = pool.filter(([t]) => t >= start && t <= until);
     const poolSorted = sortNum(poolInWindow.map(([, n]) => n));
     const series: [number, number][] = [];
-    for (const [t, n] of pool) if (series.length === 0 || t - start >= series[series.length - 1][0] * 1000 + 1000) series.push([round((t - start) / 1000, 0), n]);
+    for (const [t, n] of pool)
+      if (series.length === 0 || t - start >= series[series.length - 1][0] * 1000 + 1000) series.push([round((t - start) / 1000, 0), n]);
     sampling = false;
     await sampler;
     const at = { start, warm: start + SECONDS * 200, end: clientsDoneAt, drained: drainedAt };
@@ -346,8 +396,20 @@ async function runMode(mode: Mode): Promise<ModeReport> {
       mode,
       settings: { ...p.settings, clients: CLIENTS, lanes: lanesTotal, signedAhead: perLane * lanesTotal, signSeconds: round(signSeconds) },
       window: { seconds: SECONDS, startHeight, endHeight },
-      throughput: { committedInWindow, committedTxPerSec: round(rate, 0), per10s, acceptedTxPerSec: round(sent.filter((s) => s.ack <= until).length / SECONDS, 0) },
-      latency: { blocksP50: pct(lb, 0.5), blocksP99: pct(lb, 0.99), msP50: round(pct(lm, 0.5), 0), msP99: round(pct(lm, 0.99), 0), ackMsP50: round(pct(am, 0.5)), ackMsP99: round(pct(am, 0.99)) },
+      throughput: {
+        committedInWindow,
+        committedTxPerSec: round(rate, 0),
+        per10s,
+        acceptedTxPerSec: round(sent.filter((s) => s.ack <= until).length / SECONDS, 0),
+      },
+      latency: {
+        blocksP50: pct(lb, 0.5),
+        blocksP99: pct(lb, 0.99),
+        msP50: round(pct(lm, 0.5), 0),
+        msP99: round(pct(lm, 0.99), 0),
+        ackMsP50: round(pct(am, 0.5)),
+        ackMsP99: round(pct(am, 0.99)),
+      },
       mempool: { max: poolSorted[poolSorted.length - 1] ?? 0, median: pct(poolSorted, 0.5), series },
       rssMiB: rssFigures,
       anonMiB: anonFigures,
@@ -360,7 +422,16 @@ async function runMode(mode: Mode): Promise<ModeReport> {
         commitObservedMedianMs: round(pct(observed, 0.5), 0),
         commitObservedMaxMs: round(observed[observed.length - 1] ?? NaN, 0),
       },
-      accounting: { accepted: sent.length, committed, evicted, evictedByReason, pendingAfterDrain, lost, checkedByHash: sample.length, byHashMismatches: mismatches },
+      accounting: {
+        accepted: sent.length,
+        committed,
+        evicted,
+        evictedByReason,
+        pendingAfterDrain,
+        lost,
+        checkedByHash: sample.length,
+        byHashMismatches: mismatches,
+      },
       refusals,
       refusalSamples: samples,
       lanesOutOfSignedTxs: results.reduce((n, r) => n + r.exhaustedLanes, 0),
@@ -383,7 +454,13 @@ function print(r: ModeReport): void {
   row('submit→commit p50 / p99', `${r.latency.blocksP50} / ${r.latency.blocksP99} blocks, ${r.latency.msP50} / ${r.latency.msP99} ms`);
   row('broadcast answer p50 / p99', `${r.latency.ackMsP50} / ${r.latency.ackMsP99} ms`);
   row('mempool size median / max', `${r.mempool.median} / ${r.mempool.max}`);
-  row('mempool size every 5 s', r.mempool.series.filter((_, i) => i % 5 === 0).map(([t, n]) => `${t}s:${n}`).join(' '));
+  row(
+    'mempool size every 5 s',
+    r.mempool.series
+      .filter((_, i) => i % 5 === 0)
+      .map(([t, n]) => `${t}s:${n}`)
+      .join(' '),
+  );
   for (const [label, f] of [
     ['node RSS', r.rssMiB],
     ['node RssAnon', r.anonMiB],
@@ -392,20 +469,38 @@ function print(r: ModeReport): void {
     row(`${label} every 5 s (MiB)`, f.series.map(([t, m]) => `${t}s:${m}`).join(' '));
   }
   const b = r.blockInterval;
-  row('block interval median / p99 / max (stdev)', `${b.medianMs} / ${b.p99Ms} / ${b.maxMs} ms (${b.stdevMs}), target ${b.targetMs}; commits seen: median ${b.commitObservedMedianMs}, max ${b.commitObservedMaxMs} ms`);
+  row(
+    'block interval median / p99 / max (stdev)',
+    `${b.medianMs} / ${b.p99Ms} / ${b.maxMs} ms (${b.stdevMs}), target ${b.targetMs}; commits seen: median ${b.commitObservedMedianMs}, max ${b.commitObservedMaxMs} ms`,
+  );
   const a = r.accounting;
-  row('accounting', `accepted ${a.accepted} = committed ${a.committed} + evicted ${a.evicted} + pending ${a.pendingAfterDrain} + lost ${a.lost}; ${a.checkedByHash} found by hash over REST, ${a.byHashMismatches} mismatches`);
+  row(
+    'accounting',
+    `accepted ${a.accepted} = committed ${a.committed} + evicted ${a.evicted} + pending ${a.pendingAfterDrain} + lost ${a.lost}; ${a.checkedByHash} found by hash over REST, ${a.byHashMismatches} mismatches`,
+  );
   if (a.evicted > 0) row('evicted by reason', JSON.stringify(a.evictedByReason));
   row('refusals by code (resends counted)', JSON.stringify(r.refusals));
-  if (r.queries !== undefined) row('queries', `${r.queries.errors} errors; ${Object.entries(r.queries.byKind).map(([k, v]) => `${k} ${v.ok} ok p50 ${round(v.p50Ms)} p99 ${round(v.p99Ms)} ms`).join('; ')}`);
-  if (r.flood !== undefined) row('flood', `${r.flood.mempoolFullRefusals} "mempool is full" refusals; recovered: ${r.flood.recovered} (height ${r.flood.recoveryHeight})`);
+  if (r.queries !== undefined)
+    row(
+      'queries',
+      `${r.queries.errors} errors; ${Object.entries(r.queries.byKind)
+        .map(([k, v]) => `${k} ${v.ok} ok p50 ${round(v.p50Ms)} p99 ${round(v.p99Ms)} ms`)
+        .join('; ')}`,
+    );
+  if (r.flood !== undefined)
+    row('flood', `${r.flood.mempoolFullRefusals} "mempool is full" refusals; recovered: ${r.flood.recovered} (height ${r.flood.recoveryHeight})`);
   if (r.lanesOutOfSignedTxs > 0) row('lanes out of signed txs', `${r.lanesOutOfSignedTxs} (raise --rate)`);
   for (const l of r.nodeProblems) row('node log', l);
   for (const [g, ok] of Object.entries(r.goals)) row(`goal: ${g}`, ok ? 'met' : 'NOT MET');
   for (const pr of r.profile ?? []) {
     const who = pr.thread === 0 ? 'main thread' : `worker thread ${pr.thread}`;
-    console.log(`   node CPU profile, ${who}, the window: busy ${round((pr.totalMs - pr.idleMs) / 1000)} s of ${round(pr.totalMs / 1000)} s, GC ${round(pr.gcMs / 1000)} s; top self time (share of busy):`);
-    for (const e of pr.top.slice(0, pr.thread === 0 ? 15 : 3)) console.log(`     ${(e.share * 100).toFixed(1).padStart(5)}%  ${round(e.selfMs, 0).toString().padStart(7)} ms  ${e.fn} ${e.where}${e.caller ? ` ← ${e.caller}` : ''}`);
+    console.log(
+      `   node CPU profile, ${who}, the window: busy ${round((pr.totalMs - pr.idleMs) / 1000)} s of ${round(pr.totalMs / 1000)} s, GC ${round(pr.gcMs / 1000)} s; top self time (share of busy):`,
+    );
+    for (const e of pr.top.slice(0, pr.thread === 0 ? 15 : 3))
+      console.log(
+        `     ${(e.share * 100).toFixed(1).padStart(5)}%  ${round(e.selfMs, 0).toString().padStart(7)} ms  ${e.fn} ${e.where}${e.caller ? ` ← ${e.caller}` : ''}`,
+      );
   }
 }
 
@@ -417,7 +512,8 @@ try {
     reports.push(r);
   }
 } finally {
-  if (opts.out !== undefined) writeFileSync(opts.out, JSON.stringify({ command: process.argv.slice(2), at: new Date().toISOString(), reports }, null, 2) + '\n');
+  if (opts.out !== undefined)
+    writeFileSync(opts.out, JSON.stringify({ command: process.argv.slice(2), at: new Date().toISOString(), reports }, null, 2) + '\n');
   cleanup();
 }
 // lost txs or a failed accounting are a failure of the run; a missed throughput goal is a figure

@@ -52,7 +52,11 @@ export function memoryMiB(pid: number): { readonly rss: number; readonly anon: n
 }
 
 export async function rpcCall<T>(rpc: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const r = await fetch(rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(rpc, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = (await r.json()) as { result?: T; error?: { message: string; data?: string } };
   if (j.result === undefined) throw new Error(`${method}: ${j.error?.data ?? j.error?.message ?? r.status}`);
   return j.result;
@@ -106,8 +110,12 @@ process.on('exit', () => {
 
 export async function startNode(home: string, profileDir: string | undefined, o: StartNodeOptions = {}): Promise<RunningNode> {
   const command = o.command ?? 'dev';
-  if (command === 'start' && o.endpoints === undefined) throw new Error('chaind start serves the home\'s endpoints: pass them');
-  const ends = o.endpoints ?? { rpc: `http://127.0.0.1:${await freePort()}`, rest: `http://127.0.0.1:${await freePort()}`, grpc: `127.0.0.1:${await freePort()}` };
+  if (command === 'start' && o.endpoints === undefined) throw new Error("chaind start serves the home's endpoints: pass them");
+  const ends = o.endpoints ?? {
+    rpc: `http://127.0.0.1:${await freePort()}`,
+    rest: `http://127.0.0.1:${await freePort()}`,
+    grpc: `127.0.0.1:${await freePort()}`,
+  };
   const { rpc, rest, grpc } = ends;
   const prof = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
   const flags = command === 'dev' ? ['--rpc.laddr', `tcp://${new URL(rpc).host}`, '--api.address', `tcp://${new URL(rest).host}`, '--grpc.address', grpc] : [];

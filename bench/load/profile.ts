@@ -4,7 +4,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 interface CpuProfile {
-  readonly nodes: readonly { readonly id: number; readonly children?: readonly number[]; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number } }[];
+  readonly nodes: readonly {
+    readonly id: number;
+    readonly children?: readonly number[];
+    readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  }[];
   readonly startTime: number;
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -51,7 +55,8 @@ function summarise(file: string, thread: number, from: number, to: number, top: 
   const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const name = (f: CpuProfile['nodes'][number]['callFrame']): string => `${f.functionName || '(anonymous)'}${f.url === '' ? '' : ` ${basename(f.url)}:${f.lineNumber + 1}`}`;
+  const name = (f: CpuProfile['nodes'][number]['callFrame']): string =>
+    `${f.functionName || '(anonymous)'}${f.url === '' ? '' : ` ${basename(f.url)}:${f.lineNumber + 1}`}`;
   const self = new Map<string, { fn: string; where: string; us: number; callers: Map<string, number> }>();
   let total = 0;
   let idle = 0;
@@ -82,6 +87,12 @@ function summarise(file: string, thread: number, from: number, to: number, top: 
   const entries = [...self.values()]
     .sort((a, b) => b.us - a.us)
     .slice(0, top)
-    .map((e) => ({ fn: e.fn, where: e.where, selfMs: e.us / 1000, share: busy > 0 ? e.us / busy : 0, caller: [...e.callers].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '' }));
+    .map((e) => ({
+      fn: e.fn,
+      where: e.where,
+      selfMs: e.us / 1000,
+      share: busy > 0 ? e.us / busy : 0,
+      caller: [...e.callers].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
+    }));
   return { thread, totalMs: total / 1000, idleMs: idle / 1000, gcMs: gc / 1000, top: entries };
 }

@@ -54,15 +54,25 @@ function query(kind: Kind, address: string): Promise<string | undefined> {
   }
   const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'abci_query', params: { path: BALANCE, data: req.toString('hex') } });
   return new Promise((resolve) => {
-    const r = request({ host: rpc.hostname, port: rpc.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      void body(res).then(
-        (t) => {
-          const j = JSON.parse(t) as { result?: { response: { code: number; log: string } }; error?: unknown };
-          resolve(j.result !== undefined && j.result.response.code === 0 ? undefined : `abci_query: ${t.slice(0, 200)}`);
-        },
-        (e: unknown) => resolve(`abci_query: ${String(e)}`),
-      );
-    });
+    const r = request(
+      {
+        host: rpc.hostname,
+        port: rpc.port,
+        path: '/',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        void body(res).then(
+          (t) => {
+            const j = JSON.parse(t) as { result?: { response: { code: number; log: string } }; error?: unknown };
+            resolve(j.result !== undefined && j.result.response.code === 0 ? undefined : `abci_query: ${t.slice(0, 200)}`);
+          },
+          (e: unknown) => resolve(`abci_query: ${String(e)}`),
+        );
+      },
+    );
     r.on('error', (e) => resolve(`abci_query: ${String(e)}`));
     r.end(payload);
   });

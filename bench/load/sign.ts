@@ -23,10 +23,9 @@ export function signSend(lane: Lane, sequence: number, chainId: string, denom: s
   const privateKey = Buffer.from(lane.privateKey, 'hex');
   const msg = MsgSend.encode(MsgSend.fromPartial({ fromAddress: lane.address, toAddress: lane.to, amount: [{ denom, amount: '1' }] })).finish();
   const accountNumber = BigInt(lane.accountNumber);
-  const parts = encodeTxParts(
-    { msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: msg }], fee: { amount: [{ denom, amount: '200' }], gasLimit: GAS } },
-    [{ privateKey, accountNumber, sequence: BigInt(sequence) }],
-  );
+  const parts = encodeTxParts({ msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: msg }], fee: { amount: [{ denom, amount: '200' }], gasLimit: GAS } }, [
+    { privateKey, accountNumber, sequence: BigInt(sequence) },
+  ]);
   const signature = signDirect(privateKey, signDocBytes(parts, chainId, accountNumber));
   const tx = Buffer.from(encodeTxRaw({ ...parts, signatures: [signature] }));
   return { tx, hash: createHash('sha256').update(tx).digest('hex').toUpperCase() };

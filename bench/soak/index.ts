@@ -17,7 +17,17 @@ import { Keyring } from '@chaind/sdk/keyring';
 import { encodeTx } from '@chaind/sdk/tx';
 import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
-import { chaindScript, cleanupVisorChains, cli, createVisorChain, proposeV2, until, waitForHeight, type Visor, type VisorChain } from '../../test/kit/visor-chain.ts';
+import {
+  chaindScript,
+  cleanupVisorChains,
+  cli,
+  createVisorChain,
+  proposeV2,
+  until,
+  waitForHeight,
+  type Visor,
+  type VisorChain,
+} from '../../test/kit/visor-chain.ts';
 import { loadClient, txHash, type LoadClient } from './load.ts';
 import { childrenOf, commandLineOf, diskUsage, fdCount, memoryOf } from './proc.ts';
 import { BOUNDS, table, verdicts, type Sample, type Verdict } from './report.ts';
@@ -28,7 +38,12 @@ const DENOM = 'stake';
 function options(): { minutes: number; rate: number; sampleS: number; out: string | undefined } {
   try {
     const { values } = parseArgs({
-      options: { minutes: { type: 'string', default: '30' }, rate: { type: 'string', default: '30' }, 'sample-seconds': { type: 'string', default: '10' }, out: { type: 'string' } },
+      options: {
+        minutes: { type: 'string', default: '30' },
+        rate: { type: 'string', default: '30' },
+        'sample-seconds': { type: 'string', default: '10' },
+        out: { type: 'string' },
+      },
       allowPositionals: false,
     });
     const minutes = Number(values.minutes);
@@ -68,7 +83,11 @@ function visorHeapMiB(): number | undefined {
 }
 
 async function rpc<T>(url: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = (await r.json()) as { result?: T; error?: { message: string; data?: string } };
   if (j.result === undefined) throw new Error(`${method}: ${j.error?.message ?? 'no result'} ${j.error?.data ?? ''}`);
   return j.result;
@@ -137,7 +156,12 @@ async function voteYes(c: VisorChain, id: bigint): Promise<void> {
   const account = ((await r.json()) as { account: { account_number: string; sequence: string } }).account;
   const tx = encodeTx(
     {
-      msgs: [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode(MsgVote.fromPartial({ proposalId: id, voter, option: VoteOption.VOTE_OPTION_YES })).finish() }],
+      msgs: [
+        {
+          typeUrl: '/cosmos.gov.v1.MsgVote',
+          value: MsgVote.encode(MsgVote.fromPartial({ proposalId: id, voter, option: VoteOption.VOTE_OPTION_YES })).finish(),
+        },
+      ],
       fee: { amount: [{ denom: DENOM, amount: '5000' }], gasLimit: 200_000n },
     },
     [{ privateKey, accountNumber: BigInt(account.account_number), sequence: BigInt(account.sequence) }],
@@ -199,7 +223,11 @@ async function upgradeInTheMiddle(c: VisorChain, v: Visor, clients: readonly Loa
 
 async function main(): Promise<number> {
   say(`soak: ${opts.minutes} min, ${opts.rate} txs/s, a sample every ${opts.sampleS} s, warm-up ${warmupS.toFixed(0)} s; v1 → v2 in the middle`);
-  const c = await createVisorChain({ NODE_OPTIONS: `--import "${VISOR_PROBE}"`, SOAK_VISOR_PROBE_FILE: visorProbeFile, SOAK_VISOR_GC_MS: String(opts.sampleS * 1000) });
+  const c = await createVisorChain({
+    NODE_OPTIONS: `--import "${VISOR_PROBE}"`,
+    SOAK_VISOR_PROBE_FILE: visorProbeFile,
+    SOAK_VISOR_GC_MS: String(opts.sampleS * 1000),
+  });
   // the v2 release, installed locally: chaind from source as v2
   const v2bin = join(c.cv, 'upgrades', 'v2', 'bin');
   mkdirSync(v2bin, { recursive: true });
@@ -215,7 +243,9 @@ async function main(): Promise<number> {
   // recipient's auth account) to an address of its own
   const keyring = await Keyring.open(c.home, 'test');
   const recipient = addressFromPublicKey(publicKeyFromPrivate(createHash('sha256').update('chaind soak recipient').digest()));
-  const clients = [loadClient({ privateKey: await keyring.privateKey('bob'), chainId, rpc: c.rpc, rest: c.rest, to: recipient, denom: DENOM, rate: opts.rate })];
+  const clients = [
+    loadClient({ privateKey: await keyring.privateKey('bob'), chainId, rpc: c.rpc, rest: c.rest, to: recipient, denom: DENOM, rate: opts.rate }),
+  ];
   await startLoad(clients);
   say(`load started: bob (${clients[0].address}) → ${recipient}, ${opts.rate} txs/s, in turn over JSON-RPC broadcast_tx_sync and REST BROADCAST_MODE_SYNC`);
 
@@ -235,7 +265,10 @@ async function main(): Promise<number> {
     const node = pid === undefined ? undefined : memoryOf(pid);
     const visor = memoryOf(visorPid);
     const disk = diskUsage(join(c.home, 'data'));
-    const mempool = await rpc<{ total: string }>(c.rpc, 'num_unconfirmed_txs').then((r) => Number(r.total), () => undefined);
+    const mempool = await rpc<{ total: string }>(c.rpc, 'num_unconfirmed_txs').then(
+      (r) => Number(r.total),
+      () => undefined,
+    );
     const s: Sample = {
       t: Math.round(elapsed()),
       height: ledger.scanned,
@@ -287,11 +320,19 @@ async function main(): Promise<number> {
   const checks: Verdict[] = [
     {
       what: 'the upgrade to v2',
-      ok: up.error === undefined && up.doneAt !== undefined && samples.some((x) => x.phase === 'v2') && pids.length >= 2 && last.height > (up.height ?? Infinity),
+      ok:
+        up.error === undefined && up.doneAt !== undefined && samples.some((x) => x.phase === 'v2') && pids.length >= 2 && last.height > (up.height ?? Infinity),
       detail:
-        up.error ?? (up.doneAt === undefined ? 'not done' : `at height ${up.height}, proposed at +${up.proposedAt?.toFixed(0)} s, v2 making blocks at +${up.doneAt.toFixed(0)} s, downtime ${up.downtime}; node pids ${pids.join(' → ')}`),
+        up.error ??
+        (up.doneAt === undefined
+          ? 'not done'
+          : `at height ${up.height}, proposed at +${up.proposedAt?.toFixed(0)} s, v2 making blocks at +${up.doneAt.toFixed(0)} s, downtime ${up.downtime}; node pids ${pids.join(' → ')}`),
     },
-    { what: 'accepted txs lost', ok: lost.length === 0, detail: `${lost.length} of ${accepted} accepted never reached a block${lost.length ? ` (first: ${lost.slice(0, 3).join(', ')})` : ''}` },
+    {
+      what: 'accepted txs lost',
+      ok: lost.length === 0,
+      detail: `${lost.length} of ${accepted} accepted never reached a block${lost.length ? ` (first: ${lost.slice(0, 3).join(', ')})` : ''}`,
+    },
     {
       what: 'tx errors',
       ok: refusals.length === 0 && ledger.failed.length === 0,
@@ -305,7 +346,9 @@ async function main(): Promise<number> {
   console.log("chainvisor's lines about the upgrade:");
   for (const l of v.output().split('\n')) if (/chainvisor|UPGRADE|applying upgrade|downtime/i.test(l) && !/committed block/.test(l)) console.log(`    | ${l}`);
   console.log('');
-  console.log(`soak summary: ${opts.minutes} min, warm-up ${warmupS.toFixed(0)} s, ${samples.length} samples; ${last.committedTxs} txs committed (${(last.committedTxs / durationS).toFixed(1)} tx/s over the run), height ${last.height}; accepted over JSON-RPC ${clients.reduce((a, cl) => a + cl.acceptedBy.jsonrpc, 0)}, over REST ${clients.reduce((a, cl) => a + cl.acceptedBy.rest, 0)}`);
+  console.log(
+    `soak summary: ${opts.minutes} min, warm-up ${warmupS.toFixed(0)} s, ${samples.length} samples; ${last.committedTxs} txs committed (${(last.committedTxs / durationS).toFixed(1)} tx/s over the run), height ${last.height}; accepted over JSON-RPC ${clients.reduce((a, cl) => a + cl.acceptedBy.jsonrpc, 0)}, over REST ${clients.reduce((a, cl) => a + cl.acceptedBy.rest, 0)}`,
+  );
   console.log(table(samples, warmupS));
   console.log('');
   console.log(`bounds (${JSON.stringify(BOUNDS)}):`);

@@ -77,7 +77,10 @@ export function loadClient(o: LoadClientOptions): LoadClient {
   const sign = (): Uint8Array => {
     const msg = MsgSend.fromPartial({ fromAddress: address, toAddress: o.to, amount: [{ denom: o.denom, amount: '1' }] });
     const parts = encodeTxParts(
-      { msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }], fee: { amount: [{ denom: o.denom, amount: FEE }], gasLimit: GAS } },
+      {
+        msgs: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(msg).finish() }],
+        fee: { amount: [{ denom: o.denom, amount: FEE }], gasLimit: GAS },
+      },
       [{ privateKey, accountNumber, sequence }],
     );
     return encodeTxRaw({ ...parts, signatures: [signDirect(privateKey, signDocBytes(parts, o.chainId, accountNumber))] });
@@ -87,11 +90,19 @@ export function loadClient(o: LoadClientOptions): LoadClient {
   const broadcast = async (tx: Uint8Array, jsonrpc: boolean): Promise<Refusal> => {
     const b64 = Buffer.from(tx).toString('base64');
     if (jsonrpc) {
-      const r = await fetch(o.rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: b64 } }) });
+      const r = await fetch(o.rpc, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: b64 } }),
+      });
       const j = (await r.json()) as { result?: { code: number; log: string }; error?: { message: string; data?: string } };
       return j.result ?? { code: -1, log: `${j.error?.message ?? 'no result'} ${j.error?.data ?? ''}` };
     }
-    const r = await fetch(`${o.rest}/cosmos/tx/v1beta1/txs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_bytes: b64, mode: 'BROADCAST_MODE_SYNC' }) });
+    const r = await fetch(`${o.rest}/cosmos/tx/v1beta1/txs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tx_bytes: b64, mode: 'BROADCAST_MODE_SYNC' }),
+    });
     const j = (await r.json()) as { tx_response?: { code: number; raw_log: string }; message?: string };
     return j.tx_response === undefined ? { code: -1, log: `HTTP ${r.status} ${j.message ?? ''}` } : { code: j.tx_response.code, log: j.tx_response.raw_log };
   };

@@ -62,7 +62,9 @@ export function childrenOf(pid: number): number[] {
 /** A process's arguments (argv[0] first); empty once it is gone. */
 export function commandLineOf(pid: number): string[] {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return [];
   }

@@ -53,9 +53,22 @@ export interface Verdict {
   readonly detail: string;
 }
 
-type Key = 'nodeRssMiB' | 'nodeAnonMiB' | 'nodeFileMiB' | 'nodeFds' | 'visorRssMiB' | 'visorHeapMiB' | 'visorFds' | 'dataMiB' | 'height' | 'committedTxs' | 'txErrors' | 'mempool';
+type Key =
+  | 'nodeRssMiB'
+  | 'nodeAnonMiB'
+  | 'nodeFileMiB'
+  | 'nodeFds'
+  | 'visorRssMiB'
+  | 'visorHeapMiB'
+  | 'visorFds'
+  | 'dataMiB'
+  | 'height'
+  | 'committedTxs'
+  | 'txErrors'
+  | 'mempool';
 
-const values = (s: readonly Sample[], k: Key): [number, number][] => s.flatMap((x) => (x[k] === undefined || Number.isNaN(x[k]) ? [] : [[x.t, x[k] as number] as [number, number]]));
+const values = (s: readonly Sample[], k: Key): [number, number][] =>
+  s.flatMap((x) => (x[k] === undefined || Number.isNaN(x[k]) ? [] : [[x.t, x[k] as number] as [number, number]]));
 
 /** Least-squares slope of (t, v) in units per hour; undefined with fewer than 3 points. */
 export function perHour(points: readonly [number, number][]): number | undefined {
@@ -136,7 +149,12 @@ export function table(samples: readonly Sample[], warmupS: number): string {
   rows.push(rowOf('tx errors', run, 'txErrors', 0));
   rows.push(rowOf('mempool (txs)', run, 'mempool', 0));
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r, j) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |${j === 0 ? `\n|${widths.map((w, i) => (i < 2 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|` : ''}`).join('\n');
+  return rows
+    .map(
+      (r, j) =>
+        `| ${r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |${j === 0 ? `\n|${widths.map((w, i) => (i < 2 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|` : ''}`,
+    )
+    .join('\n');
 }
 
 const span = (seg: Segment): number => (seg.warm.length ? seg.warm[seg.warm.length - 1].t - seg.warm[0].t : 0);
@@ -146,8 +164,13 @@ function growthBound(what: string, seg: Segment, k: Key, bound: number): Verdict
   const s = span(seg);
   const points = values(seg.warm, k);
   const rate = floorPerHour(points);
-  if (s < BOUNDS.minJudgedSeconds || rate === undefined) return { what, ok: true, detail: `not judged: ${s.toFixed(0)} s after warm-up (< ${BOUNDS.minJudgedSeconds} s)` };
-  return { what, ok: rate < bound, detail: `floor ${rate.toFixed(1)} MiB/h (slope ${fmt(perHour(points))} MiB/h) over ${(s / 60).toFixed(1)} min after warm-up (bound: floor < ${bound} MiB/h)` };
+  if (s < BOUNDS.minJudgedSeconds || rate === undefined)
+    return { what, ok: true, detail: `not judged: ${s.toFixed(0)} s after warm-up (< ${BOUNDS.minJudgedSeconds} s)` };
+  return {
+    what,
+    ok: rate < bound,
+    detail: `floor ${rate.toFixed(1)} MiB/h (slope ${fmt(perHour(points))} MiB/h) over ${(s / 60).toFixed(1)} min after warm-up (bound: floor < ${bound} MiB/h)`,
+  };
 }
 
 function fdBound(what: string, seg: Segment, k: Key, within: number): Verdict {

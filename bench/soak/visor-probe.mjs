@@ -19,7 +19,10 @@ if (isMainThread) {
     const probe = () => {
       gc();
       const m = process.memoryUsage();
-      writeFileSync(`${file}.tmp`, JSON.stringify({ at: Date.now(), heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers }));
+      writeFileSync(
+        `${file}.tmp`,
+        JSON.stringify({ at: Date.now(), heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers }),
+      );
       renameSync(`${file}.tmp`, file);
     };
     globalThis.setInterval(probe, everyMs).unref();

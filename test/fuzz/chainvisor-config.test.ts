@@ -33,9 +33,38 @@ const names = SETTINGS.map((s) => s.env);
 
 const digits = (max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: max });
 const durations = fc.oneof(
-  fc.tuple(fc.oneof(digits(4), digits(25), fc.tuple(digits(3), digits(12)).map(([a, b]) => `${a}.${b}`)), fc.constantFrom('ns', 'us', 'µs', 'ms', 's', 'm', 'h', 'd', 'S', '')).map(([n, u]) => `${n}${u}`),
+  fc
+    .tuple(
+      fc.oneof(
+        digits(4),
+        digits(25),
+        fc.tuple(digits(3), digits(12)).map(([a, b]) => `${a}.${b}`),
+      ),
+      fc.constantFrom('ns', 'us', 'µs', 'ms', 's', 'm', 'h', 'd', 'S', ''),
+    )
+    .map(([n, u]) => `${n}${u}`),
   fc.array(fc.tuple(digits(3), fc.constantFrom('h', 'm', 's', 'ms')), { minLength: 2, maxLength: 4 }).map((a) => a.map(([n, u]) => `${n}${u}`).join('')),
-  fc.constantFrom('0', '0s', '-1s', '1.s', '.5s', '1e3ms', '+1s', '1 s', ' 1s', '1h-1m', '1000000h', '596h', '597h', '0.0000001ns', '0.1ns', 'Infinityms', 'NaNs', '1_000ms', '２s'),
+  fc.constantFrom(
+    '0',
+    '0s',
+    '-1s',
+    '1.s',
+    '.5s',
+    '1e3ms',
+    '+1s',
+    '1 s',
+    ' 1s',
+    '1h-1m',
+    '1000000h',
+    '596h',
+    '597h',
+    '0.0000001ns',
+    '0.1ns',
+    'Infinityms',
+    'NaNs',
+    '1_000ms',
+    '２s',
+  ),
 );
 const bools = fc.constantFrom('true', 'false', 'TRUE', 'False', 'tRuE', '1', '0', 'yes', 'no', 'on', 't', 'f', ' true', 'true ', '');
 const uints = fc.oneof(
@@ -43,9 +72,26 @@ const uints = fc.oneof(
   digits(30),
   fc.constantFrom('0', '-1', '1.5', '1e6', '0x10', '9007199254740991', '9007199254740992', '18446744073709551616', ' 5', '5 ', '٣'),
 );
-const paths = fc.oneof(fc.constantFrom('/srv/node', '/srv/node/data', '/srv/node/data/b', '/', '//x', '/srv/node/../node/data', 'relative', '', '~/x', '$DAEMON_HOME', '/a\nb'), fc.string({ maxLength: 12 }).map((s) => `/${s}`));
+const paths = fc.oneof(
+  fc.constantFrom('/srv/node', '/srv/node/data', '/srv/node/data/b', '/', '//x', '/srv/node/../node/data', 'relative', '', '~/x', '$DAEMON_HOME', '/a\nb'),
+  fc.string({ maxLength: 12 }).map((s) => `/${s}`),
+);
 const addresses = fc.oneof(
-  fc.constantFrom('localhost:9090', '127.0.0.1:26670', '[::1]:1', 'http://127.0.0.1:26657', 'https://x', 'dns:///x:1', 'x:99999', ':1', 'host', 'a b:1', '', 'http://', 'none'),
+  fc.constantFrom(
+    'localhost:9090',
+    '127.0.0.1:26670',
+    '[::1]:1',
+    'http://127.0.0.1:26657',
+    'https://x',
+    'dns:///x:1',
+    'x:99999',
+    ':1',
+    'host',
+    'a b:1',
+    '',
+    'http://',
+    'none',
+  ),
   fc.tuple(fc.constantFrom('', 'http://', 'https://', 'ftp://'), fc.domain(), fc.integer({ min: -1, max: 70000 })).map(([s, h, p]) => `${s}${h}:${p}`),
 );
 const anyString = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 10 }), fc.constant('x'.repeat(5000)));
@@ -101,7 +147,10 @@ function outcome(load: () => Config, known: readonly string[]): Config | ConfigE
     for (const p of e.problems) {
       assert.ok(!/[\r\n]/.test(p), `a problem over several lines: ${JSON.stringify(p.slice(0, 300))}`);
       assert.ok(p.length <= 600, `a ${p.length}-character problem: ${JSON.stringify(p.slice(0, 300))}`);
-      assert.ok(known.some((n) => p.startsWith(`${n} `) || p.startsWith(`${n}:`) || p.startsWith(`${n.toLowerCase()} in `)), `a problem that names no variable: ${p}`);
+      assert.ok(
+        known.some((n) => p.startsWith(`${n} `) || p.startsWith(`${n}:`) || p.startsWith(`${n.toLowerCase()} in `)),
+        `a problem that names no variable: ${p}`,
+      );
     }
     return e;
   }
@@ -133,12 +182,48 @@ function checkEnv(env: Record<string, string>): void {
 /** A TOML value of any type, written as TOML text. */
 const tomlValues = fc.oneof(
   fc.string({ maxLength: 12 }).map((s) => JSON.stringify(s)),
-  fc.constantFrom('true', 'false', '0', '-1', '1.5', 'inf', 'nan', '9223372036854775807', '300000000', '1_000', '0x10', '1979-05-27', '07:32:00', '1979-05-27T07:32:00Z', '[]', '["a"]', '[1, 2]', '{}', '{ a = 1 }', "'lit'", '"""multi\nline"""'),
+  fc.constantFrom(
+    'true',
+    'false',
+    '0',
+    '-1',
+    '1.5',
+    'inf',
+    'nan',
+    '9223372036854775807',
+    '300000000',
+    '1_000',
+    '0x10',
+    '1979-05-27',
+    '07:32:00',
+    '1979-05-27T07:32:00Z',
+    '[]',
+    '["a"]',
+    '[1, 2]',
+    '{}',
+    '{ a = 1 }',
+    "'lit'",
+    '"""multi\nline"""',
+  ),
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Number.isInteger(d) ? `${d}.0` : String(d)).replace('e', 'E')),
 );
 const tomlFiles = fc
-  .tuple(fc.subarray(names, { maxLength: 6 }).chain((picked) => fc.tuple(...picked.map((n) => fc.oneof(valueFor(n).map((v) => JSON.stringify(v)), tomlValues).map((v) => [n, v] as const)))), fc.boolean())
+  .tuple(
+    fc.subarray(names, { maxLength: 6 }).chain((picked) =>
+      fc.tuple(
+        ...picked.map((n) =>
+          fc
+            .oneof(
+              valueFor(n).map((v) => JSON.stringify(v)),
+              tomlValues,
+            )
+            .map((v) => [n, v] as const),
+        ),
+      ),
+    ),
+    fc.boolean(),
+  )
   .map(([pairs, unknownKey]) => {
     const rows = [`daemon_home = "/srv/node"`, `daemon_name = "chaind"`];
     for (const [n, v] of pairs) rows.push(`${n.toLowerCase()} = ${v}`);
@@ -162,7 +247,10 @@ describe('fuzz: chainvisor settings through the one loader', () => {
   });
 
   test(`config.toml with values of every TOML type (${RUNS.file} cases)`, () => {
-    fc.assert(fc.property(tomlFiles, (t) => checkFile(t)), fuzzParameters(RUNS.file));
+    fc.assert(
+      fc.property(tomlFiles, (t) => checkFile(t)),
+      fuzzParameters(RUNS.file),
+    );
   });
 
   test(`damaged config.toml: truncated, bit-flipped, random bytes (${RUNS.damaged} cases)`, () => {
@@ -175,7 +263,10 @@ describe('fuzz: chainvisor settings through the one loader', () => {
       }),
       fc.uint8Array({ maxLength: 100 }).map((a) => Buffer.from(a)),
     );
-    fc.assert(fc.property(damaged, (t) => checkFile(t)), fuzzParameters(RUNS.damaged));
+    fc.assert(
+      fc.property(damaged, (t) => checkFile(t)),
+      fuzzParameters(RUNS.damaged),
+    );
   });
 
   test('regression: a long value is quoted short in its problem line', () => {
@@ -185,13 +276,19 @@ describe('fuzz: chainvisor settings through the one loader', () => {
   test('regression: a duration past 596h is refused (Node fires a longer timer after 1 ms: a 1000h grace killed the node at once)', () => {
     checkEnv({ DAEMON_HOME: '/srv/node', DAEMON_NAME: 'chaind', DAEMON_SHUTDOWN_GRACE: '1000h' });
     checkFile('daemon_home = "/srv/node"\ndaemon_name = "chaind"\ndaemon_restart_delay = 4045053546958303.0\n');
-    assert.throws(() => loadConfig({ env: { DAEMON_HOME: '/srv/node', DAEMON_NAME: 'chaind', DAEMON_POLL_INTERVAL: '597h' } }), /DAEMON_POLL_INTERVAL: must be at most 596h, got "597h"/);
+    assert.throws(
+      () => loadConfig({ env: { DAEMON_HOME: '/srv/node', DAEMON_NAME: 'chaind', DAEMON_POLL_INTERVAL: '597h' } }),
+      /DAEMON_POLL_INTERVAL: must be at most 596h, got "597h"/,
+    );
     assert.equal(loadConfig({ env: { DAEMON_HOME: '/srv/node', DAEMON_NAME: 'chaind', DAEMON_POLL_INTERVAL: '596h' } }).pollIntervalMs, 596 * 3_600_000);
   });
 
   test('regression: a config.toml that does not parse is one line, with where', () => {
     checkFile('d');
-    assert.throws(() => checkFileStrict('daemon_home = "/srv/node"\nd'), /^ChainvisorError: cannot read config file .*: Invalid TOML document: .* \(line 2, column 1\)$/);
+    assert.throws(
+      () => checkFileStrict('daemon_home = "/srv/node"\nd'),
+      /^ChainvisorError: cannot read config file .*: Invalid TOML document: .* \(line 2, column 1\)$/,
+    );
   });
 
   test('regression: a sub-millisecond duration is written back by toToml as read (0.1ns, 1.5us)', () => {

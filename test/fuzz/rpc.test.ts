@@ -47,9 +47,11 @@ const METHODS: Readonly<Record<string, Readonly<Record<string, 'int' | 'bool' | 
 };
 
 /** What a node logs when a request failed inside it rather than being refused. */
-const INTERNAL_FAILURE = /RPC method failed|RPC request failed|REST request failed|cannot be rendered|gRPC query failed|gRPC tx service call failed|unhandled|uncaught/i;
+const INTERNAL_FAILURE =
+  /RPC method failed|RPC request failed|REST request failed|cannot be rendered|gRPC query failed|gRPC tx service call failed|unhandled|uncaught/i;
 /** JavaScript's own error texts: a message a client sees must never be one of these. */
-const RUNTIME_ERROR = /TypeError|ReferenceError|RangeError|SyntaxError: (?!.*JSON)|is not a function|Cannot read propert|Maximum call stack|Invalid array length|Do not know how to serialize/;
+const RUNTIME_ERROR =
+  /TypeError|ReferenceError|RangeError|SyntaxError: (?!.*JSON)|is not a function|Cannot read propert|Maximum call stack|Invalid array length|Do not know how to serialize/;
 
 const REQUEST_TIMEOUT_MS = 15_000;
 /** Node's default --max-http-header-size: the request line and headers together. */
@@ -97,7 +99,9 @@ function http(base: string, o: { method: string; path: string; body?: string | B
     const req = request({ host: u.hostname, port: u.port, path: o.path, method: o.method, headers, timeout: REQUEST_TIMEOUT_MS, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -107,7 +111,12 @@ function http(base: string, o: { method: string; path: string; body?: string | B
 }
 
 async function rpcCall(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  const r = await http(endpoints.rpc, { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await http(endpoints.rpc, {
+    method: 'POST',
+    path: '/',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = JSON.parse(r.text) as { result?: Record<string, unknown> };
   assert.ok(j.result !== undefined, r.text);
   return j.result;
@@ -135,11 +144,15 @@ before(async () => {
   process.on('unhandledRejection', onEscape);
   process.on('uncaughtException', onEscape);
   const home = join(tmpDir('chaind-fuzz-rpc-'), 'home');
-  child = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
-    env: childEnv(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
+  child = spawn(
+    process.execPath,
+    [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+    {
+      env: childEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    },
+  );
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   endpoints = { rpc: await listening('RPC'), rest: await listening('REST'), grpc: await listening('gRPC') };
   grpc = new Client(endpoints.grpc, credentials.createInsecure());
@@ -165,7 +178,25 @@ after(() => {
 
 /** Integers of every awkward kind, as JSON numbers and as strings. */
 const hugeOrOdd: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom<unknown>(-1, 0, 1e308, -1e308, 2 ** 53, 2 ** 63, 1.5, '-1', '0', '99999999999999999999999', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '1e3', '0x10', ' 5', ''),
+  fc.constantFrom<unknown>(
+    -1,
+    0,
+    1e308,
+    -1e308,
+    2 ** 53,
+    2 ** 63,
+    1.5,
+    '-1',
+    '0',
+    '99999999999999999999999',
+    '9223372036854775807',
+    '9223372036854775808',
+    '-9223372036854775809',
+    '1e3',
+    '0x10',
+    ' 5',
+    '',
+  ),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
   fc.integer(),
 );
@@ -185,7 +216,11 @@ const deep: fc.Arbitrary<string> = fc
   .tuple(fc.integer({ min: 1, max: 20_000 }), fc.boolean())
   .map(([d, arr]) => (arr ? '['.repeat(d) + ']'.repeat(d) : '{"a":'.repeat(d) + '1' + '}'.repeat(d)));
 
-const methodName: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...Object.keys(METHODS)), fc.string({ maxLength: 20 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty'));
+const methodName: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...Object.keys(METHODS)),
+  fc.string({ maxLength: 20 }),
+  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+);
 
 const params: fc.Arbitrary<unknown> = methodName.chain((m) =>
   fc.oneof(
@@ -229,7 +264,7 @@ function assertRpcAnswer(a: unknown, body: string): void {
   assert.ok(typeof a === 'object' && a !== null && !Array.isArray(a), what);
   const r = a as RpcAnswer;
   assert.equal(r.jsonrpc, '2.0', what);
-  assert.ok(('result' in r) !== ('error' in r), `a result or an error: ${what}`);
+  assert.ok('result' in r !== 'error' in r, `a result or an error: ${what}`);
   if (r.error !== undefined) {
     assert.ok(Number.isInteger(r.error.code) && typeof r.error.message === 'string', `a JSON-RPC error object: ${what}`);
     assert.doesNotMatch(String(r.error.data ?? ''), RUNTIME_ERROR, what);
@@ -237,7 +272,9 @@ function assertRpcAnswer(a: unknown, body: string): void {
 }
 
 async function rpcRound(body: string, get: boolean): Promise<void> {
-  const r = get ? await http(endpoints.rpc, { method: 'GET', path: body }) : await http(endpoints.rpc, { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body });
+  const r = get
+    ? await http(endpoints.rpc, { method: 'GET', path: body })
+    : await http(endpoints.rpc, { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body });
   // CometBFT answers with 500 and a JSON-RPC error object for some errors (below); nothing else is 5xx
   assert.ok([200, 400, 404, 405, 413, 415, 500].includes(r.status), `HTTP ${r.status} to ${body.slice(0, 300)}: ${r.text.slice(0, 300)}`);
   // the list of endpoints, as CometBFT answers a GET of / or a POST with an empty body
@@ -246,15 +283,20 @@ async function rpcRound(body: string, get: boolean): Promise<void> {
     // notifications (a method and no id member), alone or a whole batch of them, are not answered
     assert.equal(r.status, 200, body);
     const sent: unknown = JSON.parse(body);
-    const notification = (e: unknown): boolean => typeof e === 'object' && e !== null && !Array.isArray(e) && !Object.hasOwn(e, 'id') && typeof (e as { method?: unknown }).method === 'string';
-    assert.ok(Array.isArray(sent) ? sent.length > 0 && sent.every(notification) : notification(sent), `an empty answer is for notifications only: ${body.slice(0, 300)}`);
+    const notification = (e: unknown): boolean =>
+      typeof e === 'object' && e !== null && !Array.isArray(e) && !Object.hasOwn(e, 'id') && typeof (e as { method?: unknown }).method === 'string';
+    assert.ok(
+      Array.isArray(sent) ? sent.length > 0 && sent.every(notification) : notification(sent),
+      `an empty answer is for notifications only: ${body.slice(0, 300)}`,
+    );
     return;
   }
   const j: unknown = JSON.parse(r.text);
   if (Array.isArray(j)) for (const a of j) assertRpcAnswer(a, body);
   else assertRpcAnswer(j, body);
   // CometBFT v0.38 writes every URI-form error with 500; a POST's only for a parse error or a method's failure
-  if (r.status === 500 && !get) assert.ok([-32700, -32603].includes(Number((j as RpcAnswer).error?.code)), `500 only for a parse error or a method's failure: ${r.text.slice(0, 300)}`);
+  if (r.status === 500 && !get)
+    assert.ok([-32700, -32603].includes(Number((j as RpcAnswer).error?.code)), `500 only for a parse error or a method's failure: ${r.text.slice(0, 300)}`);
   assert.doesNotMatch(log, INTERNAL_FAILURE, `the node logged an internal failure after ${body.slice(0, 300)}`);
 }
 
@@ -268,7 +310,13 @@ const uriPath: fc.Arbitrary<string> = fc
 
 test('JSON-RPC: random bodies, params and batches get a well-formed result or error object, never a crash', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.oneof(rpcBody.map((b) => ({ b, get: false })), uriPath.map((b) => ({ b, get: true }))), ({ b, get }) => rpcRound(b, get)),
+    fc.asyncProperty(
+      fc.oneof(
+        rpcBody.map((b) => ({ b, get: false })),
+        uriPath.map((b) => ({ b, get: true })),
+      ),
+      ({ b, get }) => rpcRound(b, get),
+    ),
     fuzzParameters(600),
   );
 });
@@ -276,7 +324,9 @@ test('JSON-RPC: random bodies, params and batches get a well-formed result or er
 // ---- REST ----
 
 interface OpenApi {
-  readonly paths: Readonly<Record<string, Readonly<Record<string, { readonly description?: string; readonly parameters?: readonly { readonly name: string; readonly in: string }[] }>>>>;
+  readonly paths: Readonly<
+    Record<string, Readonly<Record<string, { readonly description?: string; readonly parameters?: readonly { readonly name: string; readonly in: string }[] }>>>
+  >;
 }
 
 let openApi: OpenApi | undefined;
@@ -292,12 +342,49 @@ async function routes(): Promise<OpenApi> {
 /** A path segment or query value: printable, percent-encoded text, huge and negative numbers, and broken escapes. */
 const segment: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 30 }).map((s) => encodeURIComponent(s.replace(/[\uD800-\uDFFF]/g, ''))),
-  fc.constantFrom('-1', '0', '18446744073709551616', '99999999999999999999999999', '9223372036854775808', '1e9', '0x1f', '%', '%zz', '%00', '%ff%fe', '%2F', '..', '.', '%2e%2e', 'true', 'null', 'stake', 'chain1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq'),
-  fc.string({ unit: fc.constantFrom(...'abcxyz019-_.~!$&\'()*+,;=:@%'.split('')), maxLength: 40 }),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '18446744073709551616',
+    '99999999999999999999999999',
+    '9223372036854775808',
+    '1e9',
+    '0x1f',
+    '%',
+    '%zz',
+    '%00',
+    '%ff%fe',
+    '%2F',
+    '..',
+    '.',
+    '%2e%2e',
+    'true',
+    'null',
+    'stake',
+    'chain1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq',
+  ),
+  fc.string({ unit: fc.constantFrom(..."abcxyz019-_.~!$&'()*+,;=:@%".split('')), maxLength: 40 }),
   fc.nat().map((n) => 'x'.repeat(n % 3000)),
 );
 
-const QUERY_KEYS = ['pagination.limit', 'pagination.offset', 'pagination.key', 'pagination.count_total', 'pagination.reverse', 'height', 'denom', 'address', 'proposal_status', 'voter', 'depositor', 'events', 'query', 'order_by', 'page', 'limit'];
+const QUERY_KEYS = [
+  'pagination.limit',
+  'pagination.offset',
+  'pagination.key',
+  'pagination.count_total',
+  'pagination.reverse',
+  'height',
+  'denom',
+  'address',
+  'proposal_status',
+  'voter',
+  'depositor',
+  'events',
+  'query',
+  'order_by',
+  'page',
+  'limit',
+];
 
 const restCase = fc.record({
   route: fc.nat(),
@@ -305,7 +392,14 @@ const restCase = fc.record({
   query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_KEYS), segment), segment), { maxLength: 4 }),
   height: fc.option(fc.oneof(segment, fc.constantFrom('1', '2', '-5', '18446744073709551615')), { nil: undefined }),
   random: fc.option(fc.array(segment, { minLength: 1, maxLength: 6 }), { nil: undefined }),
-  post: fc.option(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), fc.string({ maxLength: 60 }), deep), { nil: undefined }),
+  post: fc.option(
+    fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      fc.string({ maxLength: 60 }),
+      deep,
+    ),
+    { nil: undefined },
+  ),
 });
 
 async function restRound(c: typeof restCase extends fc.Arbitrary<infer T> ? T : never): Promise<void> {
@@ -347,7 +441,14 @@ test('REST: random paths, parameters, query strings and heights get a 2xx or a 4
 
 test('REST regression: a malformed percent-escape in the path ("/%") is a 400 in the error shape, not Fastify\'s own', async () => {
   await restRound({ route: 0, params: ['', '', '', ''], query: [], height: undefined, random: ['%'], post: undefined });
-  await restRound({ route: 0, params: ['', '', '', ''], query: [], height: undefined, random: ['cosmos', 'bank', 'v1beta1', 'balances', '%zz'], post: undefined });
+  await restRound({
+    route: 0,
+    params: ['', '', '', ''],
+    query: [],
+    height: undefined,
+    random: ['cosmos', 'bank', 'v1beta1', 'balances', '%zz'],
+    post: undefined,
+  });
 });
 
 // ---- gRPC ----
@@ -371,14 +472,15 @@ async function methods(): Promise<string[]> {
   return grpcMethods;
 }
 
-
 /** One protobuf field of any number and wire type, with edge varints, huge length prefixes and nested junk. */
 const protoField: fc.Arbitrary<number[]> = fc
   .tuple(
     fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constantFrom(0, 2 ** 29 - 1, 2 ** 29)),
     fc.integer({ min: 0, max: 7 }),
     fc.oneof(
-      fc.tuple(fc.constantFrom(0n, 1n, 2n ** 31n, 2n ** 32n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 70n), fc.constantFrom(0, 10, 11)).map(([v, w]) => varintBytes(v, w)),
+      fc
+        .tuple(fc.constantFrom(0n, 1n, 2n ** 31n, 2n ** 32n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 70n), fc.constantFrom(0, 10, 11))
+        .map(([v, w]) => varintBytes(v, w)),
       fc.uint8Array({ maxLength: 40 }).map((b) => [...varintBytes(BigInt(b.length)), ...b]),
       fc.tuple(fc.constantFrom(2n ** 31n, 2n ** 32n, 2n ** 63n), fc.uint8Array({ maxLength: 8 })).map(([n, b]) => [...varintBytes(n), ...b]),
       fc.string({ maxLength: 30 }).map((s) => [...varintBytes(BigInt(Buffer.byteLength(s))), ...Buffer.from(s)]),
@@ -440,7 +542,11 @@ test('gRPC: random and mutated request bytes to every method get OK or a status 
 
 test('gRPC regression: an error whose text holds a lone surrogate (a request string of invalid UTF-8) is answered, and does not kill the node', async () => {
   // an address of the bytes ED A0 80: UTF-8 for a lone surrogate, which the refusal quotes
-  await grpcRound({ method: '/cosmos.bank.v1beta1.Query/Balance', bytes: Uint8Array.from([0x0a, 3, 0xed, 0xa0, 0x80, 0x12, 5, ...Buffer.from('stake')]), height: undefined });
+  await grpcRound({
+    method: '/cosmos.bank.v1beta1.Query/Balance',
+    bytes: Uint8Array.from([0x0a, 3, 0xed, 0xa0, 0x80, 0x12, 5, ...Buffer.from('stake')]),
+    height: undefined,
+  });
   await grpcRound({ method: '/cosmos.auth.v1beta1.Query/Account', bytes: Uint8Array.from([0x0a, 3, 0xed, 0xb0, 0x80]), height: undefined });
   assert.equal(child.exitCode, null, `the node exited:\n${log.slice(-3000)}`);
 });

@@ -80,11 +80,48 @@ const safeName = fc.stringMatching(/^[a-z0-9_.-]{1,8}$/).filter((s) => s !== '.'
 /** A path that tries to leave the target, or a harmless one. */
 const pathArb = fc.oneof(
   { arbitrary: fc.array(safeName, { minLength: 1, maxLength: 3 }).map((a) => a.join('/')), weight: 4 },
-  { arbitrary: fc.constantFrom('../x', '../../x', 'a/../../x', 'a/../b', './../x', '..', '.', './a', 'a//b', 'a/./b', '..\\x', 'C:x', 'a\\..\\..\\x', 'bin/chaind', 'lib/current/x', 'lib', 'bin'), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(
+      '../x',
+      '../../x',
+      'a/../../x',
+      'a/../b',
+      './../x',
+      '..',
+      '.',
+      './a',
+      'a//b',
+      'a/./b',
+      '..\\x',
+      'C:x',
+      'a\\..\\..\\x',
+      'bin/chaind',
+      'lib/current/x',
+      'lib',
+      'bin',
+    ),
+    weight: 2,
+  },
   { arbitrary: safeName.map((n) => `ESCAPE/${n}`), weight: 1 },
 );
 const linkTargets = fc.oneof(
-  fc.constantFrom('..', '../..', '.', 'x', 'bin/chaind', 'lib/app.js', 'app.js', '../outside/sentinel', 'ESCAPE', 'ESCAPE/x', 'a/../..', '', 'lib/current', 'lib', 'lib/../..'),
+  fc.constantFrom(
+    '..',
+    '../..',
+    '.',
+    'x',
+    'bin/chaind',
+    'lib/app.js',
+    'app.js',
+    '../outside/sentinel',
+    'ESCAPE',
+    'ESCAPE/x',
+    'a/../..',
+    '',
+    'lib/current',
+    'lib',
+    'lib/../..',
+  ),
   pathArb,
 );
 const entryArb: fc.Arbitrary<RawEntry> = fc.oneof(
@@ -92,8 +129,17 @@ const entryArb: fc.Arbitrary<RawEntry> = fc.oneof(
   { arbitrary: pathArb.map((p): RawEntry => ({ path: `${p}/`, type: 'Directory' })), weight: 2 },
   { arbitrary: fc.record({ path: pathArb, linkpath: linkTargets }).map((e): RawEntry => ({ ...e, type: 'SymbolicLink' })), weight: 3 },
   { arbitrary: fc.record({ path: pathArb, linkpath: linkTargets }).map((e): RawEntry => ({ ...e, type: 'Link' })), weight: 2 },
-  { arbitrary: fc.record({ path: pathArb, type: fc.constantFrom('CharacterDevice', 'BlockDevice', 'FIFO', 'ContiguousFile', 'GNUDumpDir') }) as fc.Arbitrary<RawEntry>, weight: 1 },
-  { arbitrary: fc.record({ path: pathArb, mode: fc.constantFrom(0o4755, 0o2755, 0o1777, 0o777, 0o000) }).map((e): RawEntry => ({ ...e, body: 'm' })), weight: 1 },
+  {
+    arbitrary: fc.record({
+      path: pathArb,
+      type: fc.constantFrom('CharacterDevice', 'BlockDevice', 'FIFO', 'ContiguousFile', 'GNUDumpDir'),
+    }) as fc.Arbitrary<RawEntry>,
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ path: pathArb, mode: fc.constantFrom(0o4755, 0o2755, 0o1777, 0o777, 0o000) }).map((e): RawEntry => ({ ...e, body: 'm' })),
+    weight: 1,
+  },
 );
 /** The absolute paths of a case point into `escape`. */
 const place = (s: string | undefined): string | undefined => (s === undefined ? s : s.replace(/^ESCAPE/, escape));
@@ -107,19 +153,35 @@ const hostile: fc.Arbitrary<Case> = fc.oneof(
   {
     arbitrary: fc.tuple(fc.array(entryArb, { maxLength: 6 }), fc.nat(), fc.boolean()).map(([extra, at, gzip]) => {
       const entries = [...VALID];
-      entries.splice(at % (entries.length + 1), 0, ...extra.map((e) => ({ ...e, path: place(e.path) as string, ...(e.linkpath !== undefined ? { linkpath: place(e.linkpath) } : {}) })));
+      entries.splice(
+        at % (entries.length + 1),
+        0,
+        ...extra.map((e) => ({ ...e, path: place(e.path) as string, ...(e.linkpath !== undefined ? { linkpath: place(e.linkpath) } : {}) })),
+      );
       return { tar: rawTar(entries), gzip };
     }),
     weight: 6,
   },
   // a bomb: zeros that compress a thousandfold, under and over the byte cap
-  { arbitrary: fc.integer({ min: 1, max: 4096 }).map((kb) => ({ tar: rawTar([...VALID, { path: 'zeros', body: Buffer.alloc(kb * 1024) }]), gzip: true })), weight: 1 },
+  {
+    arbitrary: fc.integer({ min: 1, max: 4096 }).map((kb) => ({ tar: rawTar([...VALID, { path: 'zeros', body: Buffer.alloc(kb * 1024) }]), gzip: true })),
+    weight: 1,
+  },
   // more entries than the cap
-  { arbitrary: fc.integer({ min: 1, max: 200 }).map((n) => ({ tar: rawTar([...VALID, ...Array.from({ length: n }, (_, i): RawEntry => ({ path: `many/${i}`, body: '' }))]), gzip: true })), weight: 1 },
+  {
+    arbitrary: fc
+      .integer({ min: 1, max: 200 })
+      .map((n) => ({ tar: rawTar([...VALID, ...Array.from({ length: n }, (_, i): RawEntry => ({ path: `many/${i}`, body: '' }))]), gzip: true })),
+    weight: 1,
+  },
   // the binary's header with another type flag: sockets, contiguous, GNU and pax types, unknown letters
   {
     arbitrary: fc.constantFrom('3', '4', '6', '7', 'D', 'K', 'L', 'M', 'N', 'S', 'V', 'g', 'x', 'Z', '\0', '9').map((flag) => {
-      const tar = rawTar([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: '' }, { path: 'lib/a', body: 'a' }]);
+      const tar = rawTar([
+        { path: 'bin/', type: 'Directory' },
+        { path: 'bin/chaind', body: '' },
+        { path: 'lib/a', body: 'a' },
+      ]);
       return { tar: withType(tar, 512, flag), gzip: true };
     }),
     weight: 1,
@@ -127,7 +189,10 @@ const hostile: fc.Arbitrary<Case> = fc.oneof(
   // a header announcing more than the body holds (up to past 8 GiB)
   {
     arbitrary: fc.tuple(fc.constantFrom(1, 511, 513, 1 << 20, 2 ** 33 + 5, 2 ** 40), fc.boolean()).map(([size, gzip]) => {
-      const tar = rawTar([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: BIN }]);
+      const tar = rawTar([
+        { path: 'bin/', type: 'Directory' },
+        { path: 'bin/chaind', body: BIN },
+      ]);
       return { tar: withSize(tar, 512, size), gzip };
     }),
     weight: 1,
@@ -135,7 +200,12 @@ const hostile: fc.Arbitrary<Case> = fc.oneof(
 );
 /** The valid release, its bytes flipped or cut, in the gzip or in the tar inside it. */
 const damaged: fc.Arbitrary<Case> = fc
-  .tuple(fc.constantFrom('gz', 'tar'), fc.constantFrom('flip', 'cut', 'both'), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 4 }), fc.nat())
+  .tuple(
+    fc.constantFrom('gz', 'tar'),
+    fc.constantFrom('flip', 'cut', 'both'),
+    fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 4 }),
+    fc.nat(),
+  )
   .map(([layer, how, flips, cutAt]) => {
     const tar = rawTar(VALID);
     let b = Buffer.from(layer === 'gz' ? gzipSync(tar) : tar);
@@ -215,10 +285,20 @@ async function assertNothingOutside(dir: string, expected: readonly string[]): P
   assert.ok(s.isFile() && s.nlink === 1, 'the sentinel was linked or replaced');
   assert.equal(await readFile(join(dir, 'outside', 'sentinel'), 'utf8'), SENTINEL);
   assert.deepEqual(await readdir(escape), [], 'an absolute path was written');
-  assert.deepEqual((await readdir(root)).filter((n) => n !== 'escape' && !/^c\d+$/.test(n)), [], 'something appeared above the case');
+  assert.deepEqual(
+    (await readdir(root)).filter((n) => n !== 'escape' && !/^c\d+$/.test(n)),
+    [],
+    'something appeared above the case',
+  );
 }
 
-const PREPARED = (format: 'tar.gz' | 'tar'): PreparedDownload => ({ url: new URL('https://releases.example/chaind.tar.gz'), shown: 'https://releases.example/chaind.tar.gz', format, explicit: false, fileName: 'chaind.tar.gz' });
+const PREPARED = (format: 'tar.gz' | 'tar'): PreparedDownload => ({
+  url: new URL('https://releases.example/chaind.tar.gz'),
+  shown: 'https://releases.example/chaind.tar.gz',
+  format,
+  explicit: false,
+  fileName: 'chaind.tar.gz',
+});
 
 /** One archive through unpackRelease (as chainvisor calls it), and every invariant. */
 async function checkExtract(c: Case): Promise<void> {
@@ -248,10 +328,12 @@ describe('fuzz: release archives into the extractor', () => {
 });
 
 describe('regressions found by the tar fuzz', () => {
-
   test('an archive whose first header is damaged writes nothing (tar went on writing the later entries after the error)', async () => {
     const { dir, file, out } = await caseDir(badFirstHeader());
-    await assert.rejects(unpackRelease(file, PREPARED('tar.gz'), out, 'chaind', 'chaind.tar.gz', LIMITS), (e: unknown) => assertClearError(e).kind === 'bad-archive');
+    await assert.rejects(
+      unpackRelease(file, PREPARED('tar.gz'), out, 'chaind', 'chaind.tar.gz', LIMITS),
+      (e: unknown) => assertClearError(e).kind === 'bad-archive',
+    );
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(await tree(out), [], 'entries of a bad archive were written');
     await assertNothingOutside(dir, ['archive', 'out', 'outside']);
@@ -259,7 +341,10 @@ describe('regressions found by the tar fuzz', () => {
 
   test('an archive past the entry cap writes nothing', async () => {
     const { file, out } = await caseDir(tooMany());
-    await assert.rejects(unpackRelease(file, PREPARED('tar.gz'), out, 'chaind', 'chaind.tar.gz', LIMITS), (e: unknown) => assertClearError(e).kind === 'too-large');
+    await assert.rejects(
+      unpackRelease(file, PREPARED('tar.gz'), out, 'chaind', 'chaind.tar.gz', LIMITS),
+      (e: unknown) => assertClearError(e).kind === 'too-large',
+    );
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(await tree(out), [], 'entries of a refused archive were written');
   });
@@ -275,12 +360,18 @@ describe('regressions found by the tar fuzz', () => {
     await assertNothingOutside(dir, ['archive', 'out', 'outside']);
   });
 
-  for (const [first, target] of [['a.', '-'], ['lib', 'lib/app.js']] as const) {
+  for (const [first, target] of [
+    ['a.', '-'],
+    ['lib', 'lib/app.js'],
+  ] as const) {
     test(`a hard link ${first} to ${target}, not yet in the archive, is refused before anything is written, and does not hang`, async () => {
       const tar = rawTar([{ path: first, type: 'Link', linkpath: target }, ...VALID]);
       const { file, out } = await caseDir(tar);
       await assert.rejects(unpackRelease(file, PREPARED('tar'), out, 'chaind', 'chaind.tar', LIMITS), (e: unknown) => {
-        assert.equal(assertClearError(e).message, `unsafe archive chaind.tar: entry ${JSON.stringify(first)} is a hard link to ${target}, which no earlier entry made as a file`);
+        assert.equal(
+          assertClearError(e).message,
+          `unsafe archive chaind.tar: entry ${JSON.stringify(first)} is a hard link to ${target}, which no earlier entry made as a file`,
+        );
         return true;
       });
       await new Promise((r) => setTimeout(r, 200));
@@ -296,7 +387,16 @@ describe('fuzz: chainvisor installs a downloaded release whole or not at all', (
   });
   after(() => srv.close());
   const logs: string[] = [];
-  const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 24, stallTimeoutMs: 10_000, progress: 'none', log: (m) => logs.push(m), extract: LIMITS };
+  const policy: FetchPolicy = {
+    mustHaveChecksum: true,
+    allowInsecureHttp: false,
+    allowLoopbackHttp: true,
+    maxBytes: 1 << 24,
+    stallTimeoutMs: 10_000,
+    progress: 'none',
+    log: (m) => logs.push(m),
+    extract: LIMITS,
+  };
 
   test(`mutated archives from a loopback mirror through installRelease (${RUNS.install} cases)`, async () => {
     await fc.assert(
@@ -309,7 +409,10 @@ describe('fuzz: chainvisor installs a downloaded release whole or not at all', (
         srv.file(path, bytes);
         logs.length = 0;
         try {
-          const r = await installRelease({ url: `${srv.base}${path}`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', bytes) } }, { ...policy, destDir: dest, daemonName: 'chaind' });
+          const r = await installRelease(
+            { url: `${srv.base}${path}`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', bytes) } },
+            { ...policy, destDir: dest, daemonName: 'chaind' },
+          );
           assert.equal(r.binaryPath, join(dest, 'bin', 'chaind'));
           assert.ok((await lstat(r.binaryPath)).isFile());
           await assertInside(dest);
@@ -328,13 +431,22 @@ describe('fuzz: chainvisor installs a downloaded release whole or not at all', (
     );
   });
 
-  for (const [what, bytes, kind] of [['a damaged first header', badFirstHeader, 'bad-archive'], ['more entries than the cap', tooMany, 'too-large']] as const) {
+  for (const [what, bytes, kind] of [
+    ['a damaged first header', badFirstHeader, 'bad-archive'],
+    ['more entries than the cap', tooMany, 'too-large'],
+  ] as const) {
     test(`regression: an archive with ${what} leaves no temp folder beside upgrades/v2 (tar was still writing into it when it was removed)`, async () => {
       const gz = bytes();
       const { dir } = await caseDir(Buffer.alloc(0));
       const upgrades = join(dir, 'out', 'cosmovisor', 'upgrades');
       srv.file(`/${kind}/chaind-v2.tar.gz`, gz);
-      await assert.rejects(installRelease({ url: `${srv.base}/${kind}/chaind-v2.tar.gz`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', gz) } }, { ...policy, destDir: join(upgrades, 'v2'), daemonName: 'chaind' }), (e: unknown) => assertClearError(e).kind === kind);
+      await assert.rejects(
+        installRelease(
+          { url: `${srv.base}/${kind}/chaind-v2.tar.gz`, platform: 'any', checksum: { algo: 'sha256', hex: hex('sha256', gz) } },
+          { ...policy, destDir: join(upgrades, 'v2'), daemonName: 'chaind' },
+        ),
+        (e: unknown) => assertClearError(e).kind === kind,
+      );
       await new Promise((r) => setTimeout(r, 200));
       assert.deepEqual(await readdir(upgrades), [], 'a temp folder left behind');
     });

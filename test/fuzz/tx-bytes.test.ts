@@ -31,9 +31,23 @@ interface Case {
   readonly mutations: readonly Mutation[];
 }
 
-
 /** Varint edge values: zero, the 32- and 64-bit edges, and a value too wide for 64 bits. */
-const EDGE_VALUES: readonly bigint[] = [0n, 1n, 127n, 128n, 2n ** 31n - 1n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 70n];
+const EDGE_VALUES: readonly bigint[] = [
+  0n,
+  1n,
+  127n,
+  128n,
+  2n ** 31n - 1n,
+  2n ** 31n,
+  2n ** 32n - 1n,
+  2n ** 32n,
+  2n ** 53n,
+  2n ** 63n - 1n,
+  2n ** 63n,
+  2n ** 64n - 1n,
+  2n ** 64n,
+  2n ** 70n,
+];
 
 const edgeVarint: fc.Arbitrary<number[]> = fc.oneof(
   fc.tuple(fc.constantFrom(...EDGE_VALUES), fc.constantFrom(0, 10, 11)).map(([v, w]) => varintBytes(v, w)),

@@ -61,7 +61,9 @@ const heights = fc.oneof(
   fc.bigInt({ min: 0n, max: 1n << 70n }).map((h) => h.toString()),
   fc.maxSafeNat().map((h) => h + 0), // numbers near 2^53
   fc.double(),
-  fc.constantFrom('12', '0', '-1', ' 12', '12 ', '0x10', '1e3', '1.0', '１２', '9007199254740993', '99999999999999999999', 1e21, -0, '', null, true, [12], { h: 12 }),
+  fc.constantFrom('12', '0', '-1', ' 12', '12 ', '0x10', '1e3', '1.0', '１２', '9007199254740993', '99999999999999999999', 1e21, -0, '', null, true, [12], {
+    h: 12,
+  }),
 );
 const infos = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom(undefined, 12, null, ['x'], { binaries: {} }));
 const extra = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
@@ -74,7 +76,9 @@ const mutatedObjects = fc
     for (const [k, v] of Object.entries(r)) if (v !== undefined) o[k] = v;
     return JSON.stringify(o);
   });
-const valid = fc.record({ name: fc.string({ minLength: 1, maxLength: 20 }), height: fc.bigInt({ min: 1n, max: 1n << 40n }), info: fc.string({ maxLength: 60 }) }).map(encodeUpgradeInfo);
+const valid = fc
+  .record({ name: fc.string({ minLength: 1, maxLength: 20 }), height: fc.bigInt({ min: 1n, max: 1n << 40n }), info: fc.string({ maxLength: 60 }) })
+  .map(encodeUpgradeInfo);
 /** A valid file cut short (the node killed mid-write without the atomic rename) or with bytes flipped. */
 const damaged = fc.oneof(
   fc.tuple(valid, fc.nat()).map(([t, n]) => Buffer.from(t.slice(0, n % Math.max(1, t.length)))),
@@ -170,7 +174,10 @@ describe('fuzz: upgrade-info.json through the one reader (node start-up and chai
   test('regression: a megabyte name is refused with a short message, not the name', () => {
     checkFile(JSON.stringify({ name: 'x'.repeat(1 << 20), height: 20 }));
     const r = readUpgradeInfoFile(join(dir, `upgrade-info-${fileNo % 8}.json`));
-    assert.ok(r.state === 'invalid' && r.why.endsWith('x" (1048578 characters) is longer than 255 bytes once path-escaped') && r.why.length < 400, 'why' in r ? r.why.slice(0, 200) : r.state);
+    assert.ok(
+      r.state === 'invalid' && r.why.endsWith('x" (1048578 characters) is longer than 255 bytes once path-escaped') && r.why.length < 400,
+      'why' in r ? r.why.slice(0, 200) : r.state,
+    );
   });
 
   test('regression: a height past int64 is refused', () => {
@@ -189,13 +196,30 @@ const checksums = fc.oneof(
   hexOf(128).map((h) => `sha512:${h}`),
   hexOf(32).map((h) => `md5:${h}`),
   hexOf(40).map((h) => `sha1:${h}`),
-  fc.tuple(fc.constantFrom('sha256', 'SHA256', 'sha512', 'sha384', 'blake2b', ''), fc.integer({ min: 0, max: 140 })).chain(([a, n]) => hexOf(n).map((h) => `${a}:${h}`)),
+  fc
+    .tuple(fc.constantFrom('sha256', 'SHA256', 'sha512', 'sha384', 'blake2b', ''), fc.integer({ min: 0, max: 140 }))
+    .chain(([a, n]) => hexOf(n).map((h) => `${a}:${h}`)),
   hexOf(64),
   fc.string({ maxLength: 20 }),
 );
 const schemes = fc.constantFrom('https', 'http', 'HTTPS', 'file', 'ftp', 's3', 'git', 'data', 'javascript', 'gcs', 'hg', 'x-y.z+w');
-const hosts = fc.constantFrom('releases.example.com', '127.0.0.1', '[::1]', 'localhost', '10.0.0.1', 'user:pw@example.com', 'example.com:8443', '', 'xn--nxasmq6b', '%41', '[::ffff:127.0.0.1]');
-const paths = fc.tuple(fc.constantFrom('/chaind', '/a/b/chaind-v2', '/', '', '/%2e%2e/x', '/ä ö'), fc.constantFrom('.tar.gz', '.tgz', '.tar', '.zip', '.tar.xz', '.gz', '', '.TAR.GZ', '%'));
+const hosts = fc.constantFrom(
+  'releases.example.com',
+  '127.0.0.1',
+  '[::1]',
+  'localhost',
+  '10.0.0.1',
+  'user:pw@example.com',
+  'example.com:8443',
+  '',
+  'xn--nxasmq6b',
+  '%41',
+  '[::ffff:127.0.0.1]',
+);
+const paths = fc.tuple(
+  fc.constantFrom('/chaind', '/a/b/chaind-v2', '/', '', '/%2e%2e/x', '/ä ö'),
+  fc.constantFrom('.tar.gz', '.tgz', '.tar', '.zip', '.tar.xz', '.gz', '', '.TAR.GZ', '%'),
+);
 const queries = fc.array(
   fc.oneof(
     checksums.map((c) => `checksum=${c}`),
@@ -210,13 +234,28 @@ const urls = fc.oneof(
   { arbitrary: fc.string({ maxLength: 30 }), weight: 1 },
   { arbitrary: fc.constantFrom(12, null, ['https://x/y'], { url: 'https://x' }, ''), weight: 1 },
 );
-const platformKeys = fc.oneof(fc.constantFrom(platformKey(), 'any', 'linux/amd64', 'darwin/arm64', 'windows/386', 'Linux/AMD64', 'linux', 'linux/amd64/v2', '/', ''), fc.string({ maxLength: 10 }));
+const platformKeys = fc.oneof(
+  fc.constantFrom(platformKey(), 'any', 'linux/amd64', 'darwin/arm64', 'windows/386', 'Linux/AMD64', 'linux', 'linux/amd64/v2', '/', ''),
+  fc.string({ maxLength: 10 }),
+);
 /** Entries a proposer would write: an os/arch or "any" key, an https URL with a sha256 or sha512 checksum. */
 const wellFormedUrls = fc
-  .tuple(fc.constantFrom('https://releases.example.com', 'https://127.0.0.1:8443', 'http://127.0.0.1:9', 'https://[::1]', 'https://u:p@mirror.example'), paths, fc.oneof(hexOf(64).map((h) => `sha256:${h}`), hexOf(128).map((h) => `sha512:${h}`)), fc.constantFrom('', '&archive=tar.gz', '&archive=none', '&x=1', '#frag'))
+  .tuple(
+    fc.constantFrom('https://releases.example.com', 'https://127.0.0.1:8443', 'http://127.0.0.1:9', 'https://[::1]', 'https://u:p@mirror.example'),
+    paths,
+    fc.oneof(
+      hexOf(64).map((h) => `sha256:${h}`),
+      hexOf(128).map((h) => `sha512:${h}`),
+    ),
+    fc.constantFrom('', '&archive=tar.gz', '&archive=none', '&x=1', '#frag'),
+  )
   .map(([base, [p, e], sum, tail]) => `${base}${p}${e}?checksum=${sum}${tail}`);
 const wellFormedDocs = fc
-  .dictionary(fc.constantFrom(platformKey(), 'any', 'linux/amd64', 'darwin/arm64', 'windows/amd64', 'linux/arm64'), fc.oneof({ arbitrary: wellFormedUrls, weight: 5 }, { arbitrary: urls, weight: 1 }), { minKeys: 1, maxKeys: 4 })
+  .dictionary(
+    fc.constantFrom(platformKey(), 'any', 'linux/amd64', 'darwin/arm64', 'windows/amd64', 'linux/arm64'),
+    fc.oneof({ arbitrary: wellFormedUrls, weight: 5 }, { arbitrary: urls, weight: 1 }),
+    { minKeys: 1, maxKeys: 4 },
+  )
   .map((b) => JSON.stringify({ binaries: b }));
 const binariesDocs = fc.oneof(
   { arbitrary: wellFormedDocs, weight: 6 },
@@ -240,9 +279,9 @@ const infoStrings = fc.oneof(
   // info that looks like a URL: refused before anything is fetched, or fetched from nowhere (see noNetwork)
   { arbitrary: urls.filter((u): u is string => typeof u === 'string'), weight: 2 },
 );
-const policies = fc.record({ mustHaveChecksum: fc.boolean(), allowInsecureHttp: fc.boolean(), allowLoopbackHttp: fc.boolean() }).map(
-  (p): DownloadPolicy => ({ ...p, maxBytes: 1 << 20, stallTimeoutMs: 2000 }),
-);
+const policies = fc
+  .record({ mustHaveChecksum: fc.boolean(), allowInsecureHttp: fc.boolean(), allowLoopbackHttp: fc.boolean() })
+  .map((p): DownloadPolicy => ({ ...p, maxBytes: 1 << 20, stallTimeoutMs: 2000 }));
 
 /** The source as a binaries entry again: its URL with go-getter's parameters put back. */
 function entryOf(s: ReleaseSource): string {
@@ -276,7 +315,11 @@ async function checkInfo(info: string, policy: DownloadPolicy): Promise<void> {
       assert.deepEqual(again.ok, [s]);
     }
     // and chainvisor picks this platform's entry of the same list, or says it has none
-    if ('ok' in mine) assert.deepEqual(mine.ok, all.ok.filter((s) => s.platform === mine.ok[0].platform));
+    if ('ok' in mine)
+      assert.deepEqual(
+        mine.ok,
+        all.ok.filter((s) => s.platform === mine.ok[0].platform),
+      );
     else assert.equal(mine.err.kind, 'no-platform', `chainvisor refused what the proposer's check passed: ${mine.err.message}`);
   }
   if ('ok' in mine) {
@@ -297,7 +340,7 @@ function noNetwork(): void {
   };
 }
 
-describe('fuzz: plan info through the one parser (the proposer\'s check and chainvisor)', () => {
+describe("fuzz: plan info through the one parser (the proposer's check and chainvisor)", () => {
   let mirror: Served;
   before(async () => {
     noNetwork();
@@ -314,14 +357,25 @@ describe('fuzz: plan info through the one parser (the proposer\'s check and chai
 
   test(`info as a URL to a document on a loopback mirror, with and without ?checksum= (${RUNS.infoUrl} cases)`, async () => {
     let n = 0;
-    const cases = fc.tuple(infoStrings, fc.constantFrom('right', 'wrong', 'none', 'md5', 'short'), policies, fc.constantFrom('', '?archive=tar', '&x=1', '#frag'));
+    const cases = fc.tuple(
+      infoStrings,
+      fc.constantFrom('right', 'wrong', 'none', 'md5', 'short'),
+      policies,
+      fc.constantFrom('', '?archive=tar', '&x=1', '#frag'),
+    );
     await fc.assert(
       fc.asyncProperty(cases, async ([doc, sum, policy, tail]) => {
         const path = `/info/${++n}.json`;
         const body = Buffer.from(doc);
         mirror.file(path, body);
         const h = hex('sha256', body);
-        const q = { right: `?checksum=sha256:${h}`, wrong: `?checksum=sha256:${'0'.repeat(64)}`, none: '', md5: `?checksum=md5:${hex('md5', body)}`, short: `?checksum=sha256:${h.slice(1)}` }[sum];
+        const q = {
+          right: `?checksum=sha256:${h}`,
+          wrong: `?checksum=sha256:${'0'.repeat(64)}`,
+          none: '',
+          md5: `?checksum=md5:${hex('md5', body)}`,
+          short: `?checksum=sha256:${h.slice(1)}`,
+        }[sum];
         await checkInfo(`${mirror.base}${path}${q}${q === '' && tail.startsWith('&') ? '' : tail}`, policy);
       }),
       fuzzParameters(RUNS.infoUrl),
@@ -329,7 +383,13 @@ describe('fuzz: plan info through the one parser (the proposer\'s check and chai
   });
 
   test('regression: a megabyte platform key is refused with a short message, not the key', async () => {
-    await checkInfo(JSON.stringify({ binaries: { ['a'.repeat(1 << 20)]: 'https://x.example/c' } }), { mustHaveChecksum: false, allowInsecureHttp: false, allowLoopbackHttp: false, maxBytes: 1 << 20, stallTimeoutMs: 2000 });
+    await checkInfo(JSON.stringify({ binaries: { ['a'.repeat(1 << 20)]: 'https://x.example/c' } }), {
+      mustHaveChecksum: false,
+      allowInsecureHttp: false,
+      allowLoopbackHttp: false,
+      maxBytes: 1 << 20,
+      stallTimeoutMs: 2000,
+    });
   });
 
   test('regression: a newline in a binaries key or archive= is escaped in the message', async () => {
@@ -339,7 +399,7 @@ describe('fuzz: plan info through the one parser (the proposer\'s check and chai
     await checkInfo(JSON.stringify({ binaries: { 'a\nb': 12, any: 'https://x.example/c' } }), policy);
   });
 
-  test('regression: a malformed %-escape in a binary\'s path is a valid URL, not a URIError', async () => {
+  test("regression: a malformed %-escape in a binary's path is a valid URL, not a URIError", async () => {
     const info = JSON.stringify({ binaries: { any: `https://releases.example.com/chaind%?checksum=sha256:${'0'.repeat(64)}` } });
     const policy: DownloadPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: false, maxBytes: 1 << 20, stallTimeoutMs: 2000 };
     await checkInfo(info, policy);

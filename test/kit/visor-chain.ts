@@ -22,7 +22,11 @@ export interface CliRun {
 /** Runs the chaind CLI (as release v1) as a child process; its exit code and output. */
 export function cli(args: readonly string[]): Promise<CliRun> {
   return new Promise((res, rej) => {
-    const c = spawn(process.execPath, [CHAIND, ...args], { env: { ...process.env, CHAIND_RELEASE: 'v1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const c = spawn(process.execPath, [CHAIND, ...args], {
+      env: { ...process.env, CHAIND_RELEASE: 'v1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     let stdout = '';
     let stderr = '';
     c.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -114,11 +118,19 @@ export async function createVisorChain(env: Readonly<Record<string, string>> = {
     ...env,
   };
   const height = async (): Promise<number> => {
-    const r = await fetch(rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status', params: {} }) });
+    const r = await fetch(rpc, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status', params: {} }),
+    });
     return Number(((await r.json()) as { result: { sync_info: { latest_block_height: string } } }).result.sync_info.latest_block_height);
   };
   const run = (extra: readonly string[] = []): Visor => {
-    const child = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr, ...extra], { env: visorEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr, ...extra], {
+      env: visorEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     visors.push(child);
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -126,7 +138,23 @@ export async function createVisorChain(env: Readonly<Record<string, string>> = {
     const exit = new Promise<{ code: number | null; output: string }>((r) => child.on('close', (code) => r({ code, output: out })));
     return { child, exit, output: () => out };
   };
-  const flags = ['--home', home, '--keyring-backend', 'test', '--node', rpc, '-y', '--broadcast-mode', 'commit', '--gas', 'auto', '--gas-adjustment', '1.5', '--fees', '5000stake'];
+  const flags = [
+    '--home',
+    home,
+    '--keyring-backend',
+    'test',
+    '--node',
+    rpc,
+    '-y',
+    '--broadcast-mode',
+    'commit',
+    '--gas',
+    'auto',
+    '--gas-adjustment',
+    '1.5',
+    '--fees',
+    '5000stake',
+  ];
   return { home, cv, rpc, grpc: `127.0.0.1:${grpcPort}`, rest: `http://127.0.0.1:${restPort}`, run, height, tx: (args) => cli([...args, ...flags]) };
 }
 
@@ -143,7 +171,26 @@ export async function waitForHeight(c: VisorChain, v: Visor, h: number, ms = 60_
 
 /** Proposes upgrade "v2" at height `h` with `info` (alice, with the deposit). */
 export const proposeV2 = (c: VisorChain, h: number, info: string, extra: readonly string[] = []): Promise<CliRun> =>
-  c.tx(['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--upgrade-info', info, '--allow-loopback-http', '--from', 'alice', ...extra]);
+  c.tx([
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    'v2',
+    '--title',
+    'v2',
+    '--summary',
+    's',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    String(h),
+    '--upgrade-info',
+    info,
+    '--allow-loopback-http',
+    '--from',
+    'alice',
+    ...extra,
+  ]);
 
 /** Votes yes on proposal 1 and waits until its plan is scheduled (before its height). */
 export async function passAndWait(c: VisorChain, h: number): Promise<void> {

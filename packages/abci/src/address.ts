@@ -21,7 +21,8 @@ export function abciAddressProblem(address: string): AbciAddress | string {
   if (scheme === 'unix') {
     if (rest === '') return 'no socket path';
     if (rest.includes('\0')) return 'the path contains a NUL byte';
-    if (Buffer.byteLength(rest) > MAX_UNIX_PATH_BYTES) return `the socket path is ${Buffer.byteLength(rest)} bytes, above the system's limit of ${MAX_UNIX_PATH_BYTES}`;
+    if (Buffer.byteLength(rest) > MAX_UNIX_PATH_BYTES)
+      return `the socket path is ${Buffer.byteLength(rest)} bytes, above the system's limit of ${MAX_UNIX_PATH_BYTES}`;
     return { kind: 'unix', path: rest };
   }
   if (scheme !== 'tcp') return `unknown scheme "${address.slice(0, sep)}://"`;

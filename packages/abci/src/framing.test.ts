@@ -39,33 +39,55 @@ describe('FrameDecoder', () => {
       out.push(...got);
       if (got.length > 0) boundaries.push(d.buffered);
     }
-    assert.deepEqual(out.map((m) => Uint8Array.from(m)), messages);
+    assert.deepEqual(
+      out.map((m) => Uint8Array.from(m)),
+      messages,
+    );
     assert.deepEqual(boundaries, [0, 0, 0, 0, 0]);
   });
 
   test('100 messages in one chunk, and chunks cut at every offset of a two-frame stream', () => {
     const many = Array.from({ length: 100 }, (_, i) => bytes(i * 3, i));
-    assert.deepEqual(new FrameDecoder(1000).push(concat(many.map(encodeFrame))).map((m) => Uint8Array.from(m)), many);
+    assert.deepEqual(
+      new FrameDecoder(1000).push(concat(many.map(encodeFrame))).map((m) => Uint8Array.from(m)),
+      many,
+    );
     const two = concat([encodeFrame(bytes(200, 1)), encodeFrame(bytes(5, 2))]);
     for (let cut = 0; cut <= two.length; cut++) {
       const d = new FrameDecoder(1000);
       const out = [...d.push(two.subarray(0, cut)), ...d.push(two.subarray(cut))];
-      assert.deepEqual(out.map((m) => Uint8Array.from(m)), [bytes(200, 1), bytes(5, 2)], `cut at ${cut}`);
+      assert.deepEqual(
+        out.map((m) => Uint8Array.from(m)),
+        [bytes(200, 1), bytes(5, 2)],
+        `cut at ${cut}`,
+      );
     }
   });
 
   test('a non-minimal length prefix (up to 10 bytes) is accepted, as Go binary.ReadUvarint does', () => {
     // 3 written in 10 bytes: 0x83, eight 0x80 continuation bytes, then 0x00
     const tenBytes = hex('83 80 80 80 80 80 80 80 80 00  0a0b0c');
-    assert.deepEqual(new FrameDecoder(100).push(tenBytes).map((m) => Uint8Array.from(m)), [hex('0a0b0c')]);
-    assert.deepEqual(new FrameDecoder(100).push(hex('83 00 0a0b0c  80 00')).map((m) => Uint8Array.from(m)), [hex('0a0b0c'), new Uint8Array(0)]);
+    assert.deepEqual(
+      new FrameDecoder(100).push(tenBytes).map((m) => Uint8Array.from(m)),
+      [hex('0a0b0c')],
+    );
+    assert.deepEqual(
+      new FrameDecoder(100).push(hex('83 00 0a0b0c  80 00')).map((m) => Uint8Array.from(m)),
+      [hex('0a0b0c'), new Uint8Array(0)],
+    );
   });
 
   test('a length above maxMessageBytes is refused with the length and the limit', () => {
-    framingError(() => new FrameDecoder(1000).push(encodeFrame(bytes(1001, 0))), /message length 1001 bytes is above the limit of 1000 bytes \(maxMessageBytes\)/);
+    framingError(
+      () => new FrameDecoder(1000).push(encodeFrame(bytes(1001, 0))),
+      /message length 1001 bytes is above the limit of 1000 bytes \(maxMessageBytes\)/,
+    );
     assert.equal(new FrameDecoder(1000).push(encodeFrame(bytes(1000, 0))).length, 1);
     // 2^63 in a full 10-byte varint: nine 0x80 then 0x01 (the 64th bit)
-    framingError(() => new FrameDecoder(DEFAULT_MAX_MESSAGE_BYTES).push(hex('80 80 80 80 80 80 80 80 80 01')), /message length 9223372036854775808 bytes is above the limit of 2147483647/);
+    framingError(
+      () => new FrameDecoder(DEFAULT_MAX_MESSAGE_BYTES).push(hex('80 80 80 80 80 80 80 80 80 01')),
+      /message length 9223372036854775808 bytes is above the limit of 2147483647/,
+    );
     // the largest uint64: nine 0xff then 0x01
     framingError(() => new FrameDecoder(DEFAULT_MAX_MESSAGE_BYTES).push(hex('ff ff ff ff ff ff ff ff ff 01')), /message length 18446744073709551615 bytes/);
     // just above CometBFT's maxMsgSize (MaxInt32): 2^31 = 80 80 80 80 08
@@ -83,8 +105,14 @@ describe('FrameDecoder', () => {
 
   test('the messages completed before a bad prefix in the same chunk are delivered in `out`', () => {
     const out: Uint8Array[] = [];
-    framingError(() => new FrameDecoder(10).push(concat([encodeFrame(hex('01')), encodeFrame(hex('02')), encodeFrame(bytes(11, 0))]), out), /message length 11/);
-    assert.deepEqual(out.map((m) => Uint8Array.from(m)), [hex('01'), hex('02')]);
+    framingError(
+      () => new FrameDecoder(10).push(concat([encodeFrame(hex('01')), encodeFrame(hex('02')), encodeFrame(bytes(11, 0))]), out),
+      /message length 11/,
+    );
+    assert.deepEqual(
+      out.map((m) => Uint8Array.from(m)),
+      [hex('01'), hex('02')],
+    );
   });
 
   test('a varint longer than 10 bytes, or overflowing 64 bits, is refused', () => {
@@ -100,7 +128,10 @@ describe('FrameDecoder', () => {
 
   test('maxMessageBytes must be a positive integer up to MaxInt32', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, DEFAULT_MAX_MESSAGE_BYTES + 1]) {
-      assert.throws(() => new FrameDecoder(bad), (err: unknown) => err instanceof AbciSettingError && /maxMessageBytes must be an integer from 1 to 2147483647/.test(err.message));
+      assert.throws(
+        () => new FrameDecoder(bad),
+        (err: unknown) => err instanceof AbciSettingError && /maxMessageBytes must be an integer from 1 to 2147483647/.test(err.message),
+      );
     }
   });
 });

@@ -138,7 +138,9 @@ describe('frames', () => {
       const body = Request.encode(req).finish();
       assert.equal(toHex(encodeRequestFrame(req)), toHex(encodeFrame(body)), `echo of ${size} bytes`);
       Buffer.allocUnsafe(4000).fill(0x5a);
-      const res: Response = { checkTx: { code: 0, data: new Uint8Array(size).fill(7), log: 'é'.repeat(size % 300), info: '', gasWanted: 1n, gasUsed: 1n, events: [], codespace: '' } };
+      const res: Response = {
+        checkTx: { code: 0, data: new Uint8Array(size).fill(7), log: 'é'.repeat(size % 300), info: '', gasWanted: 1n, gasUsed: 1n, events: [], codespace: '' },
+      };
       assert.equal(toHex(encodeResponseFrame(res)), toHex(encodeFrame(Response.encode(res).finish())), `CheckTx answer of ${size} data bytes`);
     }
   });
@@ -148,7 +150,10 @@ describe('the oneof', () => {
   test('requestMethod names the one method set; none or several is an AbciProtocolError', () => {
     assert.equal(requestMethod({ finalizeBlock: Request.decode(hex('a2 01 00')).finalizeBlock }), 'finalizeBlock');
     assert.equal(requestMethod(Request.decode(hex('5a 00'))), 'commit');
-    assert.throws(() => requestMethod(Request.decode(new Uint8Array(0))), (e: unknown) => e instanceof AbciProtocolError && /names no ABCI method/.test(e.message));
+    assert.throws(
+      () => requestMethod(Request.decode(new Uint8Array(0))),
+      (e: unknown) => e instanceof AbciProtocolError && /names no ABCI method/.test(e.message),
+    );
     // field 4 is reserved (the old SetOption): decoded as an unknown field, so no method
     assert.throws(() => requestMethod(Request.decode(hex('22 00'))), /names no ABCI method/);
     assert.throws(() => requestMethod({ echo: { message: '' }, commit: {} }), /names 2 ABCI methods \(echo, commit\)/);

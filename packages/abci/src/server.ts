@@ -368,7 +368,12 @@ export async function listenAbci(options: AbciServerOptions): Promise<AbciServer
   const maxMessageBytes = checkIntSetting('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1, DEFAULT_MAX_MESSAGE_BYTES);
   const maxConnections = checkIntSetting('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 1, 2 ** 31 - 1);
   const unixSocketMode = checkIntSetting('unixSocketMode', options.unixSocketMode ?? DEFAULT_UNIX_SOCKET_MODE, 0, 0o777);
-  const keepAliveInitialDelay = checkIntSetting('keepAliveInitialDelayMs', options.keepAliveInitialDelayMs ?? DEFAULT_KEEPALIVE_INITIAL_DELAY_MS, 1000, 2 ** 31 - 1);
+  const keepAliveInitialDelay = checkIntSetting(
+    'keepAliveInitialDelayMs',
+    options.keepAliveInitialDelayMs ?? DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
+    1000,
+    2 ** 31 - 1,
+  );
   const userLog = options.log;
   // a throwing log callback must not break a connection's event handlers
   const log: AbciLog = (level, msg, fields) => {

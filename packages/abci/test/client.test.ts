@@ -86,8 +86,14 @@ describe('AbciClient', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    await assert.rejects(AbciClient.connect(`127.0.0.1:${port}`), isClientError(new RegExp(`^cannot connect to tcp://127.0.0.1:${port}: connect ECONNREFUSED`)));
-    await assert.rejects(AbciClient.connect('unix:///nonexistent/abci.sock'), isClientError(/^cannot connect to unix:\/\/\/nonexistent\/abci.sock: connect ENOENT/));
+    await assert.rejects(
+      AbciClient.connect(`127.0.0.1:${port}`),
+      isClientError(new RegExp(`^cannot connect to tcp://127.0.0.1:${port}: connect ECONNREFUSED`)),
+    );
+    await assert.rejects(
+      AbciClient.connect('unix:///nonexistent/abci.sock'),
+      isClientError(/^cannot connect to unix:\/\/\/nonexistent\/abci.sock: connect ENOENT/),
+    );
   });
 });
 

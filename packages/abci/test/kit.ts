@@ -17,7 +17,9 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
 }
 
 /** A fresh folder for a unix socket; `cleanup` removes it. */
-export async function tempSocket(name = 'abci.sock'): Promise<{ readonly dir: string; readonly path: string; readonly address: string; cleanup(): Promise<void> }> {
+export async function tempSocket(
+  name = 'abci.sock',
+): Promise<{ readonly dir: string; readonly path: string; readonly address: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'abci-'));
   const path = join(dir, name);
   return { dir, path, address: `unix://${path}`, cleanup: () => rm(dir, { recursive: true, force: true }) };

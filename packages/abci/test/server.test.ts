@@ -47,7 +47,12 @@ function echoHandler(): AbciConnectionHandler & { readonly ended: Promise<Error 
 
 const frame = (req: Request): Uint8Array => encodeRequestFrame(req);
 const echo = (message: string): Request => ({ echo: { message } });
-const kindsOf = (rs: Response[]): string[] => rs.map((r) => Object.keys(r).filter((k) => r[k as keyof Response] !== undefined).join('+'));
+const kindsOf = (rs: Response[]): string[] =>
+  rs.map((r) =>
+    Object.keys(r)
+      .filter((k) => r[k as keyof Response] !== undefined)
+      .join('+'),
+  );
 
 for (const transport of ['tcp', 'unix'] as const) {
   describe(`ABCI server over ${transport}`, () => {
@@ -75,7 +80,10 @@ for (const transport of ['tcp', 'unix'] as const) {
       raw.write(Buffer.concat([frame(echo('a')), frame({ flush: {} }), frame(echo('b')), frame(echo('c')), frame({ flush: {} })]));
       const rs = await raw.responses(5);
       assert.deepEqual(kindsOf(rs), ['echo', 'flush', 'echo', 'echo', 'flush']);
-      assert.deepEqual(rs.filter((r) => r.echo).map((r) => r.echo?.message), ['a', 'b', 'c']);
+      assert.deepEqual(
+        rs.filter((r) => r.echo).map((r) => r.echo?.message),
+        ['a', 'b', 'c'],
+      );
     });
 
     test('an async handler is awaited: one request at a time, answers in request order', async (t) => {
@@ -113,7 +121,10 @@ for (const transport of ['tcp', 'unix'] as const) {
       const raw = await connectRaw(server.address);
       t.after(() => raw.close());
       raw.write(Buffer.concat([frame(echo('fast')), frame(echo('slow')), frame({ flush: {} })]));
-      assert.deepEqual((await raw.responses(1)).map((r) => r.echo?.message), ['fast']);
+      assert.deepEqual(
+        (await raw.responses(1)).map((r) => r.echo?.message),
+        ['fast'],
+      );
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(raw.available, 0, 'the Flush was answered before the request ahead of it');
       release();
@@ -194,7 +205,9 @@ for (const transport of ['tcp', 'unix'] as const) {
     });
 
     test('an answer of the wrong method is refused with an Exception naming both', async (t) => {
-      const server = await start(t, transport, { connect: () => ({ handle: () => ({ info: { data: '', version: '', appVersion: 0n, lastBlockHeight: 0n, lastBlockAppHash: new Uint8Array() } }) }) });
+      const server = await start(t, transport, {
+        connect: () => ({ handle: () => ({ info: { data: '', version: '', appVersion: 0n, lastBlockHeight: 0n, lastBlockAppHash: new Uint8Array() } }) }),
+      });
       const client = await AbciClient.connect(server.address);
       await assert.rejects(client.request('echo', { message: 'x' }), /the handler answered the request echo with info/);
     });
@@ -328,8 +341,14 @@ describe('listening', () => {
   });
 
   test('a host that does not resolve, an address not of this machine', async () => {
-    await assert.rejects(listenAbci({ address: 'tcp://no-such-host.invalid:0', connect: () => echoHandler() }), /cannot listen on tcp:\/\/no-such-host.invalid:0: host (not found|name lookup failed)/);
-    await assert.rejects(listenAbci({ address: 'tcp://192.0.2.1:0', connect: () => echoHandler() }), /address not available \(no interface of this machine has it\) \(EADDRNOTAVAIL\)/);
+    await assert.rejects(
+      listenAbci({ address: 'tcp://no-such-host.invalid:0', connect: () => echoHandler() }),
+      /cannot listen on tcp:\/\/no-such-host.invalid:0: host (not found|name lookup failed)/,
+    );
+    await assert.rejects(
+      listenAbci({ address: 'tcp://192.0.2.1:0', connect: () => echoHandler() }),
+      /address not available \(no interface of this machine has it\) \(EADDRNOTAVAIL\)/,
+    );
   });
 
   test('unix: the socket file is the owner’s only (mode 0600, a setting), and close() removes it', async (t) => {
@@ -351,7 +370,9 @@ describe('listening', () => {
     const sock = await tempSocket();
     t.after(() => sock.cleanup());
     // a real process bound to the path, killed without a chance to clean up
-    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock.path)}, () => console.log('ready'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock.path)}, () => console.log('ready'))`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await withTimeout(new Promise((r) => child.stdout.once('data', r)), 10_000, 'the child to listen');
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
@@ -375,7 +396,10 @@ describe('listening', () => {
 
     // a regular file is never removed
     writeFileSync(sock.path, 'not a socket');
-    await assert.rejects(listenAbci({ address: sock.address, connect: () => echoHandler() }), /address already in use \(EADDRINUSE\): a file that is not a socket is at that path/);
+    await assert.rejects(
+      listenAbci({ address: sock.address, connect: () => echoHandler() }),
+      /address already in use \(EADDRINUSE\): a file that is not a socket is at that path/,
+    );
     assert.ok(statSync(sock.path).isFile());
   });
 
@@ -434,7 +458,10 @@ describe('listening', () => {
     assert.ok(m !== null && Number(m[1]) > 0, server.address);
     // the port really is ours: a plain listener cannot take it
     const other = createServer();
-    await assert.rejects(new Promise((resolve, reject) => other.once('error', reject).listen(Number(m?.[1]), '127.0.0.1', () => resolve(undefined))), /EADDRINUSE/);
+    await assert.rejects(
+      new Promise((resolve, reject) => other.once('error', reject).listen(Number(m?.[1]), '127.0.0.1', () => resolve(undefined))),
+      /EADDRINUSE/,
+    );
   });
 });
 
@@ -451,26 +478,32 @@ function serverKeepalive(serverPort: number, peerPort: number): number | undefin
   throw new Error(`no /proc/net/tcp row for 127.0.0.1:${serverPort} <- :${peerPort}`);
 }
 
-describe('TCP keepalive (a peer whose host vanished without a FIN is found and closed)', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () => {
-  for (const [what, delay, atMost] of [
-    ['by default, after DEFAULT_KEEPALIVE_INITIAL_DELAY_MS', undefined, DEFAULT_KEEPALIVE_INITIAL_DELAY_MS / 1000],
-    ['keepAliveInitialDelayMs: 3000', 3_000, 3],
-  ] as const) {
-    test(`accepted connections have a keepalive timer, ${what} of silence`, async (t) => {
-      const server = await listenAbci({ address: 'tcp://127.0.0.1:0', keepAliveInitialDelayMs: delay, connect: () => echoHandler() });
-      t.after(() => server.close());
-      const peer = await connectRaw(server.address);
-      t.after(() => peer.close());
-      peer.write(frame(echo('x')));
-      await peer.responses(1);
-      await new Promise((r) => setTimeout(r, 100));
-      const left = serverKeepalive(Number(server.address.split(':').pop()), peer.socket.localPort ?? 0);
-      assert.ok(left !== undefined, 'a keepalive timer runs');
-      assert.ok(left > atMost - 2 && left <= atMost, `fires in ${left} s, expected about ${atMost} s`);
-    });
-  }
+describe(
+  'TCP keepalive (a peer whose host vanished without a FIN is found and closed)',
+  { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' },
+  () => {
+    for (const [what, delay, atMost] of [
+      ['by default, after DEFAULT_KEEPALIVE_INITIAL_DELAY_MS', undefined, DEFAULT_KEEPALIVE_INITIAL_DELAY_MS / 1000],
+      ['keepAliveInitialDelayMs: 3000', 3_000, 3],
+    ] as const) {
+      test(`accepted connections have a keepalive timer, ${what} of silence`, async (t) => {
+        const server = await listenAbci({ address: 'tcp://127.0.0.1:0', keepAliveInitialDelayMs: delay, connect: () => echoHandler() });
+        t.after(() => server.close());
+        const peer = await connectRaw(server.address);
+        t.after(() => peer.close());
+        peer.write(frame(echo('x')));
+        await peer.responses(1);
+        await new Promise((r) => setTimeout(r, 100));
+        const left = serverKeepalive(Number(server.address.split(':').pop()), peer.socket.localPort ?? 0);
+        assert.ok(left !== undefined, 'a keepalive timer runs');
+        assert.ok(left > atMost - 2 && left <= atMost, `fires in ${left} s, expected about ${atMost} s`);
+      });
+    }
 
-  test('keepAliveInitialDelayMs is checked like the other settings', async () => {
-    await assert.rejects(listenAbci({ address: 'tcp://127.0.0.1:0', keepAliveInitialDelayMs: 0, connect: () => echoHandler() }), { name: 'AbciSettingError' });
-  });
-});
+    test('keepAliveInitialDelayMs is checked like the other settings', async () => {
+      await assert.rejects(listenAbci({ address: 'tcp://127.0.0.1:0', keepAliveInitialDelayMs: 0, connect: () => echoHandler() }), {
+        name: 'AbciSettingError',
+      });
+    });
+  },
+);

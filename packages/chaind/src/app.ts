@@ -116,7 +116,8 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
   const base: AppModule[] = [upgrade, auth, bank, validators, gov];
   const schedule = moduleSchedule(Object.fromEntries(base.map((m) => [m.name, m.consensusVersion])), upgrades);
   for (const s of schedule.values()) {
-    if (s.storeKey !== undefined && s.name !== VALIDATORS_MODULE_NAME) throw new UpgradeListError(`module "${s.name}": only the validators module's store key can be changed by an upgrade`);
+    if (s.storeKey !== undefined && s.name !== VALIDATORS_MODULE_NAME)
+      throw new UpgradeListError(`module "${s.name}": only the validators module's store key can be changed by an upgrade`);
   }
   const keepers: ChainKeepers = { upgrade: upgrade.keeper, accounts, bank: bank.keeper, validators: validators.keeper, gov: gov.keeper };
   const added: AppModule[] = [...schedule.values()].filter((s) => s.create !== undefined).map((s) => (s.create as (k: ChainKeepers) => AppModule)(keepers));

@@ -23,7 +23,11 @@ function unknownModuleIn(e: unknown): UnknownGenesisModuleError | undefined {
  * the module, the release that wrote the genesis (or that the file does not say), the running release, what to
  * do. Undefined for any other error.
  */
-export function unknownGenesisModuleLine(e: unknown, doc: Pick<GenesisDoc, 'appName' | 'appVersion'>, release: ReleaseName = CHAIND_RELEASE): string | undefined {
+export function unknownGenesisModuleLine(
+  e: unknown,
+  doc: Pick<GenesisDoc, 'appName' | 'appVersion'>,
+  release: ReleaseName = CHAIND_RELEASE,
+): string | undefined {
   const u = unknownModuleIn(e);
   if (u === undefined) return undefined;
   const running = `${APP_NAME} ${release}`;
@@ -32,7 +36,8 @@ export function unknownGenesisModuleLine(e: unknown, doc: Pick<GenesisDoc, 'appN
     return `${head}: genesis.json does not say which release wrote it (no app_version) and this binary is ${running}, which has no such module; make the genesis with the binary of the release the chain starts from (under chainvisor: $DAEMON_HOME/cosmovisor/genesis/bin/chaind init …)`;
   }
   const writer = `${doc.appName ?? 'an unnamed program'} ${doc.appVersion}`;
-  if (writer === running) return `${head}: genesis.json was written by ${writer}, this very release, so the module was added by hand or by another tool; remove it from app_state`;
+  if (writer === running)
+    return `${head}: genesis.json was written by ${writer}, this very release, so the module was added by hand or by another tool; remove it from app_state`;
   return `${head}: genesis.json was written by ${writer} and this binary is ${running}, which has no such module; make the genesis with the binary of the release the chain starts from (under chainvisor: $DAEMON_HOME/cosmovisor/genesis/bin/chaind init …), or run ${writer}`;
 }
 

@@ -13,11 +13,27 @@ import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MsgSubmitProposal, MsgSubmitProposalResponse, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { parseGenesis } from '@chaind/sdk/genesis';
-import { QueryAppliedPlanRequest, QueryAppliedPlanResponse, QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import {
+  QueryAppliedPlanRequest,
+  QueryAppliedPlanResponse,
+  QueryCurrentPlanRequest,
+  QueryCurrentPlanResponse,
+} from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { sendMsg } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
-import { AbciNode, AppConnections, CometNetwork, DENOM, makeNetworkHomes, one, removeTmpDirs, softwareUpgrade, type NetworkHomes, type TestKey } from '@chaind/chaind/testing';
+import {
+  AbciNode,
+  AppConnections,
+  CometNetwork,
+  DENOM,
+  makeNetworkHomes,
+  one,
+  removeTmpDirs,
+  softwareUpgrade,
+  type NetworkHomes,
+  type TestKey,
+} from '@chaind/chaind/testing';
 
 const CHAIN_ID = 'net-test-1';
 /** The gov periods of the genesis (seconds): a block `advance`d past it ends the vote. */
@@ -109,10 +125,19 @@ describe('a 4-validator network of chaind processes behind CometBFT', { timeout:
     const send = await sign(1, alice, [sendMsg(alice.address, bob.address, '250')]);
     const propose = await sign(1, alice, [proposal(alice.address, softwareUpgrade('v2', H, 'network test'))], 1n);
     const back = await sign(2, bob, [sendMsg(bob.address, alice.address, '50')]);
-    for (const [i, tx] of [[1, send], [1, propose], [2, back]] as const) assert.equal((await net.submit(i, tx)).code, 0);
+    for (const [i, tx] of [
+      [1, send],
+      [1, propose],
+      [2, back],
+    ] as const)
+      assert.equal((await net.submit(i, tx)).code, 0);
     const b = await net.block();
     assert.equal(b.request.txs.length, 3);
-    for (const r of b.results) assert.deepEqual(r.txResults.map((t) => [t.code, t.log]), b.results[0].txResults.map((t) => [t.code, t.log]));
+    for (const r of b.results)
+      assert.deepEqual(
+        r.txResults.map((t) => [t.code, t.log]),
+        b.results[0].txResults.map((t) => [t.code, t.log]),
+      );
     for (const t of b.results[0].txResults) assert.equal(t.code, 0, t.log);
     const pIndex = b.request.txs.findIndex((t) => hex(t) === hex(propose));
     proposalId = MsgSubmitProposalResponse.decode(TxMsgData.decode(b.results[0].txResults[pIndex].data).msgResponses[0].value).proposalId;
@@ -122,7 +147,12 @@ describe('a 4-validator network of chaind processes behind CometBFT', { timeout:
   test('the four operators vote yes, each through its own node; when the voting period ends the plan is set on every node', async () => {
     for (let i = 0; i < 4; i++) {
       const op = homes.operators[i];
-      const vote = await sign(i, op, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId, voter: op.address, option: VoteOption.VOTE_OPTION_YES, metadata: '' }).finish() }]);
+      const vote = await sign(i, op, [
+        {
+          typeUrl: '/cosmos.gov.v1.MsgVote',
+          value: MsgVote.encode({ proposalId, voter: op.address, option: VoteOption.VOTE_OPTION_YES, metadata: '' }).finish(),
+        },
+      ]);
       assert.equal((await net.submit(i, vote)).code, 0);
     }
     const votes = await net.block();
@@ -204,6 +234,12 @@ describe('a 4-validator network of chaind processes behind CometBFT', { timeout:
 });
 
 function proposal(proposer: string, ...messages: Any[]): Any {
-  const msg = MsgSubmitProposal.fromPartial({ messages, initialDeposit: [{ denom: DENOM, amount: '1000' }], proposer, title: 'upgrade to v2', summary: 'upgrade to v2' });
+  const msg = MsgSubmitProposal.fromPartial({
+    messages,
+    initialDeposit: [{ denom: DENOM, amount: '1000' }],
+    proposer,
+    title: 'upgrade to v2',
+    summary: 'upgrade to v2',
+  });
   return { typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(msg).finish() };
 }

@@ -15,7 +15,17 @@ import { QueryProposalRequest, QueryProposalResponse, QueryVoteRequest, QueryVot
 import { MsgSubmitProposal, MsgSubmitProposalResponse } from 'cosmjs-types/cosmos/gov/v1/tx';
 import { MsgSoftwareUpgrade } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
 import { GOV_AUTHORITY } from '../src/app.ts';
-import { BOB, CANCEL_UPGRADE_TYPE_URL, chainAminoTypes, DENOM, registerUpgradeTypes, removeTmpDirs, testKey, TestNode, UPGRADE_TYPE_URL } from '@chaind/chaind/testing';
+import {
+  BOB,
+  CANCEL_UPGRADE_TYPE_URL,
+  chainAminoTypes,
+  DENOM,
+  registerUpgradeTypes,
+  removeTmpDirs,
+  testKey,
+  TestNode,
+  UPGRADE_TYPE_URL,
+} from '@chaind/chaind/testing';
 
 const PROPOSAL_TYPE = '/cosmos.gov.v1.MsgSubmitProposal';
 const KEY = testKey(7);
@@ -26,27 +36,33 @@ let sender: string;
 let client: SigningStargateClient;
 const clients: { disconnect(): void }[] = [];
 
-before(async () => {
-  const wallet = await Secp256k1Wallet.fromKey(KEY.privateKey, 'chain');
-  [{ address: sender }] = await wallet.getAccounts();
-  node = await TestNode.start({ extraAccounts: [sender] });
-  const registry = registerUpgradeTypes(new Registry(defaultRegistryTypes));
-  // an amino-only signer: every tx below is signed SIGN_MODE_LEGACY_AMINO_JSON
-  client = await SigningStargateClient.connectWithSigner(node.url, wallet, {
-    registry,
-    aminoTypes: chainAminoTypes(registry),
-    gasPrice: GasPrice.fromString(`0.025${DENOM}`),
-    broadcastPollIntervalMs: 200,
-    broadcastTimeoutMs: 20_000,
-  });
-  clients.push(client);
-}, { timeout: 30_000 });
+before(
+  async () => {
+    const wallet = await Secp256k1Wallet.fromKey(KEY.privateKey, 'chain');
+    [{ address: sender }] = await wallet.getAccounts();
+    node = await TestNode.start({ extraAccounts: [sender] });
+    const registry = registerUpgradeTypes(new Registry(defaultRegistryTypes));
+    // an amino-only signer: every tx below is signed SIGN_MODE_LEGACY_AMINO_JSON
+    client = await SigningStargateClient.connectWithSigner(node.url, wallet, {
+      registry,
+      aminoTypes: chainAminoTypes(registry),
+      gasPrice: GasPrice.fromString(`0.025${DENOM}`),
+      broadcastPollIntervalMs: 200,
+      broadcastTimeoutMs: 20_000,
+    });
+    clients.push(client);
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  for (const c of clients) c.disconnect();
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    for (const c of clients) c.disconnect();
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 async function query<T>(path: string, data: Uint8Array, decode: (b: Uint8Array) => T): Promise<T> {
   const comet = await connectComet(node.url);
@@ -88,15 +104,26 @@ describe('SIGN_MODE_LEGACY_AMINO_JSON with CosmJS amino signer', { timeout: 90_0
     const submitted = await client.signAndBroadcast(sender, [proposalOf(upgrade, registry, 'upgrade to v2')], 'auto');
     assertIsDeliverTxSuccess(submitted);
     const proposalId = MsgSubmitProposalResponse.decode(submitted.msgResponses[0].value).proposalId;
-    const p = await query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId }).finish(), (b) => QueryProposalResponse.decode(b).proposal);
+    const p = await query(
+      '/cosmos.gov.v1.Query/Proposal',
+      QueryProposalRequest.encode({ proposalId }).finish(),
+      (b) => QueryProposalResponse.decode(b).proposal,
+    );
     assert.equal(p?.status, ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD);
     assert.equal(p?.messages[0].typeUrl, UPGRADE_TYPE_URL);
     assert.equal(MsgSoftwareUpgrade.decode(p?.messages[0].value ?? new Uint8Array()).plan?.height, planHeight);
 
     const vote = { typeUrl: '/cosmos.gov.v1.MsgVote', value: { proposalId, voter: sender, option: VoteOption.VOTE_OPTION_YES, metadata: '' } };
     assertIsDeliverTxSuccess(await client.signAndBroadcast(sender, [vote], FEE));
-    const voted = await query('/cosmos.gov.v1.Query/Vote', QueryVoteRequest.encode({ proposalId, voter: sender }).finish(), (b) => QueryVoteResponse.decode(b).vote);
-    assert.deepEqual(voted?.options.map((o) => o.option), [VoteOption.VOTE_OPTION_YES]);
+    const voted = await query(
+      '/cosmos.gov.v1.Query/Vote',
+      QueryVoteRequest.encode({ proposalId, voter: sender }).finish(),
+      (b) => QueryVoteResponse.decode(b).vote,
+    );
+    assert.deepEqual(
+      voted?.options.map((o) => o.option),
+      [VoteOption.VOTE_OPTION_YES],
+    );
 
     const weighted = {
       typeUrl: '/cosmos.gov.v1.MsgVoteWeighted',
@@ -112,8 +139,15 @@ describe('SIGN_MODE_LEGACY_AMINO_JSON with CosmJS amino signer', { timeout: 90_0
     };
     const deposit = { typeUrl: '/cosmos.gov.v1.MsgDeposit', value: { proposalId, depositor: sender, amount: [{ denom: DENOM, amount: '100' }] } };
     assertIsDeliverTxSuccess(await client.signAndBroadcast(sender, [weighted, deposit], FEE));
-    const reVoted = await query('/cosmos.gov.v1.Query/Vote', QueryVoteRequest.encode({ proposalId, voter: sender }).finish(), (b) => QueryVoteResponse.decode(b).vote);
-    assert.deepEqual(reVoted?.options.map((o) => o.option), [VoteOption.VOTE_OPTION_YES, VoteOption.VOTE_OPTION_ABSTAIN]);
+    const reVoted = await query(
+      '/cosmos.gov.v1.Query/Vote',
+      QueryVoteRequest.encode({ proposalId, voter: sender }).finish(),
+      (b) => QueryVoteResponse.decode(b).vote,
+    );
+    assert.deepEqual(
+      reVoted?.options.map((o) => o.option),
+      [VoteOption.VOTE_OPTION_YES, VoteOption.VOTE_OPTION_ABSTAIN],
+    );
 
     const cancel = { typeUrl: CANCEL_UPGRADE_TYPE_URL, value: { authority: GOV_AUTHORITY } };
     assertIsDeliverTxSuccess(await client.signAndBroadcast(sender, [proposalOf(cancel, registry, 'cancel v2')], FEE));
@@ -121,7 +155,12 @@ describe('SIGN_MODE_LEGACY_AMINO_JSON with CosmJS amino signer', { timeout: 90_0
 
   test('a tx whose body differs from the amino doc signed is refused with code 4', { timeout: 30_000 }, async () => {
     const before = await client.getSequence(sender);
-    const signed = await client.sign(sender, [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: { fromAddress: sender, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '1' }] } }], FEE, 'original');
+    const signed = await client.sign(
+      sender,
+      [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: { fromAddress: sender, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '1' }] } }],
+      FEE,
+      'original',
+    );
     const body = TxBody.decode(signed.bodyBytes);
     const tampered = TxRaw.encode({ ...signed, bodyBytes: TxBody.encode({ ...body, memo: 'tampered' }).finish() }).finish();
     const err = await client.broadcastTxSync(tampered).then(

@@ -23,11 +23,17 @@ const RSS_BOUND_MIB = 256;
 
 /** Alice's send with SIGNER_INFOS copies of her (known, on-chain) key and well-formed garbage signatures. */
 function attackTx(i: number): Uint8Array {
-  const msg = { typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode({ fromAddress: ALICE.address, toAddress: ALICE.address, amount: [{ denom: DENOM, amount: '1' }] }).finish() };
+  const msg = {
+    typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+    value: MsgSend.encode({ fromAddress: ALICE.address, toAddress: ALICE.address, amount: [{ denom: DENOM, amount: '1' }] }).finish(),
+  };
   const bodyBytes = TxBody.encode(TxBody.fromPartial({ messages: [msg], memo: `attack ${i}` })).finish();
   const info = { publicKey: encodeSecp256k1PubKey(ALICE.publicKey), modeInfo: { single: { mode: SignMode.SIGN_MODE_DIRECT } }, sequence: 0n };
   const authInfoBytes = AuthInfo.encode(
-    AuthInfo.fromPartial({ signerInfos: Array.from({ length: SIGNER_INFOS }, () => info), fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n } }),
+    AuthInfo.fromPartial({
+      signerInfos: Array.from({ length: SIGNER_INFOS }, () => info),
+      fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n },
+    }),
   ).finish();
   // r and s in range, so nothing but the curve arithmetic could tell them apart from real ones
   const sig = Buffer.alloc(64, 1);
@@ -42,8 +48,17 @@ function peakRssMiB(pid: number): number {
   return Number(m[1]) / 1024;
 }
 
-async function rpc(url: string, method: string, params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { message: string; data?: string } }> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(60_000) });
+async function rpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ result?: Record<string, unknown>; error?: { message: string; data?: string } }> {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(60_000),
+  });
   return (await r.json()) as { result?: Record<string, unknown> };
 }
 
@@ -89,12 +104,17 @@ test('50 free txs of 4,000 signer infos each in flight: bounded RSS, each refuse
       assert.equal(a.result?.log, `wrong number of signers; expected 1, got ${SIGNER_INFOS}: unauthorized`);
     }
     const attackPeak = peakRssMiB(child.pid as number);
-    assert.ok(attackPeak - idlePeak <= RSS_BOUND_MIB, `peak RSS grew ${(attackPeak - idlePeak).toFixed(0)} MiB (idle peak ${idlePeak.toFixed(0)} MiB), bound ${RSS_BOUND_MIB} MiB`);
+    assert.ok(
+      attackPeak - idlePeak <= RSS_BOUND_MIB,
+      `peak RSS grew ${(attackPeak - idlePeak).toFixed(0)} MiB (idle peak ${idlePeak.toFixed(0)} MiB), bound ${RSS_BOUND_MIB} MiB`,
+    );
     // a resend is answered the same, and blocks keep coming
     const again = await rpc(url, 'broadcast_tx_sync', { tx: Buffer.from(txs[0]).toString('base64') });
     assert.deepEqual([again.result?.code, again.result?.log], [answers[0].result?.code, answers[0].result?.log]);
     await waitFor('three more blocks', () => height() >= before + 3, 10_000);
-    console.log(`# attack: ${IN_FLIGHT} txs of ${txs[0].length} bytes; node peak RSS ${idlePeak.toFixed(0)} → ${attackPeak.toFixed(0)} MiB; height ${before} → ${height()}`);
+    console.log(
+      `# attack: ${IN_FLIGHT} txs of ${txs[0].length} bytes; node peak RSS ${idlePeak.toFixed(0)} → ${attackPeak.toFixed(0)} MiB; height ${before} → ${height()}`,
+    );
   } finally {
     child.kill('SIGTERM');
     await exited;

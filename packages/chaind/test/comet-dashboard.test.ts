@@ -69,7 +69,8 @@ async function checkIntervalMetric(v: OneValidator, from: bigint): Promise<void>
   assert.ok(Math.abs(m.sum - span) < 1e-6, `interval sum ${m.sum} s over ${from}..${m.height}; the headers span ${span} s`);
 }
 
-const above = (v: OneValidator, h: bigint, ms = 60_000): Promise<true> => eventually(`height ${h}`, async () => (((await cometHeight(v.ends.rpc)) ?? 0n) >= h ? true : undefined), ms);
+const above = (v: OneValidator, h: bigint, ms = 60_000): Promise<true> =>
+  eventually(`height ${h}`, async () => (((await cometHeight(v.ends.rpc)) ?? 0n) >= h ? true : undefined), ms);
 
 describe('block times behind CometBFT: the headers', { skip: cometForTests().skip, timeout: 600_000 }, () => {
   test("/upgrade/status's block_time, interval and applied upgrade's time, and the interval metric, are CometBFT's header times, through v1 → v2 and a restart", async () => {
@@ -82,10 +83,47 @@ describe('block times behind CometBFT: the headers', { skip: cometForTests().ski
 
     // the upgrade v1 → v2 at H: chaind halts (exit 10), v2 is given block H again and commits it
     const h = ((await cometHeight(v.ends.rpc)) ?? 0n) + PLAN_MARGIN;
-    const flags = ['--home', v.home, '--keyring-backend', 'test', '--node', v.ends.rpc, '-y', '--broadcast-mode', 'sync', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID, '--from', v.operator];
-    const proposed = await ok(['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', ...flags]);
+    const flags = [
+      '--home',
+      v.home,
+      '--keyring-backend',
+      'test',
+      '--node',
+      v.ends.rpc,
+      '-y',
+      '--broadcast-mode',
+      'sync',
+      '--fees',
+      '5000stake',
+      '--gas',
+      '400000',
+      '--chain-id',
+      CHAIN_ID,
+      '--from',
+      v.operator,
+    ];
+    const proposed = await ok([
+      'tx',
+      'upgrade',
+      'software-upgrade',
+      'v2',
+      '--title',
+      'v2',
+      '--summary',
+      's',
+      '--deposit',
+      '10000000stake',
+      '--upgrade-height',
+      String(h),
+      '--no-validate',
+      ...flags,
+    ]);
     assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
-    await eventually('proposal 1', async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', v.ends.rpc])).stdout.includes('"id"') ? true : undefined), 30_000);
+    await eventually(
+      'proposal 1',
+      async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', v.ends.rpc])).stdout.includes('"id"') ? true : undefined),
+      30_000,
+    );
     const voted = await ok(['tx', 'gov', 'vote', '1', 'yes', ...flags]);
     assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
     // bounded: a proposal that did not pass leaves the node running, and the failure names the proposal
@@ -100,7 +138,11 @@ describe('block times behind CometBFT: the headers', { skip: cometForTests().ski
     const afterUpgrade = await checkBlockTimes(v);
     const applied = afterUpgrade.history.find((u) => u.name === 'v2');
     assert.equal(applied?.height, h.toString(), JSON.stringify(afterUpgrade.history));
-    assert.deepEqual(instant(applied.time), instant(await cometHeaderTime(v.ends.rpc, h)), 'the applied upgrade at its header time (the block this process committed)');
+    assert.deepEqual(
+      instant(applied.time),
+      instant(await cometHeaderTime(v.ends.rpc, h)),
+      'the applied upgrade at its header time (the block this process committed)',
+    );
     // this process started at H: its first interval is H → H + 1
     await checkIntervalMetric(v, h);
 

@@ -71,10 +71,21 @@ async function stop(n: Node): Promise<void> {
 
 async function allAtLeast(ns: readonly Node[], h: bigint, ms = 300_000): Promise<void> {
   try {
-    await eventually(`${ns.map((n) => n.name).join(', ')} at ${h}`, async () => ((await Promise.all(ns.map(heightOf))).every((x) => x >= h) ? true : undefined), ms);
+    await eventually(
+      `${ns.map((n) => n.name).join(', ')} at ${h}`,
+      async () => ((await Promise.all(ns.map(heightOf))).every((x) => x >= h) ? true : undefined),
+      ms,
+    );
   } catch (e) {
     // what each node's chainvisor, chaind and CometBFT said last, CometBFT's consensus chatter left out
-    const tails = ns.map((n) => `--- ${n.name} at ${String(n.visor?.running)}:\n${(n.visor?.log() ?? '').split('\n').filter((l) => !l.startsWith('cometbft| I[')).slice(-25).join('\n')}`);
+    const tails = ns.map(
+      (n) =>
+        `--- ${n.name} at ${String(n.visor?.running)}:\n${(n.visor?.log() ?? '')
+          .split('\n')
+          .filter((l) => !l.startsWith('cometbft| I['))
+          .slice(-25)
+          .join('\n')}`,
+    );
     throw new Error(`${(e as Error).message}\n${tails.join('\n')}`);
   }
 }
@@ -94,14 +105,52 @@ async function cli(n: Node, args: readonly string[]): Promise<{ stdout: string }
   }
 }
 
-const txFlags = (n: Node, i: number): string[] => ['--from', `validator${i}`, '--home', n.home, '--keyring-backend', 'test', '--node', n.ends.rpc, '-y', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID];
+const txFlags = (n: Node, i: number): string[] => [
+  '--from',
+  `validator${i}`,
+  '--home',
+  n.home,
+  '--keyring-backend',
+  'test',
+  '--node',
+  n.ends.rpc,
+  '-y',
+  '--fees',
+  '5000stake',
+  '--gas',
+  '400000',
+  '--chain-id',
+  CHAIN_ID,
+];
 
 /** Proposes upgrade `name` at `h` from node0 and has the validators of `voters` vote yes; waits for the plan. */
 async function passUpgrade(name: string, h: bigint, voters: readonly number[], id: number): Promise<void> {
   const n0 = nodes[0];
-  const proposed = await cli(n0, ['tx', 'upgrade', 'software-upgrade', name, '--title', name, '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', ...txFlags(n0, 0)]);
+  const proposed = await cli(n0, [
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    name,
+    '--title',
+    name,
+    '--summary',
+    's',
+    '--deposit',
+    '10000000stake',
+    '--upgrade-height',
+    String(h),
+    '--no-validate',
+    ...txFlags(n0, 0),
+  ]);
   assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
-  await eventually(`proposal ${id}`, async () => ((await cli(n0, ['query', 'gov', 'proposal', String(id), '-o', 'json', '--node', n0.ends.rpc])).stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD') ? true : undefined), 30_000);
+  await eventually(
+    `proposal ${id}`,
+    async () =>
+      (await cli(n0, ['query', 'gov', 'proposal', String(id), '-o', 'json', '--node', n0.ends.rpc])).stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')
+        ? true
+        : undefined,
+    30_000,
+  );
   // each validator votes from its own home, all at once
   await Promise.all(
     voters.map(async (i) => {
@@ -109,7 +158,11 @@ async function passUpgrade(name: string, h: bigint, voters: readonly number[], i
       assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
     }),
   );
-  await eventually(`plan ${name}`, async () => ((await cli(n0, ['query', 'upgrade', 'plan', '-o', 'json', '--node', n0.ends.rpc])).stdout.includes(`"${name}"`) ? true : undefined), 60_000);
+  await eventually(
+    `plan ${name}`,
+    async () => ((await cli(n0, ['query', 'upgrade', 'plan', '-o', 'json', '--node', n0.ends.rpc])).stdout.includes(`"${name}"`) ? true : undefined),
+    60_000,
+  );
   assert.ok((await heightOf(n0)) < h - 1n, `plan ${name} passed before its height ${h}`);
 }
 
@@ -192,7 +245,10 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     let loading = true;
     const load = (async () => {
       while (loading) {
-        await client.sendTokens(key.address, to, [{ denom: DENOM, amount: '1' }], 'auto').then(() => sent++, () => undefined);
+        await client.sendTokens(key.address, to, [{ denom: DENOM, amount: '1' }], 'auto').then(
+          () => sent++,
+          () => undefined,
+        );
       }
     })();
     await eventually('a few sends', async () => (sent >= 2 ? true : undefined), 60_000);
@@ -214,7 +270,6 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at ${resumed}: ${hashes.join(', ')}`);
   });
 });
-
 
 /** A process's parent, from /proc (field 4 of stat, after the command's parenthesised name). */
 function parentOf(pid: number): number {

@@ -39,7 +39,6 @@ const CHAIN_ID = 'comet-one-1';
 /** Long enough for the CLI's proposal and vote (seconds each from the sources on a busy machine). */
 const GOV_PERIOD = '15s';
 
-
 /** CometBFT's pid, from chaind's `started CometBFT … pid=N` line. */
 async function cometPid(node: Child): Promise<number> {
   const m = await node.waitForLog(/started CometBFT .*pid=(\d+)/);
@@ -67,7 +66,9 @@ async function grpcBalance(grpc: string, who: string): Promise<bigint> {
 describe('one validator: chaind start runs CometBFT', { skip: cometForTests().skip, timeout: 600_000 }, () => {
   test('CosmJS sends through CometBFT; REST and gRPC answer; SIGTERM and SIGKILL of chaind come back to the same state; the header follows the app version', async () => {
     const dir = tmpDir('chaind-one-');
-    await ok(['testnet', 'init', '--validators', '1', '--output', dir, '--chain-id', CHAIN_ID, '--gov-period', GOV_PERIOD, '--block-time', '300ms'], { env: { CHAIND_RELEASE: 'v1' } });
+    await ok(['testnet', 'init', '--validators', '1', '--output', dir, '--chain-id', CHAIN_ID, '--gov-period', GOV_PERIOD, '--block-time', '300ms'], {
+      env: { CHAIND_RELEASE: 'v1' },
+    });
     const home = join(dir, 'node0');
     // long enough for this test to see CometBFT still up after the halt, on a busy machine
     const appToml = join(home, 'config', 'app.toml');
@@ -77,17 +78,23 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     const bob = testKey(7);
 
     let node = startValidator(home, 'v1');
-    await eventually('block 2', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= 2n ? true : undefined);
+    await eventually('block 2', async () => (((await cometHeight(ends.rpc)) ?? 0n) >= 2n ? true : undefined));
 
     // CosmJS against CometBFT's own RPC: the tx goes through CometBFT's mempool into a block
     const wallet = await DirectSecp256k1Wallet.fromKey(validator.privateKey, 'chain');
-    const signer = await SigningStargateClient.connectWithSigner(ends.rpc, wallet, { gasPrice: GasPrice.fromString(`0.025${DENOM}`), broadcastPollIntervalMs: 200, broadcastTimeoutMs: 30_000 });
+    const signer = await SigningStargateClient.connectWithSigner(ends.rpc, wallet, {
+      gasPrice: GasPrice.fromString(`0.025${DENOM}`),
+      broadcastPollIntervalMs: 200,
+      broadcastTimeoutMs: 30_000,
+    });
     const sent = await signer.sendTokens(validator.address, bob.address, [{ denom: DENOM, amount: '4321' }], 'auto');
     assertIsDeliverTxSuccess(sent);
     assert.equal((await signer.getBalance(bob.address, DENOM)).amount, '4321');
     signer.disconnect();
     // chaind's REST and gRPC see the same committed state
-    const rest = (await (await fetch(`${ends.rest}/cosmos/bank/v1beta1/balances/${bob.address}/by_denom?denom=${DENOM}`)).json()) as { balance: { amount: string } };
+    const rest = (await (await fetch(`${ends.rest}/cosmos/bank/v1beta1/balances/${bob.address}/by_denom?denom=${DENOM}`)).json()) as {
+      balance: { amount: string };
+    };
     assert.equal(rest.balance.amount, '4321');
     assert.equal(await grpcBalance(ends.grpc, bob.address), 4321n);
 
@@ -103,17 +110,23 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     assert.equal(alive(comet1), false, 'CometBFT stopped with chaind');
     assert.match(node.log(), /stopping CometBFT/);
     node = startValidator(home, 'v1');
-    await eventually('blocks after the SIGTERM restart', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= stoppedAt + 3n ? true : undefined);
+    await eventually('blocks after the SIGTERM restart', async () => (((await cometHeight(ends.rpc)) ?? 0n) >= stoppedAt + 3n ? true : undefined));
     const client = await cometClient(ends.rpc);
     const hex = (b: Uint8Array | undefined): string => Buffer.from(b ?? []).toString('hex');
     const stopHeight = stopInfo.lastBlockHeight ?? 0;
     // CometBFT stores a block before the app has committed it: the app may be one behind the height /status gave
     assert.ok(stopHeight >= Number(stoppedAt) - 1, `app at ${stopHeight}, CometBFT at ${stoppedAt}`);
-    await eventually('the block after the stop', async () => ((await cometHeight(ends.rpc)) ?? 0n) > BigInt(stopHeight) ? true : undefined);
-    assert.equal(hex((await client.block(stopHeight + 1)).block.header.appHash), hex(stopInfo.lastBlockAppHash), 'the app hash the app had when it stopped is the one the chain carries on with');
+    await eventually('the block after the stop', async () => (((await cometHeight(ends.rpc)) ?? 0n) > BigInt(stopHeight) ? true : undefined));
+    assert.equal(
+      hex((await client.block(stopHeight + 1)).block.header.appHash),
+      hex(stopInfo.lastBlockAppHash),
+      'the app hash the app had when it stopped is the one the chain carries on with',
+    );
     // and the restarted app goes on agreeing with the headers CometBFT makes
     const info = await client.abciInfo();
-    await eventually('the block after the restarted app\'s height', async () => ((await cometHeight(ends.rpc)) ?? 0n) > BigInt(info.lastBlockHeight ?? 0) ? true : undefined);
+    await eventually("the block after the restarted app's height", async () =>
+      ((await cometHeight(ends.rpc)) ?? 0n) > BigInt(info.lastBlockHeight ?? 0) ? true : undefined,
+    );
     assert.equal(hex((await client.block((info.lastBlockHeight ?? 0) + 1)).block.header.appHash), hex(info.lastBlockAppHash));
 
     // SIGKILL of chaind: its CometBFT exits by itself (the app's socket is gone), both come back
@@ -124,8 +137,12 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     const killedAt = (await client.status().catch(() => undefined))?.syncInfo.latestBlockHeight ?? Number(stoppedAt);
     client.disconnect();
     node = startValidator(home, 'v1');
-    await eventually('blocks after the SIGKILL restart', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 3n ? true : undefined);
-    const again = await SigningStargateClient.connectWithSigner(ends.rpc, wallet, { gasPrice: GasPrice.fromString(`0.025${DENOM}`), broadcastPollIntervalMs: 200, broadcastTimeoutMs: 30_000 });
+    await eventually('blocks after the SIGKILL restart', async () => (((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 3n ? true : undefined));
+    const again = await SigningStargateClient.connectWithSigner(ends.rpc, wallet, {
+      gasPrice: GasPrice.fromString(`0.025${DENOM}`),
+      broadcastPollIntervalMs: 200,
+      broadcastTimeoutMs: 30_000,
+    });
     assert.equal((await again.getBalance(bob.address, DENOM)).amount, '4321', 'the send survived both stops');
     assertIsDeliverTxSuccess(await again.sendTokens(validator.address, bob.address, [{ denom: DENOM, amount: '1' }], 'auto'));
     again.disconnect();
@@ -135,14 +152,51 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     assert.equal((await node.exited).code, 1, node.log().slice(-3000));
     assert.match(node.log(), /CometBFT exited by itself \(signal SIGKILL\)/);
     node = startValidator(home, 'v1');
-    await eventually('blocks after CometBFT was killed', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 5n ? true : undefined);
+    await eventually('blocks after CometBFT was killed', async () => (((await cometHeight(ends.rpc)) ?? 0n) >= BigInt(killedAt) + 5n ? true : undefined));
 
     // a governance upgrade v1 → v2: chaind halts at H (exit 10) and stops CometBFT; v2 gets block H replayed
     const h = ((await cometHeight(ends.rpc)) ?? 0n) + 80n;
-    const flags = ['--home', home, '--keyring-backend', 'test', '--node', ends.rpc, '-y', '--broadcast-mode', 'sync', '--fees', '5000stake', '--gas', '400000', '--chain-id', CHAIN_ID];
-    const proposed = await ok(['tx', 'upgrade', 'software-upgrade', 'v2', '--title', 'v2', '--summary', 's', '--deposit', '10000000stake', '--upgrade-height', String(h), '--no-validate', '--from', 'validator0', ...flags]);
+    const flags = [
+      '--home',
+      home,
+      '--keyring-backend',
+      'test',
+      '--node',
+      ends.rpc,
+      '-y',
+      '--broadcast-mode',
+      'sync',
+      '--fees',
+      '5000stake',
+      '--gas',
+      '400000',
+      '--chain-id',
+      CHAIN_ID,
+    ];
+    const proposed = await ok([
+      'tx',
+      'upgrade',
+      'software-upgrade',
+      'v2',
+      '--title',
+      'v2',
+      '--summary',
+      's',
+      '--deposit',
+      '10000000stake',
+      '--upgrade-height',
+      String(h),
+      '--no-validate',
+      '--from',
+      'validator0',
+      ...flags,
+    ]);
     assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
-    await eventually('proposal 1', async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', ends.rpc])).stdout.includes('"id"') ? true : undefined), 30_000);
+    await eventually(
+      'proposal 1',
+      async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', ends.rpc])).stdout.includes('"id"') ? true : undefined),
+      30_000,
+    );
     const voted = await ok(['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator0', ...flags]);
     assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
     // halt-linger: CometBFT keeps running a while after the halt (its gossip gives peers H's precommits), then stops
@@ -153,7 +207,7 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     assert.match(node.log(), new RegExp(`UPGRADE "v2" NEEDED at height: ${h}`));
     assert.ok(existsSync(join(home, 'data', 'upgrade-info.json')));
     node = startValidator(home, 'v2');
-    await eventually('H + 2 as v2', async () => ((await cometHeight(ends.rpc)) ?? 0n) >= h + 2n ? true : undefined, 120_000);
+    await eventually('H + 2 as v2', async () => (((await cometHeight(ends.rpc)) ?? 0n) >= h + 2n ? true : undefined), 120_000);
     // REST and gRPC start once the network made a block with v2 (H+1), not while block H is replayed and
     // H+1 proposed: their start-up would hold those up
     await node.waitForLog(/REST server listening/);
@@ -165,7 +219,9 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
     const before = (await c2.block(Number(h))).block.header.version.app;
     const afterUpgrade = (await c2.block(Number(h) + 1)).block.header.version.app;
     assert.ok(afterUpgrade > before, `app version ${before} at H, ${afterUpgrade} at H+1`);
-    const applied = QueryAppliedPlanResponse.decode((await c2.abciQuery({ path: '/chain.upgrade.v1beta1.Query/AppliedPlan', data: QueryAppliedPlanRequest.encode({ name: 'v2' }).finish() })).value);
+    const applied = QueryAppliedPlanResponse.decode(
+      (await c2.abciQuery({ path: '/chain.upgrade.v1beta1.Query/AppliedPlan', data: QueryAppliedPlanRequest.encode({ name: 'v2' }).finish() })).value,
+    );
     assert.equal(applied.height, h);
     c2.disconnect();
     await node.killGroup();

@@ -16,12 +16,30 @@ import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { QueryProposalRequest } from 'cosmjs-types/cosmos/gov/v1/query';
 import { MsgSubmitProposal, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
-import { QueryAppliedPlanRequest, QueryAppliedPlanResponse, QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import {
+  QueryAppliedPlanRequest,
+  QueryAppliedPlanResponse,
+  QueryCurrentPlanRequest,
+  QueryCurrentPlanResponse,
+} from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { sendMsg } from '@chaind/sdk/testing';
 import { encodeTx } from '@chaind/sdk/tx';
 import { RpcClient } from '../src/cli/query/rpc.ts';
 import { setTomlValue } from '../src/config/toml-edit.ts';
-import { AbciNode, cometbftBin, cometForTests, DENOM, freePorts, makeNetworkHomes, ok, removeTmpDirs, softwareUpgrade, tmpDir, type NetworkHomes, type TestKey } from '@chaind/chaind/testing';
+import {
+  AbciNode,
+  cometbftBin,
+  cometForTests,
+  DENOM,
+  freePorts,
+  makeNetworkHomes,
+  ok,
+  removeTmpDirs,
+  softwareUpgrade,
+  tmpDir,
+  type NetworkHomes,
+  type TestKey,
+} from '@chaind/chaind/testing';
 
 const SKIP = cometForTests().skip;
 const CHAIN_ID = 'comet-real-1';
@@ -29,7 +47,6 @@ const CHAIN_ID = 'comet-real-1';
 const GOV_PERIOD = '5s';
 /** Blocks between the proposal and the plan height: more than the voting period holds at 200 ms per block. */
 const PLAN_MARGIN = 40n;
-
 
 /** `value` after `ms`, on a timer that keeps no process alive. */
 const resolveAfter = <T>(ms: number, value: T): Promise<T> => new Promise((r) => setTimeout(() => r(value), ms).unref());
@@ -88,15 +105,23 @@ class Validator {
   }
 
   async balance(address: string): Promise<bigint> {
-    const r = QueryBalanceResponse.decode(await this.query('/cosmos.bank.v1beta1.Query/Balance', QueryBalanceRequest.encode({ address, denom: DENOM }).finish()));
+    const r = QueryBalanceResponse.decode(
+      await this.query('/cosmos.bank.v1beta1.Query/Balance', QueryBalanceRequest.encode({ address, denom: DENOM }).finish()),
+    );
     return BigInt(r.balance?.amount ?? '0');
   }
 
   /** Signs with the account's committed number and sequence, broadcasts through broadcast_tx_sync; the tx must pass CheckTx. */
   async broadcast(key: TestKey, msgs: Any[]): Promise<void> {
-    const res = QueryAccountResponse.decode(await this.query('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address: key.address }).finish()));
+    const res = QueryAccountResponse.decode(
+      await this.query('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address: key.address }).finish()),
+    );
     const acc = BaseAccount.decode((res.account as Any).value);
-    const tx = encodeTx({ msgs, fee: { amount: [], gasLimit: 10_000_000n } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence }], CHAIN_ID);
+    const tx = encodeTx(
+      { msgs, fee: { amount: [], gasLimit: 10_000_000n } },
+      [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence }],
+      CHAIN_ID,
+    );
     const r = (await this.rpc.call('broadcast_tx_sync', { tx: Buffer.from(tx).toString('base64') })) as { code: number; log: string };
     assert.equal(r.code, 0, r.log);
   }
@@ -165,22 +190,41 @@ async function upgradeStory(n: number): Promise<void> {
   for (const v of vals) await until('the send on every node', async () => ((await v.balance(bob.address)) === before + 123n ? true : undefined));
 
   const H = (await vals[0].height()) + PLAN_MARGIN;
-  const proposal = MsgSubmitProposal.fromPartial({ messages: [softwareUpgrade('v2', H, 'real cometbft')], initialDeposit: [{ denom: DENOM, amount: '1000' }], proposer: alice.address, title: 'v2', summary: 'v2' });
+  const proposal = MsgSubmitProposal.fromPartial({
+    messages: [softwareUpgrade('v2', H, 'real cometbft')],
+    initialDeposit: [{ denom: DENOM, amount: '1000' }],
+    proposer: alice.address,
+    title: 'v2',
+    summary: 'v2',
+  });
   await vals[n - 1].broadcast(alice, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(proposal).finish() }]);
   await until('proposal 1', () => vals[0].query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 1n }).finish()));
   await Promise.all(
     vals.map((v, i) => {
       const op = homes.operators[i];
-      return v.broadcast(op, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId: 1n, voter: op.address, option: VoteOption.VOTE_OPTION_YES, metadata: '' }).finish() }]);
+      return v.broadcast(op, [
+        {
+          typeUrl: '/cosmos.gov.v1.MsgVote',
+          value: MsgVote.encode({ proposalId: 1n, voter: op.address, option: VoteOption.VOTE_OPTION_YES, metadata: '' }).finish(),
+        },
+      ]);
     }),
   );
-  const plan = await until('the plan', async () => QueryCurrentPlanResponse.decode(await vals[0].query('/chain.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest.encode({}).finish())).plan);
+  const plan = await until(
+    'the plan',
+    async () =>
+      QueryCurrentPlanResponse.decode(await vals[0].query('/chain.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest.encode({}).finish())).plan,
+  );
   assert.equal(plan.name, 'v2');
   assert.equal(plan.height, H);
   assert.ok((await vals[0].height()) < H, 'the plan is set before its height');
 
   const codes = await Promise.all(vals.map((v) => v.halted()));
-  assert.deepEqual(codes, vals.map(() => 10), vals.map((v) => v.chaind?.log()).join('\n'));
+  assert.deepEqual(
+    codes,
+    vals.map(() => 10),
+    vals.map((v) => v.chaind?.log()).join('\n'),
+  );
   for (const v of vals) {
     assert.match(v.chaind?.log() ?? '', new RegExp(`UPGRADE "v2" NEEDED at height: ${H}: real cometbft`));
     assert.doesNotMatch(v.chaind?.log() ?? '', new RegExp(`committed block height=${H}\\b`));
@@ -194,7 +238,9 @@ async function upgradeStory(n: number): Promise<void> {
   await until('H + 3 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= H + 3n) ? true : undefined), 120_000);
   for (const v of vals) {
     assert.match(v.chaind?.log() ?? '', new RegExp(`committed block height=${H}\\b`), 'block H replayed to v2');
-    const applied = QueryAppliedPlanResponse.decode(await v.query('/chain.upgrade.v1beta1.Query/AppliedPlan', QueryAppliedPlanRequest.encode({ name: 'v2' }).finish()));
+    const applied = QueryAppliedPlanResponse.decode(
+      await v.query('/chain.upgrade.v1beta1.Query/AppliedPlan', QueryAppliedPlanRequest.encode({ name: 'v2' }).finish()),
+    );
     assert.equal(applied.height, H);
   }
   for (const v of vals) {

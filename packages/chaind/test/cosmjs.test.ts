@@ -64,13 +64,25 @@ describe('CosmJS-signed transactions', () => {
       const authInfoBytes = makeAuthInfoBytes([{ pubkey, sequence: seq }], FEE, GAS, undefined, undefined);
       const doc = makeSignDoc(bodyBytes, authInfoBytes, CHAIN_ID, Number(accountNumber));
       const { signed, signature } = await wallet.signDirect(acct.address, doc);
-      const tx = TxRaw.encode({ bodyBytes: signed.bodyBytes, authInfoBytes: signed.authInfoBytes, signatures: [Buffer.from(signature.signature, 'base64')] }).finish();
+      const tx = TxRaw.encode({
+        bodyBytes: signed.bodyBytes,
+        authInfoBytes: signed.authInfoBytes,
+        signatures: [Buffer.from(signature.signature, 'base64')],
+      }).finish();
       return { tx, signDoc: SignDoc.encode(doc).finish() };
     };
 
     // (a) bank MsgSend
     const AMOUNT = 987_654n;
-    const send = await sign([{ typeUrl: SEND_TYPE, value: MsgSend.fromPartial({ fromAddress: acct.address, toAddress: BOB.address, amount: [{ denom: DENOM, amount: AMOUNT.toString() }] }) }], 0);
+    const send = await sign(
+      [
+        {
+          typeUrl: SEND_TYPE,
+          value: MsgSend.fromPartial({ fromAddress: acct.address, toAddress: BOB.address, amount: [{ denom: DENOM, amount: AMOUNT.toString() }] }),
+        },
+      ],
+      0,
+    );
     // CosmJS and our native signer produce the very same signature (RFC 6979, low S) from the same key
     const key = privateKeyFromMnemonic(MNEMONIC);
     assert.deepEqual(TxRaw.decode(send.tx).signatures[0], signDirect(key, send.signDoc));
@@ -87,7 +99,10 @@ describe('CosmJS-signed transactions', () => {
     // and a flipped bit in the signature itself (the last byte of the tx)
     const badSig = Uint8Array.from(send.tx);
     badSig[badSig.length - 1] ^= 0x01;
-    for (const [what, bad] of [['body byte', tampered], ['signature byte', badSig]] as const) {
+    for (const [what, bad] of [
+      ['body byte', tampered],
+      ['signature byte', badSig],
+    ] as const) {
       const r = check(c, bad);
       assert.equal(r.code, 4, `${what}: ${r.log}`);
       assert.equal(r.codespace, 'sdk');
@@ -115,7 +130,13 @@ describe('CosmJS-signed transactions', () => {
       [
         {
           typeUrl: PROPOSAL_TYPE,
-          value: MsgSubmitProposal.fromPartial({ messages: [inner], initialDeposit: [{ denom: DENOM, amount: '1000' }], proposer: acct.address, title: 'upgrade to v2', summary: 'via cosmjs' }),
+          value: MsgSubmitProposal.fromPartial({
+            messages: [inner],
+            initialDeposit: [{ denom: DENOM, amount: '1000' }],
+            proposer: acct.address,
+            title: 'upgrade to v2',
+            summary: 'via cosmjs',
+          }),
         },
       ],
       1,

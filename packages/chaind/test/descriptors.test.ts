@@ -17,7 +17,14 @@ import { LegacyAminoPubKey } from 'cosmjs-types/cosmos/crypto/multisig/keys';
 import { PubKey as Secp256k1PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { ABCIMessageLog, GasInfo, Result, TxResponse } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import { CompactBitArray } from 'cosmjs-types/cosmos/crypto/multisig/v1beta1/multisig';
-import { BroadcastTxRequest, BroadcastTxResponse, GetTxRequest, GetTxResponse, SimulateRequest, SimulateResponse } from 'cosmjs-types/cosmos/tx/v1beta1/service';
+import {
+  BroadcastTxRequest,
+  BroadcastTxResponse,
+  GetTxRequest,
+  GetTxResponse,
+  SimulateRequest,
+  SimulateResponse,
+} from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { AuthInfo, Fee, ModeInfo, ModeInfo_Multi, ModeInfo_Single, SignerInfo, Tx, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { newHome, removeTmpDirs, TestChain } from '@chaind/chaind/testing';
 import { servicesOf } from '../src/node/grpc/server.ts';
@@ -102,7 +109,10 @@ describe('cosmos descriptors', () => {
     try {
       const out = join(dir, 'fresh.binpb');
       await run(process.execPath, [SCRIPT, '--out', out]);
-      assert.ok(readFileSync(out).equals(readFileSync(COSMOS_DESCRIPTOR_SET)), 'stale: run `node packages/chaind/scripts/cosmos-descriptors.mjs` and commit the result');
+      assert.ok(
+        readFileSync(out).equals(readFileSync(COSMOS_DESCRIPTOR_SET)),
+        'stale: run `node packages/chaind/scripts/cosmos-descriptors.mjs` and commit the result',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -156,8 +166,24 @@ describe('cosmos descriptors', () => {
   test('the tx service messages match cosmjs-types: requests, responses, the tx and its parts', () => {
     const { registry } = loadDescriptors();
     const codecs: readonly CosmjsCodec[] = [
-      SimulateRequest, SimulateResponse, GetTxRequest, GetTxResponse, BroadcastTxRequest, BroadcastTxResponse,
-      Tx, TxRaw, TxBody, AuthInfo, SignerInfo, ModeInfo, Fee, TxResponse, GasInfo, Result, ABCIMessageLog, CompactBitArray,
+      SimulateRequest,
+      SimulateResponse,
+      GetTxRequest,
+      GetTxResponse,
+      BroadcastTxRequest,
+      BroadcastTxResponse,
+      Tx,
+      TxRaw,
+      TxBody,
+      AuthInfo,
+      SignerInfo,
+      ModeInfo,
+      Fee,
+      TxResponse,
+      GasInfo,
+      Result,
+      ABCIMessageLog,
+      CompactBitArray,
     ];
     // cosmjs-types names nested messages without their parent ("/cosmos.tx.v1beta1.Single")
     const named: readonly (readonly [string, CosmjsCodec])[] = [
@@ -171,11 +197,14 @@ describe('cosmos descriptors', () => {
       assertSameWire(desc, codec);
     }
     const svc = registry.getService('cosmos.tx.v1beta1.Service');
-    assert.deepEqual(svc?.methods.map((m) => `${m.name}(${m.input.typeName}) ${m.output.typeName}`), [
-      'Simulate(cosmos.tx.v1beta1.SimulateRequest) cosmos.tx.v1beta1.SimulateResponse',
-      'GetTx(cosmos.tx.v1beta1.GetTxRequest) cosmos.tx.v1beta1.GetTxResponse',
-      'BroadcastTx(cosmos.tx.v1beta1.BroadcastTxRequest) cosmos.tx.v1beta1.BroadcastTxResponse',
-    ]);
+    assert.deepEqual(
+      svc?.methods.map((m) => `${m.name}(${m.input.typeName}) ${m.output.typeName}`),
+      [
+        'Simulate(cosmos.tx.v1beta1.SimulateRequest) cosmos.tx.v1beta1.SimulateResponse',
+        'GetTx(cosmos.tx.v1beta1.GetTxRequest) cosmos.tx.v1beta1.GetTxResponse',
+        'BroadcastTx(cosmos.tx.v1beta1.BroadcastTxRequest) cosmos.tx.v1beta1.BroadcastTxResponse',
+      ],
+    );
   });
 
   /** Encoded from the descriptor with every field set, the codec decodes and re-encodes the same bytes, and knows no other field. */

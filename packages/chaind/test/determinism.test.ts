@@ -18,7 +18,6 @@ after(removeTmpDirs);
 const REPLICAS = 4;
 const KEYS: readonly TestKey[] = [VALIDATOR, ALICE, BOB];
 
-
 test('four replicas agree on the app hash at every height, halt at the same height, and agree after the upgrade', async () => {
   const rnd = seededRandom(20261121);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
@@ -60,14 +59,24 @@ test('four replicas agree on the app hash at every height, halt at the same heig
   }
 
   function propose(messages: Any[]): bigint {
-    const m = MsgSubmitProposal.fromPartial({ messages, initialDeposit: [{ denom: DENOM, amount: '1000' }], proposer: ALICE.address, title: 't', summary: 's' });
+    const m = MsgSubmitProposal.fromPartial({
+      messages,
+      initialDeposit: [{ denom: DENOM, amount: '1000' }],
+      proposer: ALICE.address,
+      title: 't',
+      summary: 's',
+    });
     const res = step([lead().tx(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(m).finish() }])]);
     assert.ok(res !== 'halt' && res.txResults[0].code === 0, 'proposal submitted');
     return MsgSubmitProposalResponse.decode(TxMsgData.decode(res.txResults[0].data).msgResponses[0].value).proposalId;
   }
 
   function vote(id: bigint, option: VoteOption): void {
-    step([lead().tx(VALIDATOR, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId: id, voter: VALIDATOR.address, option, metadata: '' }).finish() }])]);
+    step([
+      lead().tx(VALIDATOR, [
+        { typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId: id, voter: VALIDATOR.address, option, metadata: '' }).finish() },
+      ]),
+    ]);
   }
 
   for (let i = 0; i < 10; i++) step(randomSends());

@@ -96,13 +96,17 @@ describe('gRPC server', () => {
     removeTmpDirs();
   });
 
-  test("before the first block (behind CometBFT, until its InitChain and block 1): UNAVAILABLE, \"no state yet\", not an internal error", async () => {
+  test('before the first block (behind CometBFT, until its InitChain and block 1): UNAVAILABLE, "no state yet", not an internal error', async () => {
     const early = await AbciTestApp.start();
     const g = await startGrpcServer({ port: 0, app: early.chain.app });
     const cl = new Client(g.address, credentials.createInsecure());
     try {
       const cp = QueryDefinition.methods.currentPlan;
-      await rejects(unary(cl, method('currentPlan'), cp.requestType, cp.responseType, QueryCurrentPlanRequest.fromPartial({})), status.UNAVAILABLE, "no state yet: waiting for CometBFT's InitChain and the first block");
+      await rejects(
+        unary(cl, method('currentPlan'), cp.requestType, cp.responseType, QueryCurrentPlanRequest.fromPartial({})),
+        status.UNAVAILABLE,
+        "no state yet: waiting for CometBFT's InitChain and the first block",
+      );
     } finally {
       cl.close();
       await g.close();
@@ -114,7 +118,12 @@ describe('gRPC server', () => {
     assert.match(s.address, /^127\.0\.0\.1:[0-9]+$/);
     const r = await bufCurl(['--list-services', `http://${s.address}`]);
     assert.ok(r.ok, r.out);
-    assert.deepEqual(r.out.trim().split('\n').sort(), ['chain.upgrade.v1beta1.Query', 'cosmos.auth.v1beta1.Query', 'cosmos.bank.v1beta1.Query', 'cosmos.gov.v1.Query']);
+    assert.deepEqual(r.out.trim().split('\n').sort(), [
+      'chain.upgrade.v1beta1.Query',
+      'cosmos.auth.v1beta1.Query',
+      'cosmos.bank.v1beta1.Query',
+      'cosmos.gov.v1.Query',
+    ]);
     const methods = await bufCurl(['--list-methods', `http://${s.address}`]);
     assert.ok(methods.out.includes('chain.upgrade.v1beta1.Query/ModuleVersions'), methods.out);
     assert.ok(methods.out.includes('cosmos.gov.v1.Query/Proposals'), methods.out);
@@ -143,24 +152,60 @@ describe('gRPC server', () => {
   });
 
   test('generated-style client: CurrentPlan, AppliedPlan, ModuleVersions, Authority, with the height in the response metadata', async () => {
-    const cur = await unary(client, method('currentPlan'), QueryDefinition.methods.currentPlan.requestType, QueryDefinition.methods.currentPlan.responseType, QueryCurrentPlanRequest.fromPartial({}));
+    const cur = await unary(
+      client,
+      method('currentPlan'),
+      QueryDefinition.methods.currentPlan.requestType,
+      QueryDefinition.methods.currentPlan.responseType,
+      QueryCurrentPlanRequest.fromPartial({}),
+    );
     assert.equal(cur.res.plan?.name, 'v2');
     assert.equal(cur.res.plan?.height, h);
     assert.equal(cur.metadata.get('x-cosmos-block-height')[0], c.height.toString());
-    const applied = await unary(client, method('appliedPlan'), QueryDefinition.methods.appliedPlan.requestType, QueryDefinition.methods.appliedPlan.responseType, QueryAppliedPlanRequest.fromPartial({ name: 'v2' }));
+    const applied = await unary(
+      client,
+      method('appliedPlan'),
+      QueryDefinition.methods.appliedPlan.requestType,
+      QueryDefinition.methods.appliedPlan.responseType,
+      QueryAppliedPlanRequest.fromPartial({ name: 'v2' }),
+    );
     assert.equal(applied.res.height, 0n);
     // a name no plan can have (past 128 bytes; 5,000 once reached LMDB's key buffer: "offset is out of bounds")
     for (const name of ['x'.repeat(129), 'x'.repeat(5000)]) {
       const ap = QueryDefinition.methods.appliedPlan;
-      await rejects(unary(client, method('appliedPlan'), ap.requestType, ap.responseType, QueryAppliedPlanRequest.fromPartial({ name })), status.INVALID_ARGUMENT, `plan name of ${name.length} bytes: a plan name has at most 128`);
+      await rejects(
+        unary(client, method('appliedPlan'), ap.requestType, ap.responseType, QueryAppliedPlanRequest.fromPartial({ name })),
+        status.INVALID_ARGUMENT,
+        `plan name of ${name.length} bytes: a plan name has at most 128`,
+      );
     }
-    assert.equal((await unary(client, method('appliedPlan'), QueryDefinition.methods.appliedPlan.requestType, QueryDefinition.methods.appliedPlan.responseType, QueryAppliedPlanRequest.fromPartial({ name: 'x'.repeat(128) }))).res.height, 0n);
+    assert.equal(
+      (
+        await unary(
+          client,
+          method('appliedPlan'),
+          QueryDefinition.methods.appliedPlan.requestType,
+          QueryDefinition.methods.appliedPlan.responseType,
+          QueryAppliedPlanRequest.fromPartial({ name: 'x'.repeat(128) }),
+        )
+      ).res.height,
+      0n,
+    );
     const mv = QueryDefinition.methods.moduleVersions;
     const one = await unary(client, method('moduleVersions'), mv.requestType, mv.responseType, QueryModuleVersionsRequest.fromPartial({ moduleName: 'bank' }));
     assert.deepEqual(one.res.moduleVersions, [{ name: 'bank', version: 1n }]);
     const all = await unary(client, method('moduleVersions'), mv.requestType, mv.responseType, QueryModuleVersionsRequest.fromPartial({}));
-    assert.deepEqual(all.res.moduleVersions.map((m) => m.name), ['auth', 'bank', 'gov', 'upgrade', 'validators']);
-    const auth = await unary(client, method('authority'), QueryDefinition.methods.authority.requestType, QueryDefinition.methods.authority.responseType, QueryAuthorityRequest.fromPartial({}));
+    assert.deepEqual(
+      all.res.moduleVersions.map((m) => m.name),
+      ['auth', 'bank', 'gov', 'upgrade', 'validators'],
+    );
+    const auth = await unary(
+      client,
+      method('authority'),
+      QueryDefinition.methods.authority.requestType,
+      QueryDefinition.methods.authority.responseType,
+      QueryAuthorityRequest.fromPartial({}),
+    );
     assert.equal(auth.res.address, GOV_AUTHORITY);
   });
 
@@ -177,10 +222,22 @@ describe('gRPC server', () => {
 
   test('registered errors map to status codes: NOT_FOUND, INVALID_ARGUMENT; unknown methods are UNIMPLEMENTED', async () => {
     const mv = QueryDefinition.methods.moduleVersions;
-    await rejects(unary(client, method('moduleVersions'), mv.requestType, mv.responseType, QueryModuleVersionsRequest.fromPartial({ moduleName: 'nope' })), status.NOT_FOUND, 'module nope not found');
+    await rejects(
+      unary(client, method('moduleVersions'), mv.requestType, mv.responseType, QueryModuleVersionsRequest.fromPartial({ moduleName: 'nope' })),
+      status.NOT_FOUND,
+      'module nope not found',
+    );
     const nobody = c.chain.accounts.moduleAddress('nobody');
-    await rejects(unary(client, '/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest, QueryAccountResponse, { address: nobody }), status.NOT_FOUND, `account ${nobody} not found`);
-    await rejects(unary(client, '/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest, QueryAccountResponse, { address: 'bad' }), status.INVALID_ARGUMENT, 'decoding bech32');
+    await rejects(
+      unary(client, '/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest, QueryAccountResponse, { address: nobody }),
+      status.NOT_FOUND,
+      `account ${nobody} not found`,
+    );
+    await rejects(
+      unary(client, '/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest, QueryAccountResponse, { address: 'bad' }),
+      status.INVALID_ARGUMENT,
+      'decoding bech32',
+    );
     // bytes that are no request at all
     await rejects(unary(client, method('moduleVersions'), RAW, RAW, Uint8Array.of(0x0a, 0xff)), status.INVALID_ARGUMENT, 'cannot decode request');
     const md = new Metadata();
@@ -197,17 +254,27 @@ describe('gRPC server', () => {
     assert.equal(auth.res.address, GOV_AUTHORITY);
   });
 
-  test('an error quoting a request string of invalid UTF-8 (a lone surrogate) is answered with U+FFFD in its place; the server keeps serving', { timeout: 20_000 }, async () => {
-    // found by test/fuzz/rpc.test.ts: grpc-js threw out of its stream handler encoding the grpc-message trailer, ending the process
-    const lone = Uint8Array.of(0x0a, 3, 0xed, 0xa0, 0x80, 0x12, 5, ...Buffer.from(DENOM));
-    await rejects(unary(client, '/cosmos.bank.v1beta1.Query/Balance', RAW, RAW, lone), status.INVALID_ARGUMENT, '\uFFFD');
-    const data = QueryAccountRequest.encode({ address: ALICE.address }).finish();
-    await unary(client, '/cosmos.auth.v1beta1.Query/Account', RAW, RAW, data);
-  });
+  test(
+    'an error quoting a request string of invalid UTF-8 (a lone surrogate) is answered with U+FFFD in its place; the server keeps serving',
+    { timeout: 20_000 },
+    async () => {
+      // found by test/fuzz/rpc.test.ts: grpc-js threw out of its stream handler encoding the grpc-message trailer, ending the process
+      const lone = Uint8Array.of(0x0a, 3, 0xed, 0xa0, 0x80, 0x12, 5, ...Buffer.from(DENOM));
+      await rejects(unary(client, '/cosmos.bank.v1beta1.Query/Balance', RAW, RAW, lone), status.INVALID_ARGUMENT, '\uFFFD');
+      const data = QueryAccountRequest.encode({ address: ALICE.address }).finish();
+      await unary(client, '/cosmos.auth.v1beta1.Query/Account', RAW, RAW, data);
+    },
+  );
 
   test('buf curl: UNIMPLEMENTED from the server for a method it does not serve', async () => {
     // the Msg service is in our descriptor set (so buf can encode the call) but is not served over gRPC
-    const r = await bufCurl(['--schema', fileURLToPath(SDK_DESCRIPTOR_SET), '-d', '{"authority":"x"}', `http://${s.address}/chain.upgrade.v1beta1.Msg/SoftwareUpgrade`]);
+    const r = await bufCurl([
+      '--schema',
+      fileURLToPath(SDK_DESCRIPTOR_SET),
+      '-d',
+      '{"authority":"x"}',
+      `http://${s.address}/chain.upgrade.v1beta1.Msg/SoftwareUpgrade`,
+    ]);
     assert.equal(r.ok, false);
     assert.match(r.out, /unimplemented/);
   });

@@ -31,18 +31,28 @@ let node: TestNode;
 let s: GrpcServer;
 let client: Client;
 
-before(async () => {
-  node = await TestNode.start();
-  s = await startGrpcServer({ port: 0, app: node.chain.app, txNode: { driver: node.driver, admission: node.driver.admission, app: node.chain.app, logger: node.logger } });
-  client = new Client(s.address, credentials.createInsecure());
-}, { timeout: 30_000 });
+before(
+  async () => {
+    node = await TestNode.start();
+    s = await startGrpcServer({
+      port: 0,
+      app: node.chain.app,
+      txNode: { driver: node.driver, admission: node.driver.admission, app: node.chain.app, logger: node.logger },
+    });
+    client = new Client(s.address, credentials.createInsecure());
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  client?.close();
-  await s?.close();
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    client?.close();
+    await s?.close();
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 interface Curl {
   readonly ok: boolean;
@@ -121,14 +131,21 @@ describe('gRPC tx service', { timeout: 120_000 }, () => {
     assert.deepEqual(Tx.decode(got.txResponse?.tx?.value ?? new Uint8Array()), got.tx);
     const msg = got.tx?.body?.messages[0];
     assert.equal(msg?.typeUrl, '/cosmos.bank.v1beta1.MsgSend');
-    assert.deepEqual(MsgSend.decode(msg?.value ?? new Uint8Array()), { fromAddress: ALICE.address, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '9' }] });
+    assert.deepEqual(MsgSend.decode(msg?.value ?? new Uint8Array()), {
+      fromAddress: ALICE.address,
+      toAddress: BOB.address,
+      amount: [{ denom: DENOM, amount: '9' }],
+    });
   });
 
   test('Simulate through grpc-js and through buf curl with JSON: gas used and the message responses', async () => {
     const tx = node.send(ALICE, BOB.address, '2');
     const sim = await unary(`${SVC}/Simulate`, SimulateRequest, SimulateResponse, SimulateRequest.fromPartial({ txBytes: tx }));
     assert.ok((sim.gasInfo?.gasUsed ?? 0n) > 0n);
-    assert.deepEqual(sim.result?.msgResponses.map((m) => m.typeUrl), ['/cosmos.bank.v1beta1.MsgSendResponse']);
+    assert.deepEqual(
+      sim.result?.msgResponses.map((m) => m.typeUrl),
+      ['/cosmos.bank.v1beta1.MsgSendResponse'],
+    );
 
     const curl = await bufCurl(['-d', JSON.stringify({ tx_bytes: Buffer.from(tx).toString('base64') }), `http://${s.address}${SVC}/Simulate`]);
     assert.ok(curl.ok, curl.out);
@@ -138,21 +155,49 @@ describe('gRPC tx service', { timeout: 120_000 }, () => {
   });
 
   test('bad requests: INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED with clear details; then blocks keep coming', async () => {
-    await rejects(unary(`${SVC}/BroadcastTx`, RAW, RAW, Uint8Array.of(0x0a, 0xff)), status.INVALID_ARGUMENT, `cannot decode request for ${SVC}/BroadcastTx: premature EOF`);
-    await rejects(unary(`${SVC}/Simulate`, RAW, RAW, Uint8Array.of(0x12, 0x05, 1)), status.INVALID_ARGUMENT, `cannot decode request for ${SVC}/Simulate: premature EOF`);
+    await rejects(
+      unary(`${SVC}/BroadcastTx`, RAW, RAW, Uint8Array.of(0x0a, 0xff)),
+      status.INVALID_ARGUMENT,
+      `cannot decode request for ${SVC}/BroadcastTx: premature EOF`,
+    );
+    await rejects(
+      unary(`${SVC}/Simulate`, RAW, RAW, Uint8Array.of(0x12, 0x05, 1)),
+      status.INVALID_ARGUMENT,
+      `cannot decode request for ${SVC}/Simulate: premature EOF`,
+    );
     await rejects(broadcast(new Uint8Array(0)), status.INVALID_ARGUMENT, 'invalid empty tx');
-    await rejects(broadcast(Uint8Array.of(1), BroadcastMode.BROADCAST_MODE_BLOCK), status.INVALID_ARGUMENT, 'unsupported broadcast mode BROADCAST_MODE_BLOCK: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC');
-    await rejects(broadcast(Uint8Array.of(1), 9 as BroadcastMode), status.INVALID_ARGUMENT, 'unsupported broadcast mode 9: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC');
+    await rejects(
+      broadcast(Uint8Array.of(1), BroadcastMode.BROADCAST_MODE_BLOCK),
+      status.INVALID_ARGUMENT,
+      'unsupported broadcast mode BROADCAST_MODE_BLOCK: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC',
+    );
+    await rejects(
+      broadcast(Uint8Array.of(1), 9 as BroadcastMode),
+      status.INVALID_ARGUMENT,
+      'unsupported broadcast mode 9: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC',
+    );
     await rejects(
       unary(`${SVC}/Simulate`, SimulateRequest, SimulateResponse, SimulateRequest.fromPartial({ txBytes: Uint8Array.of(1, 2, 3) })),
       status.INVALID_ARGUMENT,
       "cannot decode TxRaw: index out of range: 1 + 8 > 3: tx parse error With gas wanted: '0' and gas used: '0' ",
     );
-    await rejects(unary(`${SVC}/Simulate`, SimulateRequest, SimulateResponse, SimulateRequest.fromPartial({})), status.INVALID_ARGUMENT, 'empty txBytes is not allowed');
+    await rejects(
+      unary(`${SVC}/Simulate`, SimulateRequest, SimulateResponse, SimulateRequest.fromPartial({})),
+      status.INVALID_ARGUMENT,
+      'empty txBytes is not allowed',
+    );
     await rejects(unary(`${SVC}/GetTx`, GetTxRequest, GetTxResponse, { hash: '' }), status.INVALID_ARGUMENT, 'tx hash cannot be empty');
-    await rejects(unary(`${SVC}/GetTx`, GetTxRequest, GetTxResponse, { hash: 'zz' }), status.INVALID_ARGUMENT, 'invalid tx hash "zz": expected 64 hex characters');
+    await rejects(
+      unary(`${SVC}/GetTx`, GetTxRequest, GetTxResponse, { hash: 'zz' }),
+      status.INVALID_ARGUMENT,
+      'invalid tx hash "zz": expected 64 hex characters',
+    );
     await rejects(unary(`${SVC}/GetTx`, GetTxRequest, GetTxResponse, { hash: 'F'.repeat(64) }), status.NOT_FOUND, `tx not found: ${'F'.repeat(64)}`);
-    await rejects(unary(`${SVC}/GetTxsEvent`, RAW, RAW, new Uint8Array(0)), status.UNIMPLEMENTED, `The server does not implement the method ${SVC}/GetTxsEvent`);
+    await rejects(
+      unary(`${SVC}/GetTxsEvent`, RAW, RAW, new Uint8Array(0)),
+      status.UNIMPLEMENTED,
+      `The server does not implement the method ${SVC}/GetTxsEvent`,
+    );
 
     // garbage tx bytes are CheckTx's answer, not a call failure (the SDK's broadcast)
     const garbage = await broadcast(Uint8Array.of(1, 2, 3));
@@ -167,7 +212,11 @@ describe('gRPC tx service', { timeout: 120_000 }, () => {
 
   test('Simulate is metered up to the gas cap (query-gas-limit) and refuses a tx over the size cap (max_tx_bytes)', async () => {
     const capped = await TestNode.start({ manual: true, chain: { simulationGasLimit: 5000n, simulationMaxTxBytes: 2000 } });
-    const g = await startGrpcServer({ port: 0, app: capped.chain.app, txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger } });
+    const g = await startGrpcServer({
+      port: 0,
+      app: capped.chain.app,
+      txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger },
+    });
     const c = new Client(g.address, credentials.createInsecure());
     const sim = (txBytes: Uint8Array): Promise<SimulateResponse> =>
       new Promise((resolve, reject) =>
@@ -189,7 +238,12 @@ describe('gRPC tx service', { timeout: 120_000 }, () => {
         return true;
       });
       // the default cap leaves room for an ordinary tx (the suite's node)
-      const ok = await unary(`${SVC}/Simulate`, SimulateRequest, SimulateResponse, SimulateRequest.fromPartial({ txBytes: node.send(ALICE, BOB.address, '1') }));
+      const ok = await unary(
+        `${SVC}/Simulate`,
+        SimulateRequest,
+        SimulateResponse,
+        SimulateRequest.fromPartial({ txBytes: node.send(ALICE, BOB.address, '1') }),
+      );
       assert.ok((ok.gasInfo?.gasUsed ?? 0n) > 5000n);
     } finally {
       c.close();

@@ -32,7 +32,10 @@ describe('signatures verified ahead of CheckTx', () => {
       for (const bad of [replay, tampered]) {
         const r = c.app.checkTx({ tx: bad, type: CheckTxType.NEW });
         assert.equal(r.code, 4, r.log);
-        assert.match(r.log, /^signature verification failed; please verify account number \(\d+\), sequence \(0\) and chain-id \(chain-test-1\): unauthorized$/);
+        assert.match(
+          r.log,
+          /^signature verification failed; please verify account number \(\d+\), sequence \(0\) and chain-id \(chain-test-1\): unauthorized$/,
+        );
       }
       const ok = c.app.checkTx({ tx: good, type: CheckTxType.NEW });
       assert.equal(ok.code, 0, ok.log);

@@ -103,7 +103,12 @@ describe('npm run release', { timeout: 600_000 }, () => {
     const want = [...RELEASES]
       .map((v) => `chaind-${v}-${PLATFORM}.tar.gz`)
       .sort()
-      .map((f) => `${createHash('sha256').update(readFileSync(join(out, f))).digest('hex')}  ${f}\n`)
+      .map(
+        (f) =>
+          `${createHash('sha256')
+            .update(readFileSync(join(out, f)))
+            .digest('hex')}  ${f}\n`,
+      )
       .join('');
     assert.equal(sums, want);
   });
@@ -119,7 +124,11 @@ describe('npm run release', { timeout: 600_000 }, () => {
       assert.equal(readFileSync(launcher, 'utf8').split('\n')[0], shebang);
     }
     // the bundle and its chunks (what start and dev load lazily)
-    const code = (dir: string): string => readdirSync(join(dir, 'bin')).filter((f) => f.endsWith('.mjs')).map((f) => readFileSync(join(dir, 'bin', f), 'utf8')).join('\n');
+    const code = (dir: string): string =>
+      readdirSync(join(dir, 'bin'))
+        .filter((f) => f.endsWith('.mjs'))
+        .map((f) => readFileSync(join(dir, 'bin', f), 'utf8'))
+        .join('\n');
     const v1 = code(x.v1);
     const v2 = code(x.v2);
     for (const code of ['"chaininfo"', '"valset"', 'chaininfo genesis:']) {
@@ -158,7 +167,10 @@ describe('npm run release', { timeout: 600_000 }, () => {
   });
 
   test("both run `version --long` from their folder: the release's upgrades and the commit built in", async () => {
-    for (const [v, upgrades] of [['v1', []], ['v2', ['v2']]] as const) {
+    for (const [v, upgrades] of [
+      ['v1', []],
+      ['v2', ['v2']],
+    ] as const) {
       const r = await run(join(x[v], 'bin/chaind'), ['version', '--long', '-o', 'json'], x[v]);
       assert.equal(r.code, 0, r.stderr);
       const info = JSON.parse(r.stdout) as { version: string; package_version: string; commit: string; upgrades: string[] };
@@ -181,11 +193,15 @@ describe('npm run release', { timeout: 600_000 }, () => {
     await ok(['keys', 'add', 'validator', '--keyring-backend', 'test']);
     await ok(['genesis', 'add-account', 'validator', '1000000000stake', '--keyring-backend', 'test']);
     await ok(['genesis', 'add-validator', 'validator', '10', '--keyring-backend', 'test']);
-    const child = spawn(bin, ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
-      cwd: tmp,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      bin,
+      ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+      {
+        cwd: tmp,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const log = { text: '' };
     child.stdout.setEncoding('utf8').on('data', (d: string) => (log.text += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (log.text += d));
@@ -195,7 +211,9 @@ describe('npm run release', { timeout: 600_000 }, () => {
       const rest = (await waitFor(child, /REST server listening url=(\S+)/, log))[1];
       await waitFor(child, /gRPC server listening/, log);
       // the modules of release v2, read through the bundled REST gateway (descriptors found beside the bundle)
-      const versions = (await (await fetch(`${rest}/chain/upgrade/v1beta1/module_versions`)).json()) as { module_versions: { name: string; version: string }[] };
+      const versions = (await (await fetch(`${rest}/chain/upgrade/v1beta1/module_versions`)).json()) as {
+        module_versions: { name: string; version: string }[];
+      };
       assert.deepEqual(
         versions.module_versions.map((m) => `${m.name}@${m.version}`),
         ['auth@1', 'bank@1', 'chaininfo@1', 'gov@1', 'upgrade@1', 'validators@2'],

@@ -23,17 +23,23 @@ let wallet: DirectSecp256k1HdWallet;
 let sender: string;
 const clients: { disconnect(): void }[] = [];
 
-before(async () => {
-  wallet = await DirectSecp256k1HdWallet.fromMnemonic(MNEMONIC, { prefix: 'chain' });
-  [{ address: sender }] = await wallet.getAccounts();
-  node = await TestNode.start({ extraAccounts: [sender] });
-}, { timeout: 30_000 });
+before(
+  async () => {
+    wallet = await DirectSecp256k1HdWallet.fromMnemonic(MNEMONIC, { prefix: 'chain' });
+    [{ address: sender }] = await wallet.getAccounts();
+    node = await TestNode.start({ extraAccounts: [sender] });
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  for (const c of clients) c.disconnect();
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    for (const c of clients) c.disconnect();
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 async function connect(): Promise<StargateClient> {
   const c = await StargateClient.connect(node.url);
@@ -63,11 +69,21 @@ describe('StargateClient over the RPC server', { timeout: 60_000 }, () => {
     const first = await c.getBlock(1);
     assert.equal(first.header.height, 1);
     assert.equal(first.header.chainId, CHAIN_ID);
-    assert.equal(first.id, Buffer.from(node.blockStore.blockId(1n)?.hash ?? []).toString('hex').toUpperCase());
+    assert.equal(
+      first.id,
+      Buffer.from(node.blockStore.blockId(1n)?.hash ?? [])
+        .toString('hex')
+        .toUpperCase(),
+    );
     assert.equal(first.txs.length, 0);
     const latest = await c.getBlock();
     assert.ok(latest.header.height >= h);
-    assert.equal(latest.id, Buffer.from(node.blockStore.blockId(BigInt(latest.header.height))?.hash ?? []).toString('hex').toUpperCase());
+    assert.equal(
+      latest.id,
+      Buffer.from(node.blockStore.blockId(BigInt(latest.header.height))?.hash ?? [])
+        .toString('hex')
+        .toUpperCase(),
+    );
   });
 });
 
@@ -88,7 +104,10 @@ describe('SigningStargateClient over the RPC server', { timeout: 60_000 }, () =>
     const senderBefore = BigInt((await s.getBalance(sender, DENOM)).amount);
 
     // gas "auto" goes through abci_query /cosmos.tx.v1beta1.Service/Simulate
-    const sendMsg = { typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: { fromAddress: sender, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '12345' }] } };
+    const sendMsg = {
+      typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+      value: { fromAddress: sender, toAddress: BOB.address, amount: [{ denom: DENOM, amount: '12345' }] },
+    };
     const gas = await s.simulate(sender, [sendMsg], '');
     assert.ok(gas > 0, `simulated gas ${gas}`);
 
@@ -108,13 +127,21 @@ describe('SigningStargateClient over the RPC server', { timeout: 60_000 }, () =>
     assert.equal(got.height, sent.height);
     assert.equal(got.code, 0);
     const bySender = await s.searchTx([{ key: 'message.sender', value: sender }]);
-    assert.ok(bySender.some((t) => t.hash === sent.transactionHash), 'searchTx by message.sender finds the send');
+    assert.ok(
+      bySender.some((t) => t.hash === sent.transactionHash),
+      'searchTx by message.sender finds the send',
+    );
 
     const planHeight = node.driver.height + 10_000n;
     const proposal = {
       typeUrl: PROPOSAL_TYPE,
       value: MsgSubmitProposal.fromPartial({
-        messages: [registry.encodeAsAny({ typeUrl: UPGRADE_TYPE, value: { authority: GOV_AUTHORITY, plan: { name: 'v2', height: planHeight, info: '{"binaries":{}}' } } })],
+        messages: [
+          registry.encodeAsAny({
+            typeUrl: UPGRADE_TYPE,
+            value: { authority: GOV_AUTHORITY, plan: { name: 'v2', height: planHeight, info: '{"binaries":{}}' } },
+          }),
+        ],
         initialDeposit: [{ denom: DENOM, amount: '1000' }],
         proposer: sender,
         title: 'upgrade to v2',
@@ -145,7 +172,7 @@ describe('SigningStargateClient over the RPC server', { timeout: 60_000 }, () =>
     assert.equal((await s.getAccount(sender))?.sequence, 2);
   });
 
-  test('a wallet that exists only in its owner\'s hands: funded by a send, it has an account and can spend at once', { timeout: 60_000 }, async () => {
+  test("a wallet that exists only in its owner's hands: funded by a send, it has an account and can spend at once", { timeout: 60_000 }, async () => {
     const fresh = await DirectSecp256k1HdWallet.generate(12, { prefix: 'chain' });
     const [{ address }] = await fresh.getAccounts();
     const opts = { gasPrice: GasPrice.fromString(`0.025${DENOM}`), broadcastPollIntervalMs: 200, broadcastTimeoutMs: 20_000 };

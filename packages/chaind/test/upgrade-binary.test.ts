@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { QueryAppliedPlanRequest, QueryAppliedPlanResponse, QueryModuleVersionsRequest, QueryModuleVersionsResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import {
+  QueryAppliedPlanRequest,
+  QueryAppliedPlanResponse,
+  QueryModuleVersionsRequest,
+  QueryModuleVersionsResponse,
+} from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { GO_ZERO_TIME, UpgradeHaltError } from '@chaind/sdk/x/upgrade';
@@ -15,8 +20,7 @@ import type { Upgrade } from '../src/upgrades/index.ts';
 after(removeTmpDirs);
 
 const hex = (b: Uint8Array): string => toHex(b);
-const key = (...parts: (number | string)[]): Uint8Array =>
-  Buffer.concat(parts.map((p) => (typeof p === 'number' ? Buffer.from([p]) : Buffer.from(p, 'utf8'))));
+const key = (...parts: (number | string)[]): Uint8Array => Buffer.concat(parts.map((p) => (typeof p === 'number' ? Buffer.from([p]) : Buffer.from(p, 'utf8'))));
 
 /** An old binary schedules "v2" at a height ahead and runs to its halt; returns the home and the height. */
 async function haltedAtV2(info = ''): Promise<{ home: string; h: bigint }> {
@@ -25,7 +29,10 @@ async function haltedAtV2(info = ''): Promise<{ home: string; h: bigint }> {
   const h = old.height + 25n;
   old.pass([softwareUpgrade('v2', h, info)]);
   old.blocksUntil(h - 1n);
-  assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed');
+  assert.throws(
+    () => old.block(),
+    (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed',
+  );
   await old.close();
   return { home, h };
 }
@@ -82,7 +89,10 @@ describe('the new binary', () => {
   test('a handler error halts with nothing committed; a fixed binary then applies the upgrade on intact state', async () => {
     const { home, h } = await haltedAtV2();
     const buggy = TestChain.open(home, { upgrades: [upgradeV2({ fail: true })] });
-    assert.throws(() => buggy.block(), (e: Error) => e instanceof UpgradeHaltError && e.kind === 'handler-failed' && /migration bug/.test(e.message));
+    assert.throws(
+      () => buggy.block(),
+      (e: Error) => e instanceof UpgradeHaltError && e.kind === 'handler-failed' && /migration bug/.test(e.message),
+    );
     assert.equal(buggy.height, h - 1n);
     assert.notEqual(buggy.raw('upgrade', key(0x00)), undefined, 'the plan is still scheduled');
     await buggy.close();
@@ -127,7 +137,10 @@ describe('the new binary', () => {
     };
     assert.throws(
       () => TestChain.open(home, { upgrades: [upgradeV2(), v3] }),
-      (e: Error) => e instanceof UpgradeHaltError && e.kind === 'binary-too-early' && e.message === 'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v3" - in binary but not executed on chain. Downgrade your binary',
+      (e: Error) =>
+        e instanceof UpgradeHaltError &&
+        e.kind === 'binary-too-early' &&
+        e.message === 'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v3" - in binary but not executed on chain. Downgrade your binary',
     );
     // the v2 binary goes on as before
     const again = TestChain.open(home, { upgrades: [upgradeV2()] });
@@ -144,7 +157,8 @@ describe('the new binary', () => {
     const old = TestChain.open(home);
     assert.throws(
       () => old.block(),
-      (e: Error) => e instanceof UpgradeHaltError && e.kind === 'downgrade' && e.message === 'wrong app version 1, upgrade handler is missing for v2 upgrade plan',
+      (e: Error) =>
+        e instanceof UpgradeHaltError && e.kind === 'downgrade' && e.message === 'wrong app version 1, upgrade handler is missing for v2 upgrade plan',
     );
     assert.equal(old.height, h + 2n);
     await old.close();
@@ -214,6 +228,9 @@ describe('store upgrades', () => {
   test('a new module whose store the upgrade forgot to add stops start-up with the developer-facing error', async () => {
     const { home } = await haltedAtV2();
     const forgot: Upgrade = { ...upgradeV2(), storeUpgrades: {} };
-    assert.throws(() => TestChain.open(home, { upgrades: [forgot] }), /store "newmod" is mounted by the application but does not exist.*add it to StoreUpgrades\.added/);
+    assert.throws(
+      () => TestChain.open(home, { upgrades: [forgot] }),
+      /store "newmod" is mounted by the application but does not exist.*add it to StoreUpgrades\.added/,
+    );
   });
 });

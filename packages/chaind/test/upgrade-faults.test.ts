@@ -73,7 +73,6 @@ after(async () => {
   removeTmpDirs();
 });
 
-
 /** One node process: its log with the moment (ms after spawn) each line arrived, and its end. */
 interface NodeRun {
   readonly child: ChildProcess;
@@ -129,7 +128,6 @@ function killGroup(r: NodeRun): void {
   }
 }
 
-
 async function cli(bin: string, release: string, args: readonly string[]): Promise<Run> {
   const r = await chaind(args, { bin, env: { CHAIND_RELEASE: release } });
   return { ...r, stderr: withoutWarning(r.stderr) };
@@ -158,7 +156,9 @@ async function upgradeState(home: string): Promise<UpgradeState> {
       const runs = has ? snap.getStore(STORE).get(RUNS_KEY) : undefined;
       const migrated = has ? [...snap.getStore(STORE).iterator()].length - (runs === undefined ? 0 : 1) : 0;
       const up = snap.getStore(UPGRADE_STORE);
-      const done = [...up.iterator(DONE_PREFIX, Uint8Array.of(DONE_PREFIX[0] + 1))].map((e) => `${Buffer.from(e.key.subarray(1)).toString()}@${readU64be(e.value)}`);
+      const done = [...up.iterator(DONE_PREFIX, Uint8Array.of(DONE_PREFIX[0] + 1))].map(
+        (e) => `${Buffer.from(e.key.subarray(1)).toString()}@${readU64be(e.value)}`,
+      );
       const v = up.get(concatBytes(VERSION_MAP_PREFIX, utf8(STORE)));
       return {
         height: info.height,
@@ -188,7 +188,10 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     const home = join(tmpDir('chaind-fault-'), 'home');
     // the dev chain's home, its genesis funding ACCOUNTS more addresses (bank balances only)
     const mk = join(dirname(bin), '..', 'make-home.mjs');
-    writeFileSync(mk, `import { register } from 'tsx/esm/api';\nregister();\nconst { createDevHome } = await import('./src/cli/dev.ts');\nawait createDevHome(process.argv[2], '8s');\n`);
+    writeFileSync(
+      mk,
+      `import { register } from 'tsx/esm/api';\nregister();\nconst { createDevHome } = await import('./src/cli/dev.ts');\nawait createDevHome(process.argv[2], '8s');\n`,
+    );
     const made = await cli(mk, OLD, [home]);
     assert.equal(made.code, 0, made.stderr);
     const gPath = join(home, 'config', 'genesis.json');
@@ -222,7 +225,26 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y', '--broadcast-mode', 'commit'];
     const status = JSON.parse((await cli(bin, OLD, ['status', '--node', url])).stdout) as { sync_info: { latest_block_height: string } };
     h = BigInt(status.sync_info.latest_block_height) + 150n;
-    const submit = await cli(bin, OLD, ['tx', 'upgrade', 'software-upgrade', NEXT, '--upgrade-height', String(h), '--no-validate', '--title', NEXT, '--summary', NEXT, '--deposit', '10000000stake', '--from', 'validator', '--gas', 'auto', ...flags]);
+    const submit = await cli(bin, OLD, [
+      'tx',
+      'upgrade',
+      'software-upgrade',
+      NEXT,
+      '--upgrade-height',
+      String(h),
+      '--no-validate',
+      '--title',
+      NEXT,
+      '--summary',
+      NEXT,
+      '--deposit',
+      '10000000stake',
+      '--from',
+      'validator',
+      '--gas',
+      'auto',
+      ...flags,
+    ]);
     assert.equal(submit.code, 0, submit.stderr);
     const vote = await cli(bin, OLD, ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', ...flags]);
     assert.equal(vote.code, 0, vote.stderr);
@@ -234,157 +256,186 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     cpSync(home, halted, { recursive: true });
   });
 
-  test(`SIGKILL of the new binary ${KILLS} times across the upgrade block (${ACCOUNTS}+ keys migrated): the upgrade completes once, the app hash at H is an uninterrupted run's`, { timeout: 400_000 }, async () => {
-    const fresh = (): string => {
-      const home = join(tmpDir('chaind-fault-run-'), 'home');
-      cpSync(halted, home, { recursive: true });
-      return home;
-    };
-    const halt = ['--halt-height', String(h)];
-    const committed = new RegExp(`INF committed block height=${h} `);
+  test(
+    `SIGKILL of the new binary ${KILLS} times across the upgrade block (${ACCOUNTS}+ keys migrated): the upgrade completes once, the app hash at H is an uninterrupted run's`,
+    { timeout: 400_000 },
+    async () => {
+      const fresh = (): string => {
+        const home = join(tmpDir('chaind-fault-run-'), 'home');
+        cpSync(halted, home, { recursive: true });
+        return home;
+      };
+      const halt = ['--halt-height', String(h)];
+      const committed = new RegExp(`INF committed block height=${h} `);
 
-    // the uninterrupted run: the reference state, and the moments of the block's phases
-    const refHome = fresh();
-    const ref = startNode(bin, NEXT, refHome, halt);
-    const refEnd = await within(ref.exited, 120_000, () => ref.log().slice(-3000));
-    assert.equal(refEnd.code, 0, ref.log().slice(-3000));
-    const want = await upgradeState(refHome);
-    assert.equal(want.height, h);
-    assert.equal(want.runs, 1n);
-    assert.ok(want.migrated >= ACCOUNTS, `migrated ${want.migrated} keys`);
-    assert.equal(want.migrated, want.bankKeys);
-    assert.deepEqual(want.done.filter((d) => d.startsWith(`${NEXT}@`)), [`${NEXT}@${h}`]);
-    assert.equal(want.storeVersion, 1n);
-    const tHandshake = ref.at(/INF handshake done/) ?? assert.fail(ref.log());
-    const tCommitted = ref.at(committed) ?? assert.fail(ref.log());
+      // the uninterrupted run: the reference state, and the moments of the block's phases
+      const refHome = fresh();
+      const ref = startNode(bin, NEXT, refHome, halt);
+      const refEnd = await within(ref.exited, 120_000, () => ref.log().slice(-3000));
+      assert.equal(refEnd.code, 0, ref.log().slice(-3000));
+      const want = await upgradeState(refHome);
+      assert.equal(want.height, h);
+      assert.equal(want.runs, 1n);
+      assert.ok(want.migrated >= ACCOUNTS, `migrated ${want.migrated} keys`);
+      assert.equal(want.migrated, want.bankKeys);
+      assert.deepEqual(
+        want.done.filter((d) => d.startsWith(`${NEXT}@`)),
+        [`${NEXT}@${h}`],
+      );
+      assert.equal(want.storeVersion, 1n);
+      const tHandshake = ref.at(/INF handshake done/) ?? assert.fail(ref.log());
+      const tCommitted = ref.at(committed) ?? assert.fail(ref.log());
 
-    // the block at H runs after the handshake at H - 1, or, when a kill left it in the block store but
-    // not committed (after the block was saved), as the handshake's replay of H
-    const anchor = new RegExp(`INF (handshake done height=${h - 1n} |replaying block height=${h}\\b)`);
-    const doneAtH = new RegExp(`INF (committed block|handshake done) height=${h} `);
-    /** The phase a killed run had reached, from its log. */
-    const phase = (r: NodeRun): string => {
-      if (r.at(doneAtH) !== undefined) return 'after commit';
-      const replay = r.at(new RegExp(`INF replaying block height=${h}\\b`)) !== undefined ? ' (replay of H)' : '';
-      if (r.at(/fault test migration done/) !== undefined) return `end of FinalizeBlock, Commit${replay}`;
-      if (r.at(/fault test migration started/) !== undefined) return `mid-migration${replay}`;
-      if (r.at(/applying upgrade/) !== undefined) return `module migrations${replay}`;
-      if (r.at(anchor) !== undefined) return `store upgrades loaded, before the block${replay}`;
-      return 'start-up';
-    };
-    const rnd = seededRandom(SEED);
-    const span = tCommitted - tHandshake;
-    const phases = new Map<string, number>();
-    const check = async (home: string): Promise<void> => {
-      const got = await upgradeState(home);
-      assert.deepEqual(got, want, `state at H after kills in ${home}`);
-    };
-    let home = fresh();
-    for (let i = 0; i < KILLS; ) {
-      const r = startNode(bin, NEXT, home, halt);
-      await within(untilLine(r, new RegExp(`${anchor.source}|${doneAtH.source}`)), 60_000, () => r.log());
-      if (r.at(anchor) === undefined) {
-        // the last kill came after the commit of H but before its log line: this home is done
+      // the block at H runs after the handshake at H - 1, or, when a kill left it in the block store but
+      // not committed (after the block was saved), as the handshake's replay of H
+      const anchor = new RegExp(`INF (handshake done height=${h - 1n} |replaying block height=${h}\\b)`);
+      const doneAtH = new RegExp(`INF (committed block|handshake done) height=${h} `);
+      /** The phase a killed run had reached, from its log. */
+      const phase = (r: NodeRun): string => {
+        if (r.at(doneAtH) !== undefined) return 'after commit';
+        const replay = r.at(new RegExp(`INF replaying block height=${h}\\b`)) !== undefined ? ' (replay of H)' : '';
+        if (r.at(/fault test migration done/) !== undefined) return `end of FinalizeBlock, Commit${replay}`;
+        if (r.at(/fault test migration started/) !== undefined) return `mid-migration${replay}`;
+        if (r.at(/applying upgrade/) !== undefined) return `module migrations${replay}`;
+        if (r.at(anchor) !== undefined) return `store upgrades loaded, before the block${replay}`;
+        return 'start-up';
+      };
+      const rnd = seededRandom(SEED);
+      const span = tCommitted - tHandshake;
+      const phases = new Map<string, number>();
+      const check = async (home: string): Promise<void> => {
+        const got = await upgradeState(home);
+        assert.deepEqual(got, want, `state at H after kills in ${home}`);
+      };
+      let home = fresh();
+      for (let i = 0; i < KILLS; ) {
+        const r = startNode(bin, NEXT, home, halt);
+        await within(untilLine(r, new RegExp(`${anchor.source}|${doneAtH.source}`)), 60_000, () => r.log());
+        if (r.at(anchor) === undefined) {
+          // the last kill came after the commit of H but before its log line: this home is done
+          killGroup(r);
+          await r.exited;
+          phases.set('after commit, before its log line', (phases.get('after commit, before its log line') ?? 0) + 1);
+          await check(home);
+          home = fresh();
+          continue;
+        }
+        const wait = rnd() * span;
+        await new Promise((res) => setTimeout(res, wait));
         killGroup(r);
-        await r.exited;
-        phases.set('after commit, before its log line', (phases.get('after commit, before its log line') ?? 0) + 1);
-        await check(home);
-        home = fresh();
-        continue;
+        await within(r.exited, 30_000, () => r.log());
+        i++;
+        const p = phase(r);
+        if (process.env.FAULT_DEBUG) process.stderr.write(`kill ${i}: ${Math.round(wait)} ms -> ${p}\n`);
+        phases.set(p, (phases.get(p) ?? 0) + 1);
+        if (p === 'after commit') {
+          // this home's upgrade block is done: it must be the uninterrupted run's; the next kills start afresh
+          await check(home);
+          home = fresh();
+        }
       }
-      const wait = rnd() * span;
-      await new Promise((res) => setTimeout(res, wait));
-      killGroup(r);
-      await within(r.exited, 30_000, () => r.log());
-      i++;
-      const p = phase(r);
-      if (process.env.FAULT_DEBUG) process.stderr.write(`kill ${i}: ${Math.round(wait)} ms -> ${p}\n`);
-      phases.set(p, (phases.get(p) ?? 0) + 1);
-      if (p === 'after commit') {
-        // this home's upgrade block is done: it must be the uninterrupted run's; the next kills start afresh
-        await check(home);
-        home = fresh();
-      }
-    }
-    // the last killed home, restarted to the end of H
-    const last = startNode(bin, NEXT, home, halt);
-    const lastEnd = await within(last.exited, 120_000, () => last.log().slice(-3000));
-    assert.equal(lastEnd.code, 0, last.log().slice(-3000));
-    await check(home);
-    const inBlock = new Set([...phases.keys()].filter((p) => p !== 'start-up' && !p.startsWith('after commit')).map((p) => p.replace(' (replay of H)', '')));
-    const tApplying = ref.at(/applying upgrade/) ?? 0;
-    process.stderr.write(`uninterrupted upgrade block: ${tCommitted - tApplying} ms from "applying upgrade" to its commit (${want.migrated} keys migrated)\n`);
-    process.stderr.write(`kills by phase (seed ${SEED}, 0–${Math.round(span)} ms after the handshake): ${JSON.stringify(Object.fromEntries(phases))}\n`);
-    assert.ok(inBlock.size >= 2, `the kills covered fewer than two phases of the upgrade block: ${JSON.stringify(Object.fromEntries(phases))}`);
-  });
+      // the last killed home, restarted to the end of H
+      const last = startNode(bin, NEXT, home, halt);
+      const lastEnd = await within(last.exited, 120_000, () => last.log().slice(-3000));
+      assert.equal(lastEnd.code, 0, last.log().slice(-3000));
+      await check(home);
+      const inBlock = new Set([...phases.keys()].filter((p) => p !== 'start-up' && !p.startsWith('after commit')).map((p) => p.replace(' (replay of H)', '')));
+      const tApplying = ref.at(/applying upgrade/) ?? 0;
+      process.stderr.write(
+        `uninterrupted upgrade block: ${tCommitted - tApplying} ms from "applying upgrade" to its commit (${want.migrated} keys migrated)\n`,
+      );
+      process.stderr.write(`kills by phase (seed ${SEED}, 0–${Math.round(span)} ms after the handshake): ${JSON.stringify(Object.fromEntries(phases))}\n`);
+      assert.ok(inBlock.size >= 2, `the kills covered fewer than two phases of the upgrade block: ${JSON.stringify(Object.fromEntries(phases))}`);
+    },
+  );
 
-  test(`SIGKILL of the old binary ${INFO_KILLS} times around its halt: upgrade-info.json is whole or absent, and the restart at H writes it again, identical`, { timeout: 200_000 }, async () => {
-    const home = join(tmpDir('chaind-fault-info-'), 'home');
-    cpSync(halted, home, { recursive: true });
-    const file = upgradeInfoPath(home);
-    // the halt comes right after the handshake at H - 1: the kills fall within INFO_WINDOW_MS of that line
-    const rnd = seededRandom(SEED + 1);
-    const seen = { absent: 0, whole: 0, afterHaltLine: 0 };
-    for (let i = 0; i < INFO_KILLS; i++) {
+  test(
+    `SIGKILL of the old binary ${INFO_KILLS} times around its halt: upgrade-info.json is whole or absent, and the restart at H writes it again, identical`,
+    { timeout: 200_000 },
+    async () => {
+      const home = join(tmpDir('chaind-fault-info-'), 'home');
+      cpSync(halted, home, { recursive: true });
+      const file = upgradeInfoPath(home);
+      // the halt comes right after the handshake at H - 1: the kills fall within INFO_WINDOW_MS of that line
+      const rnd = seededRandom(SEED + 1);
+      const seen = { absent: 0, whole: 0, afterHaltLine: 0 };
+      for (let i = 0; i < INFO_KILLS; i++) {
+        rmSync(file, { force: true });
+        const r = startNode(bin, OLD, home);
+        await within(untilLine(r, /INF handshake done/), 60_000, () => r.log());
+        await new Promise((res) => setTimeout(res, rnd() * INFO_WINDOW_MS));
+        killGroup(r);
+        await within(r.exited, 30_000, () => r.log());
+        if (r.at(/halting/) !== undefined) seen.afterHaltLine++;
+        const read = readUpgradeInfoFile(file);
+        if (read.state === 'absent') seen.absent++;
+        else {
+          if (read.state !== 'ok') assert.fail(`kill ${i}: upgrade-info.json is ${read.state}: ${read.why}`);
+          assert.equal(readFileSync(file, 'utf8'), info, `kill ${i}: the file is whole`);
+          seen.whole++;
+        }
+      }
+      const leftovers = readdirSync(dirname(file)).filter((f) => f.startsWith('upgrade-info.json.tmp-')).length;
+      process.stderr.write(`upgrade-info.json after kills around the halt (seed ${SEED + 1}): ${JSON.stringify({ ...seen, tempFilesLeft: leftovers })}\n`);
+      // the restart at H writes it again
       rmSync(file, { force: true });
-      const r = startNode(bin, OLD, home);
-      await within(untilLine(r, /INF handshake done/), 60_000, () => r.log());
-      await new Promise((res) => setTimeout(res, rnd() * INFO_WINDOW_MS));
-      killGroup(r);
-      await within(r.exited, 30_000, () => r.log());
-      if (r.at(/halting/) !== undefined) seen.afterHaltLine++;
-      const read = readUpgradeInfoFile(file);
-      if (read.state === 'absent') seen.absent++;
-      else {
-        if (read.state !== 'ok') assert.fail(`kill ${i}: upgrade-info.json is ${read.state}: ${read.why}`);
-        assert.equal(readFileSync(file, 'utf8'), info, `kill ${i}: the file is whole`);
-        seen.whole++;
-      }
-    }
-    const leftovers = readdirSync(dirname(file)).filter((f) => f.startsWith('upgrade-info.json.tmp-')).length;
-    process.stderr.write(`upgrade-info.json after kills around the halt (seed ${SEED + 1}): ${JSON.stringify({ ...seen, tempFilesLeft: leftovers })}\n`);
-    // the restart at H writes it again
-    rmSync(file, { force: true });
-    const again = startNode(bin, OLD, home);
-    const end = await within(again.exited, 120_000, () => again.log().slice(-3000));
-    assert.equal(end.code, HALT_EXIT_CODES['upgrade-needed'], again.log().slice(-3000));
-    assert.equal(readFileSync(file, 'utf8'), info);
-    assert.ok(existsSync(file));
-  });
+      const again = startNode(bin, OLD, home);
+      const end = await within(again.exited, 120_000, () => again.log().slice(-3000));
+      assert.equal(end.code, HALT_EXIT_CODES['upgrade-needed'], again.log().slice(-3000));
+      assert.equal(readFileSync(file, 'utf8'), info);
+      assert.ok(existsSync(file));
+    },
+  );
 
-  test('the state database reaching its size limit mid-upgrade-block: the node stops with one line naming app.toml state-db-max-bytes, nothing of H committed; with the limit raised it goes on from H', { timeout: 200_000 }, async () => {
-    const home = join(tmpDir('chaind-fault-full-'), 'home');
-    cpSync(halted, home, { recursive: true });
-    const before = await upgradeState(home);
-    assert.equal(before.height, h - 1n);
-    const db = CommitMultiStore.open(join(home, 'data', 'application.db'));
-    const size = db.sizeBytes();
-    await db.close();
-    // room for an empty block, not for the upgrade's 100k-key migration
-    const appToml = join(home, 'config', 'app.toml');
-    const text = readFileSync(appToml, 'utf8');
-    const setLimit = (bytes: number): void => {
-      assert.match(text, /^state-db-max-bytes = \d+$/m);
-      writeFileSync(appToml, text.replace(/^state-db-max-bytes = \d+$/m, `state-db-max-bytes = ${bytes}`));
-    };
-    setLimit(size + 256 * 1024);
-    const full = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
-    const end = await within(full.exited, 120_000, () => full.log().slice(-3000));
-    assert.equal(end.code, 1, full.log().slice(-3000));
-    const lines = full.log().split('\n').filter((l) => l.includes('state database full'));
-    assert.ok(lines.length >= 1, full.log().slice(-3000));
-    for (const l of lines) assert.match(l, new RegExp(`committing height ${h} would grow it to about \\d+ bytes, over its limit of ${size + 256 * 1024} bytes \\(app\\.toml state-db-max-bytes\\)`));
-    process.stderr.write(`the node's stop at the size limit (${lines.length} line(s) in its log): ${lines[lines.length - 1]}\n`);
-    // nothing of H: the state at H - 1, its app hash unchanged
-    assert.deepEqual(await upgradeState(home), before);
+  test(
+    'the state database reaching its size limit mid-upgrade-block: the node stops with one line naming app.toml state-db-max-bytes, nothing of H committed; with the limit raised it goes on from H',
+    { timeout: 200_000 },
+    async () => {
+      const home = join(tmpDir('chaind-fault-full-'), 'home');
+      cpSync(halted, home, { recursive: true });
+      const before = await upgradeState(home);
+      assert.equal(before.height, h - 1n);
+      const db = CommitMultiStore.open(join(home, 'data', 'application.db'));
+      const size = db.sizeBytes();
+      await db.close();
+      // room for an empty block, not for the upgrade's 100k-key migration
+      const appToml = join(home, 'config', 'app.toml');
+      const text = readFileSync(appToml, 'utf8');
+      const setLimit = (bytes: number): void => {
+        assert.match(text, /^state-db-max-bytes = \d+$/m);
+        writeFileSync(appToml, text.replace(/^state-db-max-bytes = \d+$/m, `state-db-max-bytes = ${bytes}`));
+      };
+      setLimit(size + 256 * 1024);
+      const full = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
+      const end = await within(full.exited, 120_000, () => full.log().slice(-3000));
+      assert.equal(end.code, 1, full.log().slice(-3000));
+      const lines = full
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('state database full'));
+      assert.ok(lines.length >= 1, full.log().slice(-3000));
+      for (const l of lines)
+        assert.match(
+          l,
+          new RegExp(
+            `committing height ${h} would grow it to about \\d+ bytes, over its limit of ${size + 256 * 1024} bytes \\(app\\.toml state-db-max-bytes\\)`,
+          ),
+        );
+      process.stderr.write(`the node's stop at the size limit (${lines.length} line(s) in its log): ${lines[lines.length - 1]}\n`);
+      // nothing of H: the state at H - 1, its app hash unchanged
+      assert.deepEqual(await upgradeState(home), before);
 
-    setLimit(size + 256 * 1024 * 1024);
-    const again = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
-    const end2 = await within(again.exited, 120_000, () => again.log().slice(-3000));
-    assert.equal(end2.code, 0, again.log().slice(-3000));
-    const after = await upgradeState(home);
-    assert.equal(after.height, h + 2n);
-    assert.equal(after.runs, 1n);
-    assert.deepEqual(after.done.filter((d) => d.startsWith(`${NEXT}@`)), [`${NEXT}@${h}`]);
-  });
+      setLimit(size + 256 * 1024 * 1024);
+      const again = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
+      const end2 = await within(again.exited, 120_000, () => again.log().slice(-3000));
+      assert.equal(end2.code, 0, again.log().slice(-3000));
+      const after = await upgradeState(home);
+      assert.equal(after.height, h + 2n);
+      assert.equal(after.runs, 1n);
+      assert.deepEqual(
+        after.done.filter((d) => d.startsWith(`${NEXT}@`)),
+        [`${NEXT}@${h}`],
+      );
+    },
+  );
 });

@@ -43,13 +43,24 @@ describe('scheduling through governance', () => {
     assert.equal(err.kind, 'upgrade-needed');
     const line = `UPGRADE "v2" NEEDED at height: ${h}: {"binaries":{}}`;
     assert.equal(err.message, line);
-    assert.ok(c.logger.lines.some((l) => l.level === 'error' && l.msg === line), 'the exact log line');
-    assert.deepEqual(JSON.parse(readFileSync(upgradeInfoPath(home), 'utf8')), { name: 'v2', time: '0001-01-01T00:00:00Z', height: Number(h), info: '{"binaries":{}}' });
+    assert.ok(
+      c.logger.lines.some((l) => l.level === 'error' && l.msg === line),
+      'the exact log line',
+    );
+    assert.deepEqual(JSON.parse(readFileSync(upgradeInfoPath(home), 'utf8')), {
+      name: 'v2',
+      time: '0001-01-01T00:00:00Z',
+      height: Number(h),
+      info: '{"binaries":{}}',
+    });
     await c.close();
     // restarting the old binary halts again at the same height and rewrites the same file
     const again = TestChain.open(home);
     assert.equal(again.height, h - 1n);
-    assert.throws(() => again.block(), (e: Error) => e.message === line);
+    assert.throws(
+      () => again.block(),
+      (e: Error) => e.message === line,
+    );
     assert.equal(again.height, h - 1n);
     await again.close();
   });
@@ -140,7 +151,13 @@ describe('scheduling through governance', () => {
     assert.match(past.failedReason, /upgrade cannot be scheduled in the past/);
     // unsafe names never reach a vote: the submit tx itself fails
     for (const name of ['..', '.', 'a/b', 'a\\b', 'bad\u0001name', ' ', 'x'.repeat(129)]) {
-      const msg = MsgSubmitProposal.fromPartial({ messages: [softwareUpgrade(name, c.height + 50n)], initialDeposit: [{ denom: DENOM, amount: '1000' }], proposer: ALICE.address, title: 't', summary: 's' });
+      const msg = MsgSubmitProposal.fromPartial({
+        messages: [softwareUpgrade(name, c.height + 50n)],
+        initialDeposit: [{ denom: DENOM, amount: '1000' }],
+        proposer: ALICE.address,
+        title: 't',
+        summary: 's',
+      });
       const r = c.run(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(msg).finish() }]);
       assert.notEqual(r.code, 0, `name ${JSON.stringify(name)} must be refused`);
       assert.match(r.log, /plan name .* (is empty|is not a valid folder name|path separators|control characters|longer than 128 bytes)/);

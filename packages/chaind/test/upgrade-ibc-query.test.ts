@@ -36,11 +36,15 @@ describe('UpgradedConsensusState on a running chaind', () => {
   before(async () => {
     const home = await newHome();
     // its own process group, so the node and anything it starts are stopped together
-    child = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'], {
-      env: childEnv(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
+    child = spawn(
+      process.execPath,
+      [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
+      {
+        env: childEnv(),
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      },
+    );
     const log = watchLog(child, 'chaind start', /committed block height=2\b/);
     await log.match;
     const addr = async (name: string): Promise<string> => {
@@ -83,7 +87,8 @@ describe('UpgradedConsensusState on a running chaind', () => {
           QueryUpgradedConsensusStateRequest.fromPartial({ lastHeight: 100n }),
           new Metadata(),
           {},
-          (err: ServiceError | null, value?: QueryUpgradedConsensusStateResponse) => (err !== null ? reject(err) : resolve(value as QueryUpgradedConsensusStateResponse)),
+          (err: ServiceError | null, value?: QueryUpgradedConsensusStateResponse) =>
+            err !== null ? reject(err) : resolve(value as QueryUpgradedConsensusStateResponse),
         );
       });
       await assert.rejects(call, (e: ServiceError) => {

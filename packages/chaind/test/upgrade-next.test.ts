@@ -11,7 +11,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { binaryTooEarlyMessage, HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
-import { chaind, childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, watchNode, withoutWarning, within, type Run, type WatchedNode } from '@chaind/chaind/testing';
+import {
+  chaind,
+  childEnv,
+  removeTmpDirs,
+  sourcesWithNextRelease,
+  tmpDir,
+  watchNode,
+  withoutWarning,
+  within,
+  type Run,
+  type WatchedNode,
+} from '@chaind/chaind/testing';
 import { PRE_UPGRADE_FAIL } from '../src/cli/pre-upgrade.ts';
 import { LATEST_RELEASE, RELEASES } from '../src/release.ts';
 
@@ -41,7 +52,19 @@ interface Dev {
 
 /** `chaind dev` as `release` on `home` (10 s gov periods: the vote's CLI run lands in it on a busy machine, every server on a free port). */
 function startDev(bin: string, release: string, home: string): { child: ChildProcess; watched: WatchedNode; exited: Promise<number | null> } {
-  const args = ['dev', '--home', home, '--gov-period', '10s', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'];
+  const args = [
+    'dev',
+    '--home',
+    home,
+    '--gov-period',
+    '10s',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+    '--api.address',
+    'tcp://127.0.0.1:0',
+    '--grpc.address',
+    '127.0.0.1:0',
+  ];
   const child = spawn(process.execPath, [bin, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
@@ -52,7 +75,6 @@ async function dev(bin: string, release: string, home: string): Promise<Dev> {
   const d = startDev(bin, release, home);
   return { ...d, url: await d.watched.url };
 }
-
 
 /** Polls `done` until it holds (the node logs its first block after it listens). */
 async function eventually(done: () => boolean, ms: number, what: () => string): Promise<void> {
@@ -66,7 +88,26 @@ async function scheduleUpgrade(bin: string, release: string, node: Dev, home: st
   const flags = ['--home', home, '--keyring-backend', 'test', '--node', node.url, '-y', '--broadcast-mode', 'commit'];
   const status = JSON.parse((await run(bin, release, ['status', '--node', node.url])).stdout) as { sync_info: { latest_block_height: string } };
   const h = Number(status.sync_info.latest_block_height) + ahead;
-  const submit = await run(bin, release, ['tx', 'upgrade', 'software-upgrade', name, '--upgrade-height', String(h), '--no-validate', '--title', name, '--summary', `to ${name}`, '--deposit', '10000000stake', '--from', 'validator', '--gas', 'auto', ...flags]);
+  const submit = await run(bin, release, [
+    'tx',
+    'upgrade',
+    'software-upgrade',
+    name,
+    '--upgrade-height',
+    String(h),
+    '--no-validate',
+    '--title',
+    name,
+    '--summary',
+    `to ${name}`,
+    '--deposit',
+    '10000000stake',
+    '--from',
+    'validator',
+    '--gas',
+    'auto',
+    ...flags,
+  ]);
   assert.equal(submit.code, 0, submit.stderr);
   const vote = await run(bin, release, ['tx', 'gov', 'vote', String(proposal), 'yes', '--from', 'validator', ...flags]);
   assert.equal(vote.code, 0, vote.stderr);
@@ -82,35 +123,50 @@ describe('the upgrade after the latest release', () => {
   // today: v1, v2 and v3
   const [prev, latest] = RELEASES.slice(-2);
   const next = `v${Number(LATEST_RELEASE.slice(1)) + 1}`;
-  test(`${prev} → ${latest} under the releases, then a ${next} binary: pre-upgrade of ${latest} says too new; started before ${next} it stops with BINARY UPDATED BEFORE TRIGGER (exit 12)`, { timeout: 300_000 }, async () => {
-    assert.equal(latest, LATEST_RELEASE);
-    const bin = sourcesWithNextRelease(next).bin;
-    const home = join(tmpDir('chaind-next-'), 'home');
+  test(
+    `${prev} → ${latest} under the releases, then a ${next} binary: pre-upgrade of ${latest} says too new; started before ${next} it stops with BINARY UPDATED BEFORE TRIGGER (exit 12)`,
+    { timeout: 300_000 },
+    async () => {
+      assert.equal(latest, LATEST_RELEASE);
+      const bin = sourcesWithNextRelease(next).bin;
+      const home = join(tmpDir('chaind-next-'), 'home');
 
-    // the release before the latest halts at the latest's plan height, leaving upgrade-info.json naming it
-    const old = await dev(bin, prev, home);
-    const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 25, 1);
-    assert.equal(await within(old.exited, 90_000, () => old.watched.log().slice(-3000)), HALT_EXIT_CODES['upgrade-needed'], old.watched.log().slice(-3000));
+      // the release before the latest halts at the latest's plan height, leaving upgrade-info.json naming it
+      const old = await dev(bin, prev, home);
+      const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 25, 1);
+      assert.equal(await within(old.exited, 90_000, () => old.watched.log().slice(-3000)), HALT_EXIT_CODES['upgrade-needed'], old.watched.log().slice(-3000));
 
-    // the next release's binary cannot prepare the latest's upgrade: its modules and stores are the next's
-    const early = await run(bin, next, ['pre-upgrade', '--home', home]);
-    assert.equal(early.code, PRE_UPGRADE_FAIL, early.stdout + early.stderr);
-    assert.equal(early.stderr, `Error: this binary (release ${next}) is too new for upgrade "${latest}": it also has the later upgrade ${next}; install the release of upgrade "${latest}" for it\n`);
+      // the next release's binary cannot prepare the latest's upgrade: its modules and stores are the next's
+      const early = await run(bin, next, ['pre-upgrade', '--home', home]);
+      assert.equal(early.code, PRE_UPGRADE_FAIL, early.stdout + early.stderr);
+      assert.equal(
+        early.stderr,
+        `Error: this binary (release ${next}) is too new for upgrade "${latest}": it also has the later upgrade ${next}; install the release of upgrade "${latest}" for it\n`,
+      );
 
-    // the latest release applies its upgrade and goes on; the next's plan is scheduled well ahead
-    const cur = await dev(bin, latest, home);
-    await eventually(() => cur.watched.log().includes(`applying upgrade "${latest}" at height: ${hLatest}`), 30_000, () => cur.watched.log().slice(-3000));
-    const hNext = await scheduleUpgrade(bin, latest, cur, home, next, 60, 2);
-    cur.child.kill('SIGTERM');
-    assert.equal(await within(cur.exited, 30_000, () => cur.watched.log().slice(-3000)), 0, cur.watched.log().slice(-3000));
-    assert.equal((JSON.parse(readFileSync(join(home, 'data', 'upgrade-info.json'), 'utf8')) as { name: string }).name, latest, 'the file still names the applied upgrade');
+      // the latest release applies its upgrade and goes on; the next's plan is scheduled well ahead
+      const cur = await dev(bin, latest, home);
+      await eventually(
+        () => cur.watched.log().includes(`applying upgrade "${latest}" at height: ${hLatest}`),
+        30_000,
+        () => cur.watched.log().slice(-3000),
+      );
+      const hNext = await scheduleUpgrade(bin, latest, cur, home, next, 60, 2);
+      cur.child.kill('SIGTERM');
+      assert.equal(await within(cur.exited, 30_000, () => cur.watched.log().slice(-3000)), 0, cur.watched.log().slice(-3000));
+      assert.equal(
+        (JSON.parse(readFileSync(join(home, 'data', 'upgrade-info.json'), 'utf8')) as { name: string }).name,
+        latest,
+        'the file still names the applied upgrade',
+      );
 
-    // the next release's binary started before its height: refused at start-up, with the halt's exit code and exact text
-    const nxt = startDev(bin, next, home);
-    const code = await within(nxt.exited, 60_000, () => nxt.watched.log().slice(-3000));
-    assert.equal(code, HALT_EXIT_CODES['binary-too-early'], nxt.watched.log().slice(-3000));
-    assert.ok(nxt.watched.log().includes(binaryTooEarlyMessage(next)), nxt.watched.log().slice(-3000));
-    assert.doesNotMatch(nxt.watched.log(), /StoreUpgrades\.added/);
-    assert.ok(hNext > hLatest);
-  });
+      // the next release's binary started before its height: refused at start-up, with the halt's exit code and exact text
+      const nxt = startDev(bin, next, home);
+      const code = await within(nxt.exited, 60_000, () => nxt.watched.log().slice(-3000));
+      assert.equal(code, HALT_EXIT_CODES['binary-too-early'], nxt.watched.log().slice(-3000));
+      assert.ok(nxt.watched.log().includes(binaryTooEarlyMessage(next)), nxt.watched.log().slice(-3000));
+      assert.doesNotMatch(nxt.watched.log(), /StoreUpgrades\.added/);
+      assert.ok(hNext > hLatest);
+    },
+  );
 });

@@ -25,7 +25,10 @@ describe('backup of data/', () => {
     writeFileSync(join(h.data, 'state', 'data.mdb'), 'after!');
     assert.equal(readFileSync(join(r.dir, 'state', 'data.mdb'), 'utf8'), 'before');
     assert.equal(readFileSync(join(r.dir, 'link'), 'utf8'), 'before');
-    assert.deepEqual(readdirSync(h.home).filter((n) => n.includes('.tmp-')), []);
+    assert.deepEqual(
+      readdirSync(h.home).filter((n) => n.includes('.tmp-')),
+      [],
+    );
   });
 
   test('a complete backup of the same upgrade is kept, not overwritten', async () => {
@@ -46,7 +49,10 @@ describe('backup of data/', () => {
     // the file's path is 4090 characters, within PATH_MAX (4096 with its NUL); its copy's path is 20 longer
     writeFileSync(join(deep, 'f'.repeat(4090 - deep.length - 1)), 'y');
     await assert.rejects(backupData(h.data, h.home, 'v2', 20n), { code: 'ENAMETOOLONG' });
-    assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')), []);
+    assert.deepEqual(
+      readdirSync(h.home).filter((n) => n.startsWith('data-backup')),
+      [],
+    );
   });
 
   test("a partial copy left by a killed run (SIGKILL mid-backup) is removed by the next backup; a live run's is left alone", async () => {
@@ -55,7 +61,12 @@ describe('backup of data/', () => {
     mkdirSync(join(h.home, `data-backup-v2-20.tmp-${process.ppid}`));
     const r = await backupData(h.data, h.home, 'v2', 20n);
     assert.equal(r.existed, false);
-    assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')).sort(), ['data-backup-v2-20', `data-backup-v2-20.tmp-${process.ppid}`]);
+    assert.deepEqual(
+      readdirSync(h.home)
+        .filter((n) => n.startsWith('data-backup'))
+        .sort(),
+      ['data-backup-v2-20', `data-backup-v2-20.tmp-${process.ppid}`],
+    );
   });
 
   test('a partial copy left by a killed run is removed even when the complete backup already exists', async () => {
@@ -64,6 +75,9 @@ describe('backup of data/', () => {
     mkdirSync(join(h.home, `data-backup-v2-20.tmp-${DEAD_PID}`));
     const r = await backupData(h.data, h.home, 'v2', 20n);
     assert.equal(r.existed, true);
-    assert.deepEqual(readdirSync(h.home).filter((n) => n.startsWith('data-backup')), ['data-backup-v2-20']);
+    assert.deepEqual(
+      readdirSync(h.home).filter((n) => n.startsWith('data-backup')),
+      ['data-backup-v2-20'],
+    );
   });
 });

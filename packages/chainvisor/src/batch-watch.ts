@@ -51,16 +51,24 @@ export async function watchBatch(ctx: UpgradeContext, signal: AbortSignal): Prom
         // never overwrite an upgrade the node or the operator wrote that is still to be carried out
         const cur = readUpgradeInfoFile(l.upgradeInfoFile, upgradeInfoLimit(cfg));
         if (cur.state === 'ok' && isPending(ctx, cur.info) && cur.info.height < next.height && cur.info.name !== next.name) {
-          once('info', `batch upgrade ${next.name} at height ${next.height} waits: ${l.upgradeInfoFile} holds upgrade ${cur.info.name} at height ${cur.info.height}, not done yet`);
+          once(
+            'info',
+            `batch upgrade ${next.name} at height ${next.height} waits: ${l.upgradeInfoFile} holds upgrade ${cur.info.name} at height ${cur.info.height}, not done yet`,
+          );
         } else {
           writeUpgradeInfo(l.upgradeInfoFile, next);
           writeBatch(file, b.infos.slice(1));
           prev = next.height;
-          log.info(`batch upgrade ${next.name} at height ${next.height}: wrote ${l.upgradeInfoFile} (the node is at ${h}); ${b.infos.length - 1} left in ${file}`);
+          log.info(
+            `batch upgrade ${next.name} at height ${next.height}: wrote ${l.upgradeInfoFile} (the node is at ${h}); ${b.infos.length - 1} left in ${file}`,
+          );
         }
       } else if (h !== undefined && h >= next.height && prev < next.height) {
         // cosmovisor leaves such an entry (and every later one) untouched too: say so rather than wait silently
-        once('warn', `batch upgrade ${next.name} at height ${next.height} is behind the node (at ${h}): it is not carried out, nor any later one in ${file}; remove it from the file`);
+        once(
+          'warn',
+          `batch upgrade ${next.name} at height ${next.height} is behind the node (at ${h}): it is not carried out, nor any later one in ${file}; remove it from the file`,
+        );
       }
     }
   }

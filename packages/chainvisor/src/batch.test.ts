@@ -24,7 +24,10 @@ describe('add-batch-upgrade arguments', () => {
     refused(() => parseUpgradeList(':/a:5'), '--upgrade-list item 1 (":/a:5"): the upgrade name is empty; nothing installed');
     refused(() => parseUpgradeList('v2::5'), '--upgrade-list item 1 ("v2::5"): the path is empty; nothing installed');
     refused(() => parseUpgradeList('v2:/a:5,'), '--upgrade-list item 2 (""): expected name:path:height, got 1 field; nothing installed');
-    refused(() => parseUpgradeList('v2:/a:9223372036854775808'), '--upgrade-list item 1 ("v2:/a:9223372036854775808"): the height must be a positive integer, got "9223372036854775808"; nothing installed');
+    refused(
+      () => parseUpgradeList('v2:/a:9223372036854775808'),
+      '--upgrade-list item 1 ("v2:/a:9223372036854775808"): the height must be a positive integer, got "9223372036854775808"; nothing installed',
+    );
   });
 
   test('--upgrade-file: headerless CSV as Go reads it (quotes, blank lines, leading spaces, CRLF)', () => {
@@ -55,14 +58,23 @@ describe('add-batch-upgrade arguments', () => {
 });
 
 describe('upgrade-info.json.batch', () => {
-  test('beside upgrade-info.json; a JSON array of upgrade-info objects in the node\'s form, read back sorted by height', () => {
+  test("beside upgrade-info.json; a JSON array of upgrade-info objects in the node's form, read back sorted by height", () => {
     assert.equal(batchFilePath('/h/data/upgrade-info.json'), '/h/data/upgrade-info.json.batch');
     const text = encodeBatch([
       { name: 'v3', height: 200n, info: '' },
       { name: 'v2', height: 100n, info: 'x' },
     ]);
-    assert.equal(text, '[\n  {"name":"v3","time":"0001-01-01T00:00:00Z","height":200,"info":""},\n  {"name":"v2","time":"0001-01-01T00:00:00Z","height":100,"info":"x"}\n]\n');
-    assert.deepEqual(parseBatch(text), { ok: true, infos: [{ name: 'v2', height: 100n, info: 'x' }, { name: 'v3', height: 200n, info: '' }] });
+    assert.equal(
+      text,
+      '[\n  {"name":"v3","time":"0001-01-01T00:00:00Z","height":200,"info":""},\n  {"name":"v2","time":"0001-01-01T00:00:00Z","height":100,"info":"x"}\n]\n',
+    );
+    assert.deepEqual(parseBatch(text), {
+      ok: true,
+      infos: [
+        { name: 'v2', height: 100n, info: 'x' },
+        { name: 'v3', height: 200n, info: '' },
+      ],
+    });
   });
 
   test("cosmovisor's own forms: numeric-string heights, no info, null for an empty batch", () => {
@@ -72,7 +84,10 @@ describe('upgrade-info.json.batch', () => {
   });
 
   test('an entry that breaks the upgrade-info.json rule makes the file invalid, naming the entry', () => {
-    assert.deepEqual(parseBatch('[{"name":"v2","height":1},{"name":"..","height":2}]'), { ok: false, why: 'entry 2: unsafe upgrade name: ".." is not a valid folder name' });
+    assert.deepEqual(parseBatch('[{"name":"v2","height":1},{"name":"..","height":2}]'), {
+      ok: false,
+      why: 'entry 2: unsafe upgrade name: ".." is not a valid folder name',
+    });
     assert.deepEqual(parseBatch('{"name":"v2","height":1}'), { ok: false, why: 'expected a JSON array of upgrade-info objects' });
     assert.equal(parseBatch('[{"name":"v2","height":0}]').ok, false);
   });

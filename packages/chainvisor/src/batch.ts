@@ -118,9 +118,14 @@ export function checkBatch(entries: readonly BatchEntry[], folderOf: (name: stri
   return entries.map((e) => {
     const folder = folderOf(e.name);
     const other = folders.get(folder);
-    if (other !== undefined) throw new ChainvisorError(EXIT.CONFIG, `upgrades ${JSON.stringify(other)} and ${JSON.stringify(e.name)} both map to the folder upgrades/${folder}; nothing installed`);
+    if (other !== undefined)
+      throw new ChainvisorError(
+        EXIT.CONFIG,
+        `upgrades ${JSON.stringify(other)} and ${JSON.stringify(e.name)} both map to the folder upgrades/${folder}; nothing installed`,
+      );
     const at = heights.get(e.height);
-    if (at !== undefined) throw new ChainvisorError(EXIT.CONFIG, `upgrades ${JSON.stringify(at)} and ${JSON.stringify(e.name)} are both at height ${e.height}; nothing installed`);
+    if (at !== undefined)
+      throw new ChainvisorError(EXIT.CONFIG, `upgrades ${JSON.stringify(at)} and ${JSON.stringify(e.name)} are both at height ${e.height}; nothing installed`);
     folders.set(folder, e.name);
     heights.set(e.height, e.name);
     return folder;
@@ -155,7 +160,10 @@ export function parseBatch(text: string): { ok: true; infos: UpgradeInfo[] } | {
   return { ok: true, infos };
 }
 
-export type BatchRead = { readonly state: 'absent' } | { readonly state: 'invalid'; readonly why: string } | { readonly state: 'ok'; readonly infos: UpgradeInfo[] };
+export type BatchRead =
+  | { readonly state: 'absent' }
+  | { readonly state: 'invalid'; readonly why: string }
+  | { readonly state: 'ok'; readonly infos: UpgradeInfo[] };
 
 export function readBatch(path: string): BatchRead {
   let text: string;

@@ -39,16 +39,43 @@ describe('settings', () => {
   });
 
   test("the time format: cosmovisor's layout names, case-sensitive; empty means no timestamp (as cosmovisor), unset the default", () => {
-    for (const name of ['layout', 'ansic', 'unixdate', 'rubydate', 'rfc822', 'rfc822z', 'rfc850', 'rfc1123', 'rfc1123z', 'rfc3339', 'rfc3339nano', 'kitchen', 'none', ''])
+    for (const name of [
+      'layout',
+      'ansic',
+      'unixdate',
+      'rubydate',
+      'rfc822',
+      'rfc822z',
+      'rfc850',
+      'rfc1123',
+      'rfc1123z',
+      'rfc3339',
+      'rfc3339nano',
+      'kitchen',
+      'none',
+      '',
+    ])
       assert.equal(loadConfig({ env: { ...base, COSMOVISOR_TIMEFORMAT_LOGS: name } }).timeFormatLogs, name);
     assert.equal(loadConfig({ env: base }).timeFormatLogs, 'kitchen');
-    assert.throws(() => loadConfig({ env: { ...base, COSMOVISOR_TIMEFORMAT_LOGS: 'RFC3339' } }), /COSMOVISOR_TIMEFORMAT_LOGS: expected one of .*, got "RFC3339"$/);
+    assert.throws(
+      () => loadConfig({ env: { ...base, COSMOVISOR_TIMEFORMAT_LOGS: 'RFC3339' } }),
+      /COSMOVISOR_TIMEFORMAT_LOGS: expected one of .*, got "RFC3339"$/,
+    );
   });
 
   test("durations use Go's syntax (time.ParseDuration), never negative", () => {
     const grace = (v: string): number => loadConfig({ env: { ...base, DAEMON_SHUTDOWN_GRACE: v } }).shutdownGraceMs;
     const cases: [string, number][] = [
-      ['300ms', 300], ['1m30s', 90_000], ['1.5s', 1500], ['0', 0], ['.5s', 500], ['1.s', 1000], ['+1s', 1000], ['1.5\u03bcs', 0.0015], ['1.5\u00b5s', 0.0015], ['0.1ns', 0],
+      ['300ms', 300],
+      ['1m30s', 90_000],
+      ['1.5s', 1500],
+      ['0', 0],
+      ['.5s', 500],
+      ['1.s', 1000],
+      ['+1s', 1000],
+      ['1.5\u03bcs', 0.0015],
+      ['1.5\u00b5s', 0.0015],
+      ['0.1ns', 0],
     ];
     for (const [v, ms] of cases) assert.equal(grace(v), ms, v);
     for (const v of ['300', '1 s', '1m1', 's', '9223372036854775808ns'])
@@ -127,7 +154,10 @@ describe('settings', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chainvisor-cfg-'));
     try {
       const f = join(dir, 'config.toml');
-      writeFileSync(f, 'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_poll_interval = 1000000000\ndaemon_restart_delay = "2s"\nunsafe_skip_backup = true\n');
+      writeFileSync(
+        f,
+        'daemon_home = "/srv/a"\ndaemon_name = "chaind"\ndaemon_poll_interval = 1000000000\ndaemon_restart_delay = "2s"\nunsafe_skip_backup = true\n',
+      );
       const c = loadConfig({ env: { DAEMON_HOME: '/srv/b' }, configFile: f });
       assert.equal(c.home, '/srv/b');
       assert.equal(c.pollIntervalMs, 1000); // Go writes durations as nanoseconds

@@ -4,7 +4,19 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { TIME_LAYOUTS } from './log-time.ts';
 import { parseMetricsAddress } from './metrics.ts';
-import { clip, DEFAULT_EXTRACT_LIMITS, DEFAULT_UPGRADE_INFO_MAX_BYTES, durationMs, durationNs, folderNameProblem, formatGoDuration, parseGoDuration, quote, type ParsedGoDuration, type UpgradeInfoLimit } from '@chaind/upgrade-plan';
+import {
+  clip,
+  DEFAULT_EXTRACT_LIMITS,
+  DEFAULT_UPGRADE_INFO_MAX_BYTES,
+  durationMs,
+  durationNs,
+  folderNameProblem,
+  formatGoDuration,
+  parseGoDuration,
+  quote,
+  type ParsedGoDuration,
+  type UpgradeInfoLimit,
+} from '@chaind/upgrade-plan';
 
 /** Every setting, resolved. Durations in milliseconds. */
 export interface Config {
@@ -64,32 +76,90 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DAEMON_HOME', kind: 'path', doc: 'node home: holds cosmovisor/ and data/' },
   { env: 'DAEMON_NAME', kind: 'string', doc: 'binary file name inside each bin/' },
   { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing upgrade binary from the plan's info" },
-  { env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM', kind: 'bool', def: 'true', doc: 'refuse downloads without a sha256/sha512 checksum', differs: 'cosmovisor: false' },
+  {
+    env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM',
+    kind: 'bool',
+    def: 'true',
+    doc: 'refuse downloads without a sha256/sha512 checksum',
+    differs: 'cosmovisor: false',
+  },
   { env: 'DAEMON_ALLOW_INSECURE_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http downloads from non-loopback hosts', differs: 'ours' },
-  { env: 'DAEMON_ALLOW_LOOPBACK_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http from a loopback host (a local mirror) and redirects to loopback or private addresses', differs: 'ours' },
+  {
+    env: 'DAEMON_ALLOW_LOOPBACK_HTTP',
+    kind: 'bool',
+    def: 'false',
+    doc: 'allow plain http from a loopback host (a local mirror) and redirects to loopback or private addresses',
+    differs: 'ours',
+  },
   { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', differs: 'ours' },
   { env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT', kind: 'duration', def: '60s', doc: 'fail a download when the server sends nothing for this long', differs: 'ours' },
-  { env: 'DAEMON_MAX_EXTRACT_BYTES', kind: 'uint', def: String(DEFAULT_EXTRACT_LIMITS.maxBytes), doc: 'cap on the bytes a release archive unpacks to', differs: 'ours' },
-  { env: 'DAEMON_MAX_EXTRACT_ENTRIES', kind: 'uint', def: String(DEFAULT_EXTRACT_LIMITS.maxEntries), doc: 'cap on the entries (files, folders, links) of a release archive', differs: 'ours' },
+  {
+    env: 'DAEMON_MAX_EXTRACT_BYTES',
+    kind: 'uint',
+    def: String(DEFAULT_EXTRACT_LIMITS.maxBytes),
+    doc: 'cap on the bytes a release archive unpacks to',
+    differs: 'ours',
+  },
+  {
+    env: 'DAEMON_MAX_EXTRACT_ENTRIES',
+    kind: 'uint',
+    def: String(DEFAULT_EXTRACT_LIMITS.maxEntries),
+    doc: 'cap on the entries (files, folders, links) of a release archive',
+    differs: 'ours',
+  },
   { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; false: exit 0' },
   { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
   { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
-  { env: 'DAEMON_HALT_EXIT_WAIT', kind: 'duration', def: '1s', doc: 'how long a node that wrote data/upgrade-info.json gets to exit by itself before it is stopped (never less than DAEMON_POLL_INTERVAL)', differs: 'ours' },
+  {
+    env: 'DAEMON_HALT_EXIT_WAIT',
+    kind: 'duration',
+    def: '1s',
+    doc: 'how long a node that wrote data/upgrade-info.json gets to exit by itself before it is stopped (never less than DAEMON_POLL_INTERVAL)',
+    differs: 'ours',
+  },
   { env: 'DAEMON_POLL_INTERVAL', kind: 'duration', def: '300ms', doc: 'poll period of data/upgrade-info.json (file events also trigger a check)' },
-  { env: 'DAEMON_UPGRADE_INFO_MAX_BYTES', kind: 'uint', def: String(DEFAULT_UPGRADE_INFO_MAX_BYTES), doc: 'a larger upgrade-info.json is refused unread (logged; the node keeps running)', differs: 'ours' },
+  {
+    env: 'DAEMON_UPGRADE_INFO_MAX_BYTES',
+    kind: 'uint',
+    def: String(DEFAULT_UPGRADE_INFO_MAX_BYTES),
+    doc: 'a larger upgrade-info.json is refused unread (logged; the node keeps running)',
+    differs: 'ours',
+  },
   { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of data/' },
   { env: 'DAEMON_DATA_BACKUP_DIR', kind: 'path', def: '$DAEMON_HOME', doc: 'where data-backup-<name>-<height> goes' },
   { env: 'DAEMON_PREUPGRADE_MAX_RETRIES', kind: 'uint', def: '0', doc: 'retries of `<daemon> pre-upgrade` after exit code 31' },
   { env: 'DAEMON_GRPC_ADDRESS', kind: 'string', def: 'localhost:9090', doc: "node gRPC (host:port) for prepare-upgrade's CurrentPlan" },
-  { env: 'DAEMON_RPC_ADDRESS', kind: 'string', def: 'http://127.0.0.1:26657', doc: 'node CometBFT JSON-RPC: chain height and first block after an upgrade', differs: 'ours' },
+  {
+    env: 'DAEMON_RPC_ADDRESS',
+    kind: 'string',
+    def: 'http://127.0.0.1:26657',
+    doc: 'node CometBFT JSON-RPC: chain height and first block after an upgrade',
+    differs: 'ours',
+  },
   { env: 'DAEMON_PREPARE_UPGRADE', kind: 'bool', def: 'false', doc: '`run` polls CurrentPlan and prepares the release ahead of the halt', differs: 'ours' },
-  { env: 'DAEMON_METRICS_ADDRESS', kind: 'string', def: '', doc: "host:port where `run` serves Prometheus metrics at /metrics (state, downloads, last upgrade's downtime); empty: off", differs: 'ours' },
+  {
+    env: 'DAEMON_METRICS_ADDRESS',
+    kind: 'string',
+    def: '',
+    doc: "host:port where `run` serves Prometheus metrics at /metrics (state, downloads, last upgrade's downtime); empty: off",
+    differs: 'ours',
+  },
   { env: 'DAEMON_METRICS_MAX_CONNECTIONS', kind: 'uint', def: '3', doc: 'connections the metrics endpoint serves at once; 0: no limit', differs: 'ours' },
   { env: 'COSMOVISOR_DISABLE_LOGS', kind: 'bool', def: 'false', doc: "silence chainvisor's own info/warning lines (errors still print)" },
   { env: 'COSMOVISOR_COLOR_LOGS', kind: 'bool', def: 'true', doc: 'colour the level (only on a terminal)' },
-  { env: 'COSMOVISOR_TIMEFORMAT_LOGS', kind: 'string', def: 'kitchen', doc: `timestamp layout: ${Object.keys(TIME_LAYOUTS).join(', ')}; empty or none: no timestamp` },
-  { env: 'COSMOVISOR_CUSTOM_PREUPGRADE', kind: 'string', def: '', doc: 'script run as `<script> <name> <height>` before the switch (relative to $DAEMON_HOME/cosmovisor)' },
-  { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: 'keep the upgrade name\'s case for its folder' },
+  {
+    env: 'COSMOVISOR_TIMEFORMAT_LOGS',
+    kind: 'string',
+    def: 'kitchen',
+    doc: `timestamp layout: ${Object.keys(TIME_LAYOUTS).join(', ')}; empty or none: no timestamp`,
+  },
+  {
+    env: 'COSMOVISOR_CUSTOM_PREUPGRADE',
+    kind: 'string',
+    def: '',
+    doc: 'script run as `<script> <name> <height>` before the switch (relative to $DAEMON_HOME/cosmovisor)',
+  },
+  { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: "keep the upgrade name's case for its folder" },
 ];
 
 /**
@@ -134,7 +204,10 @@ export function loadConfig(o: LoadOptions): Config {
       file = parseToml(readFileSync(o.configFile, 'utf8')) as Record<string, unknown>;
     } catch (e) {
       // the parser's message carries a code frame over several lines: the first line says what is wrong
-      throw new ChainvisorError(EXIT.CONFIG, `cannot read config file ${o.configFile}: ${clip((e as Error).message.split('\n')[0])}${e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''}`);
+      throw new ChainvisorError(
+        EXIT.CONFIG,
+        `cannot read config file ${o.configFile}: ${clip((e as Error).message.split('\n')[0])}${e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''}`,
+      );
     }
     const known = new Set(SETTINGS.map((s) => s.env.toLowerCase()));
     // a warning, as cosmovisor ignores unknown keys: a file written for it (or a newer chainvisor) still loads
@@ -166,7 +239,8 @@ export function loadConfig(o: LoadOptions): Config {
       }
       case 'duration': {
         // in the file an integer is nanoseconds, as cosmovisor writes a time.Duration
-        const parsed: ParsedGoDuration | undefined = typeof v === 'number' ? (Number.isInteger(v) ? { ok: true, ns: BigInt(v) } : undefined) : typeof v === 'string' ? parseGoDuration(v) : undefined;
+        const parsed: ParsedGoDuration | undefined =
+          typeof v === 'number' ? (Number.isInteger(v) ? { ok: true, ns: BigInt(v) } : undefined) : typeof v === 'string' ? parseGoDuration(v) : undefined;
         if (parsed?.ok !== true) errors.push(`${where}: expected a duration such as 300ms or 1m30s, got ${quote(v)}`);
         // Go reads a sign; no interval here can be negative
         else if (parsed.ns < 0n) errors.push(`${where}: must not be negative, got ${quote(v)}`);
@@ -213,7 +287,8 @@ export function loadConfig(o: LoadOptions): Config {
     errors.push(`DAEMON_RPC_ADDRESS: expected an http:// or https:// URL, got ${quote(str('DAEMON_RPC_ADDRESS'))}`);
   if (values.has('DAEMON_METRICS_ADDRESS') && str('DAEMON_METRICS_ADDRESS') !== '' && parseMetricsAddress(str('DAEMON_METRICS_ADDRESS')) === undefined)
     errors.push(`DAEMON_METRICS_ADDRESS: expected host:port such as 127.0.0.1:26670, or empty, got ${quote(str('DAEMON_METRICS_ADDRESS'))}`);
-  for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES', 'DAEMON_UPGRADE_INFO_MAX_BYTES']) if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
+  for (const k of ['DAEMON_DOWNLOAD_MAX_BYTES', 'DAEMON_MAX_EXTRACT_BYTES', 'DAEMON_MAX_EXTRACT_ENTRIES', 'DAEMON_UPGRADE_INFO_MAX_BYTES'])
+    if (values.get(k) === 0) errors.push(`${k}: must be greater than 0`);
   // 0 would fail every download at once rather than mean "no timeout"
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
 

@@ -78,7 +78,10 @@ describe('current', () => {
     assert.equal(readlinkSync(l.current), 'upgrades/gone');
     unlinkSync(l.current);
     symlinkSync('/etc', l.current);
-    assert.throws(() => readCurrent(l), { code: EXIT.LAYOUT_BROKEN, message: `${l.current} points to /etc, which is neither genesis nor a folder of upgrades/` });
+    assert.throws(() => readCurrent(l), {
+      code: EXIT.LAYOUT_BROKEN,
+      message: `${l.current} points to /etc, which is neither genesis nor a folder of upgrades/`,
+    });
     unlinkSync(l.current);
     assert.throws(() => readCurrent(l), { code: EXIT.LAYOUT_BROKEN, message: `${l.current} is missing: run \`chainvisor init <path-to-chaind>\` first` });
     mkdirSync(l.current);

@@ -84,7 +84,8 @@ export function readCurrent(l: Layout): CurrentTarget {
     link = readlinkSync(l.current);
   } catch (e) {
     if (e instanceof ChainvisorError) throw e;
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `${l.current} is missing: run \`chainvisor init <path-to-${l.daemonName}>\` first`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `${l.current} is missing: run \`chainvisor init <path-to-${l.daemonName}>\` first`);
     throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `cannot read ${l.current}: ${(e as Error).message}`);
   }
   const target = resolve(l.root, link);

@@ -6,7 +6,14 @@ describe('chainvisor log lines', () => {
   const at = new Date(2026, 0, 2, 15, 4, 5, 6);
   const capture = (o: { disabled?: boolean; color?: boolean; timeFormat?: string; isTTY?: boolean }) => {
     const lines: string[] = [];
-    const log = createLogger({ disabled: o.disabled ?? false, color: o.color ?? false, timeFormat: o.timeFormat ?? 'kitchen', isTTY: o.isTTY ?? false, now: () => at, write: (l) => lines.push(l) });
+    const log = createLogger({
+      disabled: o.disabled ?? false,
+      color: o.color ?? false,
+      timeFormat: o.timeFormat ?? 'kitchen',
+      isTTY: o.isTTY ?? false,
+      now: () => at,
+      write: (l) => lines.push(l),
+    });
     return { log, lines };
   };
 

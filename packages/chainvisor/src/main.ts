@@ -223,7 +223,9 @@ function program(result: { code: number }): Command {
     });
 
   p.command('add-batch-upgrade')
-    .description('install several releases, each as upgrades/<name>, and write data/upgrade-info.json.batch: `run` carries each out at its height, without a governance plan')
+    .description(
+      'install several releases, each as upgrades/<name>, and write data/upgrade-info.json.batch: `run` carries each out at its height, without a governance plan',
+    )
     .addOption(new Option('--upgrade-file <path>', 'a headerless CSV file of name,path,height lines').conflicts('upgradeList'))
     .addOption(new Option('--upgrade-list <list>', 'name:path:height,name:path:height…').conflicts('upgradeFile'))
     .option('--force', 'overwrite installed releases and a batch file that still holds upgrades')
@@ -244,7 +246,10 @@ function program(result: { code: number }): Command {
           const batchFile = batchFilePath(l.upgradeInfoFile);
           const old = readBatch(batchFile);
           if (old.state === 'ok' && old.infos.length > 0 && !o.force)
-            throw new ChainvisorError(EXIT.CONFIG, `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing written`);
+            throw new ChainvisorError(
+              EXIT.CONFIG,
+              `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing written`,
+            );
           mkdirSync(l.dataDir, { recursive: true });
           writeBatch(batchFile, r.infos);
           log.info(`wrote ${batchFile}: ${r.infos.map((u) => `${u.name} at height ${u.height}`).join(', ')}`);
@@ -263,10 +268,11 @@ function program(result: { code: number }): Command {
           if (err instanceof FetchError) throw new ChainvisorError(EXIT.CONFIG, `upgrade ${e.name}: ${err.message}; nothing installed`);
           throw err;
         });
-        if (form === 'folder') await checkReleaseFolder(src, l.daemonName).catch((err: unknown) => {
-          if (err instanceof FetchError) throw new ChainvisorError(EXIT.CONFIG, `upgrade ${e.name}: ${err.message}; nothing installed`);
-          throw err;
-        });
+        if (form === 'folder')
+          await checkReleaseFolder(src, l.daemonName).catch((err: unknown) => {
+            if (err instanceof FetchError) throw new ChainvisorError(EXIT.CONFIG, `upgrade ${e.name}: ${err.message}; nothing installed`);
+            throw err;
+          });
         const dest = binaryIn(upgradeDir(l, folders[i]), l.daemonName);
         // a path naming the installed binary itself (a script re-registering its upgrades) keeps it
         if (form === 'binary' && existsSync(dest) && realpathSync(dest) === realpathSync(src)) keep.add(i);
@@ -275,14 +281,19 @@ function program(result: { code: number }): Command {
       const batchFile = batchFilePath(l.upgradeInfoFile);
       const old = readBatch(batchFile);
       if (old.state === 'ok' && old.infos.length > 0 && !o.force)
-        throw new ChainvisorError(EXIT.CONFIG, `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing installed`);
+        throw new ChainvisorError(
+          EXIT.CONFIG,
+          `${batchFile} still holds ${old.infos.map((u) => `${u.name} at ${u.height}`).join(', ')}: use --force to replace it; nothing installed`,
+        );
       for (const [i, e] of entries.entries()) {
         if (keep.has(i)) log.info(`${e.path} is the installed binary of upgrade ${e.name}: kept`);
         else await installGiven(e.path, upgradeDir(l, folders[i]), l.daemonName, log);
       }
       mkdirSync(l.dataDir, { recursive: true });
       // the plan name lower-cased as cosmovisor writes it (unless COSMOVISOR_DISABLE_RECASE): the new release knows it so
-      const infos = entries.map((e) => ({ name: cfg.disableRecase ? e.name : goToLower(e.name), height: e.height, info: '' })).sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0));
+      const infos = entries
+        .map((e) => ({ name: cfg.disableRecase ? e.name : goToLower(e.name), height: e.height, info: '' }))
+        .sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0));
       writeBatch(batchFile, infos);
       log.info(`wrote ${batchFile}: ${infos.map((u) => `${u.name} at height ${u.height}`).join(', ')}`);
     });

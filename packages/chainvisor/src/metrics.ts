@@ -47,12 +47,36 @@ export const nopVisorMetrics: VisorMetrics = { state() {}, download() {}, prepar
 export function createVisorMetrics(): { readonly metrics: VisorMetrics; readonly registry: Registry } {
   const registry = new Registry();
   const registers = [registry];
-  const state = new Gauge({ name: 'chainvisor_state', help: "1 for chainvisor's current state (running, downloading, prepared, upgrading), 0 for the others.", labelNames: ['state'], registers });
+  const state = new Gauge({
+    name: 'chainvisor_state',
+    help: "1 for chainvisor's current state (running, downloading, prepared, upgrading), 0 for the others.",
+    labelNames: ['state'],
+    registers,
+  });
   const dlBytes = new Gauge({ name: 'chainvisor_download_bytes', help: 'Bytes received of the current (or last) release download.', registers });
-  const dlTotal = new Gauge({ name: 'chainvisor_download_size_bytes', help: 'Size of the current (or last) release download; 0 when the server did not say.', registers });
-  const prepared = new Gauge({ name: 'chainvisor_upgrade_prepared', help: "1 when the release of the scheduled plan `name` is installed ahead of its height.", labelNames: ['name'], registers });
-  const downtime = new Gauge({ name: 'chainvisor_last_upgrade_downtime_seconds', help: "The last upgrade's downtime: the halt seen to the new binary's first block.", labelNames: ['name'], registers });
-  const phase = new Gauge({ name: 'chainvisor_last_upgrade_phase_seconds', help: "The last upgrade's downtime by step.", labelNames: ['name', 'phase'], registers });
+  const dlTotal = new Gauge({
+    name: 'chainvisor_download_size_bytes',
+    help: 'Size of the current (or last) release download; 0 when the server did not say.',
+    registers,
+  });
+  const prepared = new Gauge({
+    name: 'chainvisor_upgrade_prepared',
+    help: '1 when the release of the scheduled plan `name` is installed ahead of its height.',
+    labelNames: ['name'],
+    registers,
+  });
+  const downtime = new Gauge({
+    name: 'chainvisor_last_upgrade_downtime_seconds',
+    help: "The last upgrade's downtime: the halt seen to the new binary's first block.",
+    labelNames: ['name'],
+    registers,
+  });
+  const phase = new Gauge({
+    name: 'chainvisor_last_upgrade_phase_seconds',
+    help: "The last upgrade's downtime by step.",
+    labelNames: ['name', 'phase'],
+    registers,
+  });
   const upgrades = new Counter({ name: 'chainvisor_upgrades_total', help: 'Upgrades carried out since chainvisor started.', registers });
   const restarts = new Counter({ name: 'chainvisor_restarts_total', help: 'Launches of the daemon after the first (after each upgrade).', registers });
   for (const s of VISOR_STATES) state.set({ state: s }, 0);
@@ -78,7 +102,16 @@ export function createVisorMetrics(): { readonly metrics: VisorMetrics; readonly
         downtime.reset();
         phase.reset();
         if (d !== undefined) downtime.set({ name }, d);
-        const phases: Record<string, number> = { stop: p.stop, delay: p.delay, backup: p.backup, script: p.script, binary: p.binary, pre_upgrade: p.preUpgrade, switch: p.switch, start_to_first_block: p.start };
+        const phases: Record<string, number> = {
+          stop: p.stop,
+          delay: p.delay,
+          backup: p.backup,
+          script: p.script,
+          binary: p.binary,
+          pre_upgrade: p.preUpgrade,
+          switch: p.switch,
+          start_to_first_block: p.start,
+        };
         for (const [k, v] of Object.entries(phases)) phase.set({ name, phase: k }, v);
       },
       restarted: () => restarts.inc(),

@@ -21,7 +21,13 @@ const closedPort = (): Promise<number> =>
   });
 
 /** A chainvisor home whose node's gRPC address is a closed port, and a logger that keeps its lines. */
-async function unreachableNode(): Promise<{ home: string; port: number; cfg: ReturnType<typeof loadConfig>; lines: string[]; log: ReturnType<typeof createLogger> }> {
+async function unreachableNode(): Promise<{
+  home: string;
+  port: number;
+  cfg: ReturnType<typeof loadConfig>;
+  lines: string[];
+  log: ReturnType<typeof createLogger>;
+}> {
   const home = mkdtempSync(join(tmpdir(), 'chainvisor-poll-'));
   const port = await closedPort();
   const cfg = loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: 'chaind', DAEMON_GRPC_ADDRESS: `127.0.0.1:${port}` } });
@@ -76,5 +82,8 @@ test("grpc-js's failure text loses an empty resolution note, keeps one that says
     grpcFailureText('No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:9090. Resolution note: '),
     'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:9090',
   );
-  assert.equal(grpcFailureText('No addresses resolved. Resolution note: DNS lookup of node.invalid failed'), 'No addresses resolved. Resolution note: DNS lookup of node.invalid failed');
+  assert.equal(
+    grpcFailureText('No addresses resolved. Resolution note: DNS lookup of node.invalid failed'),
+    'No addresses resolved. Resolution note: DNS lookup of node.invalid failed',
+  );
 });

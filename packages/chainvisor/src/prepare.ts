@@ -144,7 +144,12 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
  * re-proposed under the same name with other info is prepared again (its release replaces the stale one).
  * An unreachable node is said once it has not answered for `quietMs` in a row, never while it starts or stops.
  */
-export async function autoPrepare(ctx: UpgradeContext & { readonly install: Installer }, signal: AbortSignal, everyMs = 3000, quietMs = UNREACHABLE_QUIET_MS): Promise<void> {
+export async function autoPrepare(
+  ctx: UpgradeContext & { readonly install: Installer },
+  signal: AbortSignal,
+  everyMs = 3000,
+  quietMs = UNREACHABLE_QUIET_MS,
+): Promise<void> {
   let done = '';
   let unreachableSince: number | undefined;
   let unreachableSaid = false;
@@ -172,7 +177,9 @@ export async function autoPrepare(ctx: UpgradeContext & { readonly install: Inst
         unreachableSince ??= performance.now();
         const away = performance.now() - unreachableSince;
         if (!unreachableSaid && away >= quietMs) {
-          ctx.log.warn(`prepare-upgrade: the node's gRPC has not answered for ${ms(away)} (${m}): no release is prepared ahead of the halt until it does; check DAEMON_GRPC_ADDRESS against app.toml [grpc] address`);
+          ctx.log.warn(
+            `prepare-upgrade: the node's gRPC has not answered for ${ms(away)} (${m}): no release is prepared ahead of the halt until it does; check DAEMON_GRPC_ADDRESS against app.toml [grpc] address`,
+          );
           unreachableSaid = true;
         }
       }

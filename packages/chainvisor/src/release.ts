@@ -14,7 +14,11 @@ export function fetchPolicy(cfg: Config, log: Logger): FetchPolicy {
     loopbackSetting: 'DAEMON_ALLOW_LOOPBACK_HTTP=true',
     maxBytes: cfg.downloadMaxBytes,
     stallTimeoutMs: cfg.downloadStallTimeoutMs,
-    extract: { maxBytes: cfg.maxExtractBytes, maxEntries: cfg.maxExtractEntries, settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' } },
+    extract: {
+      maxBytes: cfg.maxExtractBytes,
+      maxEntries: cfg.maxExtractEntries,
+      settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' },
+    },
     // a bar on a terminal, progress lines in a log file, nothing when our logs are off
     progress: cfg.disableLogs ? 'none' : process.stderr.isTTY ? 'bar' : 'lines',
     log: (m) => log.info(m),
@@ -28,7 +32,14 @@ export function releaseInstaller(cfg: Config, log: Logger, metrics: VisorMetrics
     const src = await resolveRelease(info.info, policy);
     log.info(`downloading upgrade ${info.name} for ${src.platform}`);
     // destDir holds no binary, or another plan's release: either way it is replaced, along with the plan it was for
-    const r = await installRelease(src, { ...policy, destDir, daemonName: cfg.daemonName, replace: true, observe: (b, t) => metrics.download(b, t), files: { [PLAN_RECORD]: planRecordText(info, src) } });
+    const r = await installRelease(src, {
+      ...policy,
+      destDir,
+      daemonName: cfg.daemonName,
+      replace: true,
+      observe: (b, t) => metrics.download(b, t),
+      files: { [PLAN_RECORD]: planRecordText(info, src) },
+    });
     log.info(`release ${info.name}: download ${Math.round(r.downloadMs)}ms, verify ${Math.round(r.verifyMs)}ms, extract ${Math.round(r.extractMs)}ms`);
     return r;
   };

@@ -36,10 +36,13 @@ async function pendingUpgrade(ctx: UpgradeContext, skip: ReadonlySet<bigint>): P
     if (r.state === 'ok') {
       if (!isPending(ctx, r.info)) return undefined;
       if (!skip.has(r.info.height)) return r.info;
-      ctx.log.info(`upgrade ${r.info.name} at height ${r.info.height} is skipped (--unsafe-skip-upgrades): starting the current release, which clears the plan`);
+      ctx.log.info(
+        `upgrade ${r.info.name} at height ${r.info.height} is skipped (--unsafe-skip-upgrades): starting the current release, which clears the plan`,
+      );
       return undefined;
     }
-    if (performance.now() > deadline) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: still ${r.why} after ${ms(waitMs)}`);
+    if (performance.now() > deadline)
+      throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, `${ctx.l.upgradeInfoFile} is invalid: still ${r.why} after ${ms(waitMs)}`);
     if (!warned) ctx.log.warn(`${ctx.l.upgradeInfoFile} is incomplete (${r.why}): waiting for it to be completed`);
     warned = true;
     await sleep(ctx.cfg.pollIntervalMs);
@@ -85,7 +88,9 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
         done = await performUpgrade(ctx, next, stopMs);
         next = undefined;
         if (!cfg.restartAfterUpgrade) {
-          log.info(`upgrade ${done.info.name} at height ${done.info.height} done, not restarted (DAEMON_RESTART_AFTER_UPGRADE=false): downtime so far ${ms(performance.now() - t0)} (${breakdown(done.timings)})`);
+          log.info(
+            `upgrade ${done.info.name} at height ${done.info.height} done, not restarted (DAEMON_RESTART_AFTER_UPGRADE=false): downtime so far ${ms(performance.now() - t0)} (${breakdown(done.timings)})`,
+          );
           return EXIT.OK;
         }
         if (stopping) return EXIT.OK;
@@ -182,11 +187,21 @@ async function summarize(ctx: UpgradeContext, done: UpgradeDone, t0: number, sta
   const at = await waitForHeight(ctx.cfg.rpcAddress, done.info.height, signal);
   const t = done.timings;
   const sec = (n: number): number => n / 1000;
-  const phases = { stop: sec(t.stop), delay: sec(t.delay), backup: sec(t.backup), script: sec(t.script), binary: sec(t.binary), preUpgrade: sec(t.preUpgrade), switch: sec(t.switch) };
+  const phases = {
+    stop: sec(t.stop),
+    delay: sec(t.delay),
+    backup: sec(t.backup),
+    script: sec(t.script),
+    binary: sec(t.binary),
+    preUpgrade: sec(t.preUpgrade),
+    switch: sec(t.switch),
+  };
   ctx.metrics?.upgraded(done.info.name, at === undefined ? undefined : sec(at - t0), { ...phases, start: at === undefined ? 0 : sec(at - startAt) });
   const head = `upgrade ${done.info.name} at height ${done.info.height} done`;
   if (at === undefined) {
-    ctx.log.warn(`${head}: downtime unknown, the node did not report height ${done.info.height} at ${ctx.cfg.rpcAddress} before it stopped (${breakdown(done.timings)})`);
+    ctx.log.warn(
+      `${head}: downtime unknown, the node did not report height ${done.info.height} at ${ctx.cfg.rpcAddress} before it stopped (${breakdown(done.timings)})`,
+    );
     return;
   }
   ctx.log.info(`${head}: downtime ${ms(at - t0)} (${breakdown(done.timings)}, start→first block ${ms(at - startAt)})`);

@@ -38,7 +38,10 @@ test('status.json follows the states: the plan and its download, then the prepar
 
 test('a status file that cannot be written does not stop chainvisor', () => {
   const lines: string[] = [];
-  const w = statusFileWriter(join(dir, 'missing', 'status.json'), createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) }));
+  const w = statusFileWriter(
+    join(dir, 'missing', 'status.json'),
+    createLogger({ disabled: false, color: false, timeFormat: 'none', write: (l) => lines.push(l) }),
+  );
   assert.doesNotThrow(() => w.state('downloading', { name: 'v2', height: 1n }));
   assert.doesNotThrow(() => w.state('prepared', { name: 'v2', height: 1n }));
   assert.equal(lines.length, 1, lines.join('\n'));

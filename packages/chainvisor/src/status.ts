@@ -58,7 +58,13 @@ export function statusFileWriter(path: string, log: Logger, progressIntervalMs =
     state(state: VisorState, plan?: PlanRef) {
       if (state === 'running') write({ state, plan: null, checksum: null, download: null });
       else if (plan === undefined) write({ state });
-      else write({ state, plan: { name: plan.name, height: plan.height.toString() }, checksum: plan.checksum ?? null, ...(state === 'downloading' ? { download: null } : {}) });
+      else
+        write({
+          state,
+          plan: { name: plan.name, height: plan.height.toString() },
+          checksum: plan.checksum ?? null,
+          ...(state === 'downloading' ? { download: null } : {}),
+        });
     },
     download(bytes, total) {
       const now = performance.now();

@@ -170,9 +170,13 @@ async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfoFile, dir: str
       );
     log.warn(`${why}: replacing it`);
   } else if (!cfg.allowDownloadBinaries)
-    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and DAEMON_ALLOW_DOWNLOAD_BINARIES is false: install it with \`chainvisor add-upgrade ${info.name} <path>\``);
+    throw new ChainvisorError(
+      EXIT.UPGRADE_FAILED,
+      `no binary for upgrade ${info.name} at ${bin} and DAEMON_ALLOW_DOWNLOAD_BINARIES is false: install it with \`chainvisor add-upgrade ${info.name} <path>\``,
+    );
   if (!ctx.install) throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and downloads are not available`);
-  if (info.info === '') throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and the plan's info names no release to download`);
+  if (info.info === '')
+    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `no binary for upgrade ${info.name} at ${bin} and the plan's info names no release to download`);
   try {
     const r = await ctx.install(info, dir);
     log.info(`release ${info.name} installed: ${r.bytes} bytes, sha256 ${r.sha256}`);

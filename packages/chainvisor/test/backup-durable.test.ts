@@ -25,11 +25,15 @@ describe('backup of data/ on disk', { skip: straceWorks ? false : 'strace is not
     writeDaemon(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind'), 'new', 'process.exit(0);');
     const trace = join(h.root, 'strace.txt');
     // -y: each fd printed with its path
-    const child = spawn('strace', ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace, process.execPath, BIN, 'run', 'start'], {
-      env: { PATH: process.env.PATH ?? '', ...baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' }) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
+    const child = spawn(
+      'strace',
+      ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace, process.execPath, BIN, 'run', 'start'],
+      {
+        env: { PATH: process.env.PATH ?? '', ...baseEnv(h, { DAEMON_RESTART_AFTER_UPGRADE: 'false' }) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((r) => child.on('close', r));
@@ -44,8 +48,21 @@ describe('backup of data/ on disk', { skip: straceWorks ? false : 'strace is not
     const synced = (from: number, to: number): Set<string> =>
       new Set(lines.slice(from, to).flatMap((l) => [...l.matchAll(/f(?:data)?sync\(\d+<([^>]+)>/g)].map((m) => m[1])));
     const before = synced(0, renameAt);
-    const expected = ['', 'application.db', 'application.db/data.mdb', 'cs.wal', 'cs.wal/deep', 'cs.wal/deep/wal', 'priv_validator_state.json', 'upgrade-info.json'];
-    assert.deepEqual(expected.filter((p) => !before.has(p === '' ? tmp : join(tmp, p))), [], 'flushed before the rename');
+    const expected = [
+      '',
+      'application.db',
+      'application.db/data.mdb',
+      'cs.wal',
+      'cs.wal/deep',
+      'cs.wal/deep/wal',
+      'priv_validator_state.json',
+      'upgrade-info.json',
+    ];
+    assert.deepEqual(
+      expected.filter((p) => !before.has(p === '' ? tmp : join(tmp, p))),
+      [],
+      'flushed before the rename',
+    );
     assert.ok(synced(renameAt, lines.length).has(h.home), 'the parent folder flushed after the rename');
   });
 });

@@ -32,7 +32,7 @@ describe('chainvisor commands', () => {
     assert.match(again.stderr, /genesis\/bin\/chaind already exists: kept/);
   });
 
-  test('version: own then the daemon\'s; -o json; --cosmovisor-only', async () => {
+  test("version: own then the daemon's; -o json; --cosmovisor-only", async () => {
     // the daemon's version: its arguments passed through; with --long --output json, its JSON
     writeDaemon(
       join(h.cv, 'genesis', 'bin', 'chaind'),
@@ -41,7 +41,10 @@ describe('chainvisor commands', () => {
     );
     assert.equal((await cv(['version'])).stdout, 'chainvisor version: 0.1.0\nv1.0.0\n');
     assert.equal((await cv(['version', '--long'])).stdout, 'chainvisor version: 0.1.0\nv1.0.0 --long\n');
-    assert.equal((await cv(['version', '-o', 'json'])).stdout, '{"cosmovisor_version":"0.1.0","app_version":{"name":"chaind","version":"v1.0.0","commit":"abc"}}\n');
+    assert.equal(
+      (await cv(['version', '-o', 'json'])).stdout,
+      '{"cosmovisor_version":"0.1.0","app_version":{"name":"chaind","version":"v1.0.0","commit":"abc"}}\n',
+    );
     assert.equal((await cv(['version', '--cosmovisor-only'], { DAEMON_NAME: '' })).stdout, 'chainvisor version: 0.1.0\n');
   });
 
@@ -140,13 +143,19 @@ describe('chainvisor commands', () => {
     const ok = await cv(['add-batch-upgrade', '--upgrade-file', csv]);
     assert.equal(ok.code, EXIT.OK, ok.stderr);
     assert.deepEqual(readdirSync(join(h.cv, 'upgrades')).sort(), ['v2', 'v3']);
-    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number }) => `${u.name}@${u.height}`), ['v2@100', 'v3@200']);
+    assert.deepEqual(
+      JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number }) => `${u.name}@${u.height}`),
+      ['v2@100', 'v3@200'],
+    );
     // cosmovisor's other --upgrade-file form: the batch file itself, a JSON array, checked then written as is
     const json = join(h.root, 'batch.json');
     writeFileSync(json, '[{"name":"v5","height":"500","info":"i"},{"name":"v4","height":400}]');
     const copied = await cv(['add-batch-upgrade', '--upgrade-file', json, '--force']);
     assert.equal(copied.code, EXIT.OK, copied.stderr);
-    assert.deepEqual(JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number; info: string }) => `${u.name}@${u.height}${u.info}`), ['v4@400', 'v5@500i']);
+    assert.deepEqual(
+      JSON.parse(readFileSync(batch, 'utf8')).map((u: { name: string; height: number; info: string }) => `${u.name}@${u.height}${u.info}`),
+      ['v4@400', 'v5@500i'],
+    );
     writeFileSync(json, '[{"name":"v6","height":0}]');
     const badJson = await cv(['add-batch-upgrade', '--upgrade-file', json, '--force']);
     assert.equal(badJson.code, EXIT.CONFIG);
@@ -199,7 +208,11 @@ describe('chainvisor commands', () => {
   test('booleans: true/false in any case, as cosmovisor; anything else refused naming the variable', async () => {
     const f = join(h.root, 'cv.toml');
     writeFileSync(f, 'cosmovisor_disable_recase = "TRUE"\n');
-    const r = await cv(['--cosmovisor-config', f, 'config'], { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'True', DAEMON_RESTART_AFTER_UPGRADE: 'FALSE', UNSAFE_SKIP_BACKUP: 'tRuE' });
+    const r = await cv(['--cosmovisor-config', f, 'config'], {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: 'True',
+      DAEMON_RESTART_AFTER_UPGRADE: 'FALSE',
+      UNSAFE_SKIP_BACKUP: 'tRuE',
+    });
     assert.equal(r.code, EXIT.OK, r.stderr);
     assert.match(r.stdout, /\ndaemon_allow_download_binaries = true\n/);
     assert.match(r.stdout, /\ndaemon_restart_after_upgrade = false\n/);
@@ -235,7 +248,8 @@ describe('chainvisor commands', () => {
       rfc3339nano: `\\d{4}-\\d\\d-\\d\\dT${T}(\\.\\d{0,2}[1-9])?Z`,
       kitchen: '\\d{1,2}:\\d\\d[AP]M',
     };
-    const warning = (ts: string): RegExp => new RegExp(`^\\[chainvisor\\] ${ts}WRN daemon_pol_interval in ${f.replace(/[.]/g, '\\.')}: unknown setting, ignored\n$`);
+    const warning = (ts: string): RegExp =>
+      new RegExp(`^\\[chainvisor\\] ${ts}WRN daemon_pol_interval in ${f.replace(/[.]/g, '\\.')}: unknown setting, ignored\n$`);
     for (const [name, shape] of Object.entries(shapes)) {
       const r = await cv(['--cosmovisor-config', f, 'config'], { TZ: 'UTC', COSMOVISOR_TIMEFORMAT_LOGS: name });
       assert.equal(r.code, EXIT.OK, r.stderr);

@@ -21,7 +21,10 @@ function releaseScript(h: Home): Buffer {
 }
 
 /** A loopback file server; every request is counted. */
-async function fileServer(files: Record<string, Buffer>, pace?: { readonly chunk: number; readonly everyMs: number }): Promise<{ url: string; server: Server; hits: string[] }> {
+async function fileServer(
+  files: Record<string, Buffer>,
+  pace?: { readonly chunk: number; readonly everyMs: number },
+): Promise<{ url: string; server: Server; hits: string[] }> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
@@ -89,7 +92,8 @@ describe('releases downloaded by chainvisor', () => {
     const files = await fileServer({ '/chaind': bin });
     closers.push(() => files.server.close());
     oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(bin)}` } }));
-    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' }))
+      .exit;
     assert.equal(code, EXIT.OK, stderr);
     assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), bin);
     assert.equal(readlinkSync(join(h.cv, 'current')), 'upgrades/v2');
@@ -103,7 +107,10 @@ describe('releases downloaded by chainvisor', () => {
     oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${'0'.repeat(64)}` } }));
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' })).exit;
     assert.equal(code, EXIT.UPGRADE_FAILED);
-    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR download of upgrade v2 failed: checksum mismatch for ${files.url}/chaind: expected sha256 ${'0'.repeat(64)}, got ${sha(bin)}; current unchanged`);
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR download of upgrade v2 failed: checksum mismatch for ${files.url}/chaind: expected sha256 ${'0'.repeat(64)}, got ${sha(bin)}; current unchanged`,
+    );
     assert.equal(existsSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), false);
     assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
   });
@@ -114,7 +121,9 @@ describe('releases downloaded by chainvisor', () => {
     const files = await fileServer({ '/chaind': big }, { chunk: 256 << 10, everyMs: 25 });
     closers.push(() => files.server.close());
     oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(big)}` } }));
-    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', UNSAFE_SKIP_BACKUP: 'true' }), undefined, { fileSizeKiB: 1024 }).exit;
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', UNSAFE_SKIP_BACKUP: 'true' }), undefined, {
+      fileSizeKiB: 1024,
+    }).exit;
     assert.equal(code, EXIT.UPGRADE_FAILED, stderr);
     const last = stderr.trim().split('\n').at(-1) ?? '';
     assert.match(last, /^\[chainvisor\] ERR download of upgrade v2 failed: writing .*\/download failed: EFBIG: file too large, write; current unchanged$/);
@@ -130,7 +139,10 @@ describe('releases downloaded by chainvisor', () => {
     oldHalting(JSON.stringify({ binaries: { any: `${files.url}/chaind` } }));
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true' })).exit;
     assert.equal(code, EXIT.UPGRADE_FAILED);
-    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR download of upgrade v2 failed: refusing to download ${files.url}/chaind: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum); current unchanged`);
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR download of upgrade v2 failed: refusing to download ${files.url}/chaind: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum); current unchanged`,
+    );
     assert.equal(files.hits.length, 0);
     assert.equal(readlinkSync(join(h.cv, 'current')), 'genesis');
   });
@@ -176,7 +188,8 @@ describe('releases downloaded by chainvisor', () => {
     closers.push(() => files.server.close());
     served['/info.json'] = Buffer.from(JSON.stringify({ binaries: { any: `${files.url}/chaind?checksum=sha256:${sha(bin)}` } }));
     oldHalting(`${files.url}/info.json`);
-    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' }))
+      .exit;
     assert.equal(code, EXIT.UPGRADE_FAILED, stderr);
     assert.equal(
       stderr.trim().split('\n').at(-1),
@@ -232,7 +245,10 @@ describe('releases downloaded by chainvisor', () => {
     const r = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: grpc.address })).exit;
     assert.equal(r.code, EXIT.UPGRADE_FAILED, r.stderr);
     const last = r.stderr.trim().split('\n').at(-1) ?? '';
-    assert.match(last, new RegExp(`^\\[chainvisor\\] ERR plan v2: download of http://127\\.0\\.0\\.1:${closed}/chaind\\S* failed: .*ECONNREFUSED.*; nothing installed$`));
+    assert.match(
+      last,
+      new RegExp(`^\\[chainvisor\\] ERR plan v2: download of http://127\\.0\\.0\\.1:${closed}/chaind\\S* failed: .*ECONNREFUSED.*; nothing installed$`),
+    );
     assert.doesNotMatch(r.stderr, /internal error| {4}at /, 'no stack trace');
     assert.equal(existsSync(join(h.cv, 'upgrades', 'v2')), false);
   });
@@ -240,7 +256,10 @@ describe('releases downloaded by chainvisor', () => {
   test('prepare-upgrade with the node unreachable: exit 8, the cause on one line (no empty "Resolution note:")', async () => {
     const r = await chainvisor(['prepare-upgrade'], baseEnv(h, { DAEMON_GRPC_ADDRESS: '127.0.0.1:9' })).exit;
     assert.equal(r.code, EXIT.NODE_UNREACHABLE);
-    assert.match(r.stderr, /^\[chainvisor\] ERR CurrentPlan query to 127\.0\.0\.1:9 failed: No connection established\. Last error: connect ECONNREFUSED 127\.0\.0\.1:9\n$/);
+    assert.match(
+      r.stderr,
+      /^\[chainvisor\] ERR CurrentPlan query to 127\.0\.0\.1:9 failed: No connection established\. Last error: connect ECONNREFUSED 127\.0\.0\.1:9\n$/,
+    );
   });
 
   test('DAEMON_PREPARE_UPGRADE=true: prepared while the node runs, so at the halt only the switch remains', async () => {
@@ -256,7 +275,10 @@ describe('releases downloaded by chainvisor', () => {
       'old',
       `const go = path.join(home, 'halt'); setInterval(() => { if (fs.existsSync(go)) { writeInfo({ name: 'v2', height: 20, info: ${JSON.stringify(info)} }); process.exit(10); } }, 20);`,
     );
-    const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+    const r = chainvisor(
+      ['run', 'start'],
+      baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_RESTART_AFTER_UPGRADE: 'false' }),
+    );
     await r.waitFor(/INF release v2 ready$/);
     const hits = files.hits.length;
     writeFileSync(join(h.home, 'halt'), '');
@@ -275,7 +297,11 @@ describe('releases downloaded by chainvisor', () => {
       x = (x * 1103515245 + 12345) >>> 0;
       filler[i] = x & 0x10000 ? 0x61 : 0x62;
     }
-    const bomb = tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: releaseScript(h), mode: 0o755 }, { path: 'share/filler', body: filler }]);
+    const bomb = tgz([
+      { path: 'bin/', type: 'Directory' },
+      { path: 'bin/chaind', body: releaseScript(h), mode: 0o755 },
+      { path: 'share/filler', body: filler },
+    ]);
     assert.ok(bomb.length < filler.length / 4);
     const files = await fileServer({ '/chaind-v2.tar.gz': bomb });
     closers.push(() => files.server.close());
@@ -283,10 +309,19 @@ describe('releases downloaded by chainvisor', () => {
     const grpc = await planServer(() => planResponse({ name: 'v2', height: 20n, info }));
     closers.push(() => grpc.server.forceShutdown());
     // the running node: a block every 20 ms, as a line in blocks.log
-    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', "setInterval(() => fs.appendFileSync(path.join(home, 'blocks.log'), 'b\\n'), 20); process.on('SIGTERM', () => process.exit(0));");
+    writeDaemon(
+      join(h.cv, 'genesis', 'bin', 'chaind'),
+      'old',
+      "setInterval(() => fs.appendFileSync(path.join(home, 'blocks.log'), 'b\\n'), 20); process.on('SIGTERM', () => process.exit(0));",
+    );
     const blocks = (): number => (existsSync(join(h.home, 'blocks.log')) ? readFileSync(join(h.home, 'blocks.log'), 'utf8').length : 0);
-    const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_MAX_EXTRACT_BYTES: '65536' }));
-    await r.waitFor(/WRN prepare-upgrade failed, not retried before the halt: plan v2: archive chaind-v2\.tar\.gz refused: it unpacks to more than 65536 bytes \(limit set by DAEMON_MAX_EXTRACT_BYTES\); nothing installed$/);
+    const r = chainvisor(
+      ['run', 'start'],
+      baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc.address, DAEMON_MAX_EXTRACT_BYTES: '65536' }),
+    );
+    await r.waitFor(
+      /WRN prepare-upgrade failed, not retried before the halt: plan v2: archive chaind-v2\.tar\.gz refused: it unpacks to more than 65536 bytes \(limit set by DAEMON_MAX_EXTRACT_BYTES\); nothing installed$/,
+    );
     assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), [], 'nothing left in upgrades/');
     const before = blocks();
     await new Promise((res) => setTimeout(res, 300));
@@ -324,7 +359,15 @@ describe('releases downloaded by chainvisor', () => {
         'old',
         `const go = path.join(home, 'halt'); setInterval(() => { if (fs.existsSync(go)) { writeInfo({ name: 'v2', height: 20, info: fs.readFileSync(go, 'utf8') }); process.exit(10); } }, 20);`,
       );
-      const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_PREPARE_UPGRADE: 'true', DAEMON_GRPC_ADDRESS: grpc, DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_RESTART_AFTER_UPGRADE: 'false' }));
+      const r = chainvisor(
+        ['run', 'start'],
+        baseEnv(h, {
+          DAEMON_PREPARE_UPGRADE: 'true',
+          DAEMON_GRPC_ADDRESS: grpc,
+          DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true',
+          DAEMON_RESTART_AFTER_UPGRADE: 'false',
+        }),
+      );
       await r.waitFor(/INF release v2 ready$/);
       const prepared = readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind'));
       // governance cancels v2 and schedules it again with another binary; the node halts right away
@@ -370,7 +413,10 @@ describe('releases downloaded by chainvisor', () => {
       plan.info = infoB;
       const again = await chainvisor(['prepare-upgrade'], env).exit;
       assert.equal(again.code, EXIT.OK, again.stderr);
-      assert.match(again.stderr, /WRN the release in .*upgrades\/v2 is not the one of plan v2: it was installed for the plan v2 at height 20 with another info \(sha256:[0-9a-f]{64} from http:\/\/127\.0\.0\.1:\d+\/a\/chaind\): replacing it\n/);
+      assert.match(
+        again.stderr,
+        /WRN the release in .*upgrades\/v2 is not the one of plan v2: it was installed for the plan v2 at height 20 with another info \(sha256:[0-9a-f]{64} from http:\/\/127\.0\.0\.1:\d+\/a\/chaind\): replacing it\n/,
+      );
       assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binB);
       assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), ['v2'], 'no temp folder left');
     });

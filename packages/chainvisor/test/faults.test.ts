@@ -40,7 +40,6 @@ if (args[0] === 'pre-upgrade') {
 const PLAN_NAME = 'v2';
 const HEIGHT = 20;
 
-
 const sleep = (n: number): Promise<void> => new Promise((r) => setTimeout(r, n));
 
 /** Kills chainvisor's process group (chainvisor, the node, pre-upgrade, the custom script) and waits for chainvisor's end. */
@@ -65,7 +64,11 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
   let dataAtHalt: Record<string, string>;
   beforeEach(() => {
     h = makeHome();
-    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', `if (args[0] === 'version') { console.log('v1'); process.exit(0); } writeInfo(${JSON.stringify(plan(''))}); process.exit(10);`);
+    writeDaemon(
+      join(h.cv, 'genesis', 'bin', 'chaind'),
+      'old',
+      `if (args[0] === 'version') { console.log('v1'); process.exit(0); } writeInfo(${JSON.stringify(plan(''))}); process.exit(10);`,
+    );
   });
   afterEach(async () => {
     killAll();
@@ -80,7 +83,11 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
 
   /** The old binary halts with a plan whose info is `info` (a download), as chaind does: upgrade-info.json, exit 10. */
   function halting(info: string): void {
-    writeDaemon(join(h.cv, 'genesis', 'bin', 'chaind'), 'old', `if (args[0] === 'version') { console.log('v1'); process.exit(0); } writeInfo(${JSON.stringify(plan(info))}); process.exit(10);`);
+    writeDaemon(
+      join(h.cv, 'genesis', 'bin', 'chaind'),
+      'old',
+      `if (args[0] === 'version') { console.log('v1'); process.exit(0); } writeInfo(${JSON.stringify(plan(info))}); process.exit(10);`,
+    );
   }
 
   /** Node state: an LMDB-like file and `files` small files in nested folders (a bigger copy takes longer to back up). */
@@ -131,8 +138,23 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
       'one backup, no partial copy of data/ left beside it',
     );
     assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), [PLAN_NAME], 'no partial release left');
-    assert.deepEqual(readdirSync(h.cv).filter((n) => n !== 'check.js').sort(), ['current', 'genesis', 'status.json', 'upgrades'], 'no half-made link or file left');
-    assert.deepEqual(readdirSync(join(h.cv, 'upgrades', PLAN_NAME)).sort(), ['bin', 'upgrade-info.json', ...(existsSync(join(h.cv, 'upgrades', PLAN_NAME, 'share')) ? ['share'] : []), ...(existsSync(join(h.cv, 'upgrades', PLAN_NAME, 'chainvisor-plan.json')) ? ['chainvisor-plan.json'] : [])].sort(), 'no half-written plan copy left');
+    assert.deepEqual(
+      readdirSync(h.cv)
+        .filter((n) => n !== 'check.js')
+        .sort(),
+      ['current', 'genesis', 'status.json', 'upgrades'],
+      'no half-made link or file left',
+    );
+    assert.deepEqual(
+      readdirSync(join(h.cv, 'upgrades', PLAN_NAME)).sort(),
+      [
+        'bin',
+        'upgrade-info.json',
+        ...(existsSync(join(h.cv, 'upgrades', PLAN_NAME, 'share')) ? ['share'] : []),
+        ...(existsSync(join(h.cv, 'upgrades', PLAN_NAME, 'chainvisor-plan.json')) ? ['chainvisor-plan.json'] : []),
+      ].sort(),
+      'no half-written plan copy left',
+    );
   }
 
   /** The rerun: completes the upgrade and starts the new binary (the chain goes on); stopped with SIGTERM. */
@@ -165,19 +187,29 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
   }
 
   const downloadEnv = { DAEMON_ALLOW_DOWNLOAD_BINARIES: 'true', DAEMON_DOWNLOAD_STALL_TIMEOUT: '60s' };
-  const release = (extra: RawEntry[] = []): Buffer => tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: NEW_BINARY, mode: 0o755 }, ...extra]);
+  const release = (extra: RawEntry[] = []): Buffer =>
+    tgz([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: NEW_BINARY, mode: 0o755 }, ...extra]);
 
   test('during the download: the partial download is dropped, the rerun downloads again and completes', async () => {
     // 4 MiB that gzip cannot shrink: the quarter sent before the stall is past the downloader's write batch
     const next = seededRandom(SEED);
     const filler = Buffer.alloc(4 << 20);
     for (let i = 0; i < filler.length; i += 4) filler.writeUInt32LE(Math.floor(next() * 2 ** 32), i);
-    const info = await mirror(release([{ path: 'share/', type: 'Directory' }, { path: 'share/filler', body: filler }]), true);
+    const info = await mirror(
+      release([
+        { path: 'share/', type: 'Directory' },
+        { path: 'share/filler', body: filler },
+      ]),
+      true,
+    );
     halting(info);
     seedData(100, info);
     const r = chainvisor(['run', 'start'], baseEnv(h, downloadEnv));
     await r.waitFor(/INF downloading http/);
-    await until(() => partials().some((d) => existsSync(join(h.cv, 'upgrades', d, 'download')) && statSync(join(h.cv, 'upgrades', d, 'download')).size > 0), 'bytes on disk');
+    await until(
+      () => partials().some((d) => existsSync(join(h.cv, 'upgrades', d, 'download')) && statSync(join(h.cv, 'upgrades', d, 'download')).size > 0),
+      'bytes on disk',
+    );
     await killGroup(r);
     assert.equal(current(), 'genesis');
     assert.equal(existsSync(join(h.cv, 'upgrades', PLAN_NAME)), false, 'no release folder under its final name');
@@ -195,7 +227,10 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
     seedData(100, info);
     const r = chainvisor(['run', 'start'], baseEnv(h, downloadEnv));
     await r.waitFor(/INF downloaded \d+ bytes/);
-    await until(() => partials().some((d) => existsSync(join(h.cv, 'upgrades', d, 'out', 'share')) && readdirSync(join(h.cv, 'upgrades', d, 'out', 'share')).length > 50), 'files extracted');
+    await until(
+      () => partials().some((d) => existsSync(join(h.cv, 'upgrades', d, 'out', 'share')) && readdirSync(join(h.cv, 'upgrades', d, 'out', 'share')).length > 50),
+      'files extracted',
+    );
     await killGroup(r);
     assert.equal(existsSync(join(h.cv, 'upgrades', PLAN_NAME)), false, 'killed mid-extraction: no release under its final name');
     assert.equal(current(), 'genesis');
@@ -225,7 +260,11 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
       seedData(100, '');
       const env: Record<string, string> = {};
       if (which === 'custom') {
-        writeDaemon(join(h.cv, 'check.js'), 'script', "process.stderr.write('CUSTOM running\\n'); if (fs.existsSync(path.join(home, 'block-pre'))) setInterval(() => {}, 1000); else process.exit(0);");
+        writeDaemon(
+          join(h.cv, 'check.js'),
+          'script',
+          "process.stderr.write('CUSTOM running\\n'); if (fs.existsSync(path.join(home, 'block-pre'))) setInterval(() => {}, 1000); else process.exit(0);",
+        );
         env.COSMOVISOR_CUSTOM_PREUPGRADE = 'check.js';
       }
       writeFileSync(join(h.home, 'block-pre'), '');
@@ -240,32 +279,36 @@ describe('chainvisor killed (SIGKILL) during the upgrade', () => {
     });
   }
 
-  test(`around the switch of current, at ${SWITCH_KILLS} seeded moments: current always names a complete release, the rerun completes`, { timeout: Math.max(180_000, SWITCH_KILLS * 10_000) }, async (t) => {
-    const next = seededRandom(SEED);
-    const outcomes = { before: 0, after: 0 };
-    for (let i = 0; i < SWITCH_KILLS; i++) {
-      if (i > 0) {
-        h.cleanup();
-        h = makeHome();
-        halting('');
+  test(
+    `around the switch of current, at ${SWITCH_KILLS} seeded moments: current always names a complete release, the rerun completes`,
+    { timeout: Math.max(180_000, SWITCH_KILLS * 10_000) },
+    async (t) => {
+      const next = seededRandom(SEED);
+      const outcomes = { before: 0, after: 0 };
+      for (let i = 0; i < SWITCH_KILLS; i++) {
+        if (i > 0) {
+          h.cleanup();
+          h = makeHome();
+          halting('');
+        }
+        installLocally();
+        seedData(20, '');
+        // from the moment pre-upgrade says it exits: its exit, the plan copied beside the binary, the switch, the relaunch
+        const delayMs = next() * 30;
+        const r = chainvisor(['run', 'start'], baseEnv(h));
+        await r.waitFor(/PRE-UPGRADE exiting/);
+        const end = performance.now() + delayMs;
+        while (performance.now() < end) {
+          // busy wait: a timer's resolution is too coarse for the switch
+        }
+        await killGroup(r);
+        const when = `seed ${SEED}, kill ${i}, ${delayMs.toFixed(2)} ms after pre-upgrade`;
+        invariants(when);
+        if (current() === 'genesis') outcomes.before++;
+        else outcomes.after++;
+        await rerunCompletes();
       }
-      installLocally();
-      seedData(20, '');
-      // from the moment pre-upgrade says it exits: its exit, the plan copied beside the binary, the switch, the relaunch
-      const delayMs = next() * 30;
-      const r = chainvisor(['run', 'start'], baseEnv(h));
-      await r.waitFor(/PRE-UPGRADE exiting/);
-      const end = performance.now() + delayMs;
-      while (performance.now() < end) {
-        // busy wait: a timer's resolution is too coarse for the switch
-      }
-      await killGroup(r);
-      const when = `seed ${SEED}, kill ${i}, ${delayMs.toFixed(2)} ms after pre-upgrade`;
-      invariants(when);
-      if (current() === 'genesis') outcomes.before++;
-      else outcomes.after++;
-      await rerunCompletes();
-    }
-    t.diagnostic(`seed ${SEED}: ${outcomes.before} kills left current on genesis, ${outcomes.after} after the switch`);
-  });
+      t.diagnostic(`seed ${SEED}: ${outcomes.before} kills left current on genesis, ${outcomes.after} after the switch`);
+    },
+  );
 });

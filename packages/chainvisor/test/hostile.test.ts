@@ -18,7 +18,10 @@ fs.appendFileSync(path.join(process.env.DAEMON_HOME, 'launches.log'), 'new ' + p
 if (process.argv[2] === 'pre-upgrade') process.exit(0);
 process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);
 `;
-const GOOD: RawEntry[] = [{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: NEW_BINARY, mode: 0o755 }];
+const GOOD: RawEntry[] = [
+  { path: 'bin/', type: 'Directory' },
+  { path: 'bin/chaind', body: NEW_BINARY, mode: 0o755 },
+];
 /** 1 MiB of 'a'/'b' (from a fixed LCG): gzip makes it a small archive, under tar's own decompression-ratio check. */
 const FILLER = ((): Buffer => {
   const b = Buffer.alloc(1 << 20);
@@ -77,7 +80,10 @@ const CASES: Case[] = [
     serve: archiveAt('/chaind-v2.tar.gz', GOOD),
     plan: plan((b) => `${b}/chaind-v2.tar.gz`),
     code: EXIT.UPGRADE_FAILED,
-    error: (s) => failed(`refusing to download ${s.base}/chaind-v2.tar.gz: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`),
+    error: (s) =>
+      failed(
+        `refusing to download ${s.base}/chaind-v2.tar.gz: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`,
+      ),
     backup: true,
     hits: 0,
   },
@@ -117,7 +123,10 @@ const CASES: Case[] = [
       }),
     plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
     code: EXIT.UPGRADE_FAILED,
-    error: (s) => new RegExp(`^download of upgrade v2 failed: download of ${s.base}/chaind-v2\\.tar\\.gz was cut short: received \\d+ of ${tgz(GOOD).length} bytes \\(.+\\); current unchanged$`),
+    error: (s) =>
+      new RegExp(
+        `^download of upgrade v2 failed: download of ${s.base}/chaind-v2\\.tar\\.gz was cut short: received \\d+ of ${tgz(GOOD).length} bytes \\(.+\\); current unchanged$`,
+      ),
     backup: true,
     hits: 1,
   },
@@ -139,11 +148,34 @@ const CASES: Case[] = [
   ...(
     [
       ['archive with ../ entries', [...GOOD, { path: '../../../evil', body: 'x' }], 'entry "../../../evil" has a ".." path segment'],
-      ['archive with an absolute path entry', [...GOOD, { path: '/tmp/chainvisor-evil-abs', body: 'x' }], 'entry "/tmp/chainvisor-evil-abs" has an absolute path'],
-      ['archive with a hard link to a symlink (whose relative target would be read from the root)', [...GOOD, { path: 'bin/l', type: 'SymbolicLink', linkpath: '../x' }, { path: 'h', type: 'Link', linkpath: 'bin/l' }], 'entry "h" is a hard link to the symbolic link bin/l'],
-      ['archive with a hard link through a symlinked folder', [...GOOD, { path: 'l', type: 'SymbolicLink', linkpath: 'bin' }, { path: 'h', type: 'Link', linkpath: 'l/chaind' }], 'entry "h" is a hard link to l/chaind, which goes through the symbolic link l'],
-      ['archive with a symlink chain that escapes once its second link exists', [...GOOD, { path: 'l2', type: 'SymbolicLink', linkpath: 'bin/l1/..' }, { path: 'bin/l1', type: 'SymbolicLink', linkpath: '..' }], 'entry "l2" is a symbolic link to bin/l1/.., which points outside the release folder'],
-      ['archive whose bin/chaind is a symlink', [{ path: 'bin/real', body: NEW_BINARY, mode: 0o755 }, { path: 'bin/chaind', type: 'SymbolicLink', linkpath: 'real' }], ''],
+      [
+        'archive with an absolute path entry',
+        [...GOOD, { path: '/tmp/chainvisor-evil-abs', body: 'x' }],
+        'entry "/tmp/chainvisor-evil-abs" has an absolute path',
+      ],
+      [
+        'archive with a hard link to a symlink (whose relative target would be read from the root)',
+        [...GOOD, { path: 'bin/l', type: 'SymbolicLink', linkpath: '../x' }, { path: 'h', type: 'Link', linkpath: 'bin/l' }],
+        'entry "h" is a hard link to the symbolic link bin/l',
+      ],
+      [
+        'archive with a hard link through a symlinked folder',
+        [...GOOD, { path: 'l', type: 'SymbolicLink', linkpath: 'bin' }, { path: 'h', type: 'Link', linkpath: 'l/chaind' }],
+        'entry "h" is a hard link to l/chaind, which goes through the symbolic link l',
+      ],
+      [
+        'archive with a symlink chain that escapes once its second link exists',
+        [...GOOD, { path: 'l2', type: 'SymbolicLink', linkpath: 'bin/l1/..' }, { path: 'bin/l1', type: 'SymbolicLink', linkpath: '..' }],
+        'entry "l2" is a symbolic link to bin/l1/.., which points outside the release folder',
+      ],
+      [
+        'archive whose bin/chaind is a symlink',
+        [
+          { path: 'bin/real', body: NEW_BINARY, mode: 0o755 },
+          { path: 'bin/chaind', type: 'SymbolicLink', linkpath: 'real' },
+        ],
+        '',
+      ],
     ] as const
   ).map(
     ([name, entries, entry]): Case => ({
@@ -151,7 +183,12 @@ const CASES: Case[] = [
       serve: archiveAt('/chaind-v2.tar.gz', [...entries]),
       plan: plan(withSum('/chaind-v2.tar.gz', [...entries])),
       code: EXIT.UPGRADE_FAILED,
-      error: () => failed(entry ? `unsafe archive chaind-v2.tar.gz: ${entry}` : 'release chaind-v2.tar.gz: bin/chaind is a symbolic link; the daemon binary must be a regular file'),
+      error: () =>
+        failed(
+          entry
+            ? `unsafe archive chaind-v2.tar.gz: ${entry}`
+            : 'release chaind-v2.tar.gz: bin/chaind is a symbolic link; the daemon binary must be a regular file',
+        ),
       backup: true,
       hits: 1,
     }),
@@ -172,7 +209,10 @@ const CASES: Case[] = [
     plan: plan(withSum('/chaind-v2.tar.gz', GOOD)),
     env: { DAEMON_ALLOW_LOOPBACK_HTTP: 'false', DAEMON_ALLOW_INSECURE_HTTP: 'true' },
     code: EXIT.UPGRADE_FAILED,
-    error: (s) => failed(`refusing to download ${withSum('/chaind-v2.tar.gz', GOOD)(s.base)}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with DAEMON_ALLOW_LOOPBACK_HTTP=true)`),
+    error: (s) =>
+      failed(
+        `refusing to download ${withSum('/chaind-v2.tar.gz', GOOD)(s.base)}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with DAEMON_ALLOW_LOOPBACK_HTTP=true)`,
+      ),
     backup: true,
     hits: 0,
   },
@@ -245,7 +285,11 @@ describe('hostile upgrades under chainvisor run', () => {
       const expected = { ...before, ...(text ? { 'upgrade-info.json': Buffer.from(text).toString('base64') } : {}) };
       assert.deepEqual(after, expected, 'data/ is as the node left it');
       assert.deepEqual(readdirSync(join(h.cv, 'upgrades')), [], 'nothing left in upgrades/');
-      assert.deepEqual(readdirSync(h.cv).sort(), ['current', 'genesis', 'status.json', 'upgrades'], 'nothing but the status file (docs/chainvisor.md) is added');
+      assert.deepEqual(
+        readdirSync(h.cv).sort(),
+        ['current', 'genesis', 'status.json', 'upgrades'],
+        'nothing but the status file (docs/chainvisor.md) is added',
+      );
       assert.deepEqual(readdirSync(h.home).sort(), ['cosmovisor', 'data', ...(c.backup ? ['data-backup-v2-20'] : []), 'launches.log']);
       if (c.backup) assert.deepEqual(snapshot(join(h.home, 'data-backup-v2-20')), after, 'the backup is a complete copy');
       assert.equal(srv.hits.length, c.hits);

@@ -11,7 +11,15 @@ import { hex, serve, tarGzOf, tgz, type Served, DEAD_PID } from '@chaind/upgrade
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const logs: string[] = [];
-const policy: FetchPolicy = { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000, progress: 'none', log: (m) => logs.push(m) };
+const policy: FetchPolicy = {
+  mustHaveChecksum: true,
+  allowInsecureHttp: false,
+  allowLoopbackHttp: true,
+  maxBytes: 1 << 30,
+  stallTimeoutMs: 60_000,
+  progress: 'none',
+  log: (m) => logs.push(m),
+};
 
 let srv: Served;
 let root: string;
@@ -185,7 +193,11 @@ describe('installRelease: download failures', () => {
 
   it('refuses a download over the size cap: announced, or streamed without a length', async () => {
     const src = offer(Buffer.alloc(2 << 20, 1), 'chaind');
-    await refused(installRelease(src, opts({ maxBytes: 1 << 20 })), 'too-large', `download of ${src.url} refused: ${2 << 20} bytes announced, over the ${1 << 20}-byte limit`);
+    await refused(
+      installRelease(src, opts({ maxBytes: 1 << 20 })),
+      'too-large',
+      `download of ${src.url} refused: ${2 << 20} bytes announced, over the ${1 << 20}-byte limit`,
+    );
     srv.route(`/${n}/stream`, (_req, res) => {
       res.writeHead(200);
       const chunk = Buffer.alloc(64 << 10, 2);
@@ -229,7 +241,11 @@ describe('installRelease: download failures', () => {
   it('gives up after 5 redirects', async () => {
     const src = offer(Buffer.from(BIN), 'chaind');
     srv.route(`/${n}/loop`, (_req, res) => void res.writeHead(302, { location: `/${n}/loop` }).end());
-    await refused(installRelease({ ...src, url: `${srv.base}/${n}/loop` }, opts()), 'redirect', `download of ${srv.base}/${n}/loop failed: more than 5 redirects`);
+    await refused(
+      installRelease({ ...src, url: `${srv.base}/${n}/loop` }, opts()),
+      'redirect',
+      `download of ${srv.base}/${n}/loop failed: more than 5 redirects`,
+    );
   });
 
   it('refuses plain http to a non-loopback host before connecting', async () => {
@@ -245,7 +261,11 @@ describe('installRelease: download failures', () => {
 
   it('refuses zip archives before downloading', async () => {
     const src = offer(Buffer.from('PK'), 'chaind.zip');
-    await refused(installRelease(src, opts()), 'unsupported-archive', `unsupported archive type "zip" for ${src.url}: only tar.gz (tgz), tar and plain binaries are supported`);
+    await refused(
+      installRelease(src, opts()),
+      'unsupported-archive',
+      `unsupported archive type "zip" for ${src.url}: only tar.gz (tgz), tar and plain binaries are supported`,
+    );
     assert.equal(srv.hits.includes(`/${n}/chaind.zip`), false);
   });
 });
@@ -267,8 +287,14 @@ describe('installRelease: hostile archives', () => {
   });
 
   it('refuses a symlink pointing outside the folder', async () => {
-    await unsafe([bin, { path: 'lib/etc', type: 'SymbolicLink', linkpath: '../../etc' }], 'entry "lib/etc" is a symbolic link to ../../etc, which points outside the release folder');
-    await unsafe([bin, { path: 'lib/passwd', type: 'SymbolicLink', linkpath: '/etc/passwd' }], 'entry "lib/passwd" is a symbolic link to the absolute path /etc/passwd');
+    await unsafe(
+      [bin, { path: 'lib/etc', type: 'SymbolicLink', linkpath: '../../etc' }],
+      'entry "lib/etc" is a symbolic link to ../../etc, which points outside the release folder',
+    );
+    await unsafe(
+      [bin, { path: 'lib/passwd', type: 'SymbolicLink', linkpath: '/etc/passwd' }],
+      'entry "lib/passwd" is a symbolic link to the absolute path /etc/passwd',
+    );
   });
 
   it('refuses a symlink that escapes through another symlink', async () => {
@@ -276,21 +302,28 @@ describe('installRelease: hostile archives', () => {
       [bin, { path: 'here', type: 'SymbolicLink', linkpath: '.' }, { path: 'up', type: 'SymbolicLink', linkpath: 'here/../evil' }],
       'entry "up" is a symbolic link to here/../evil, which goes through the symbolic link here',
     );
-    await unsafe(
-      [bin, { path: 'lib', type: 'SymbolicLink', linkpath: 'bin' }, { path: 'lib/x', body: 'x' }],
-      'entry "lib/x" is inside the symbolic link lib',
-    );
+    await unsafe([bin, { path: 'lib', type: 'SymbolicLink', linkpath: 'bin' }, { path: 'lib/x', body: 'x' }], 'entry "lib/x" is inside the symbolic link lib');
   });
 
   it('refuses a hard link to a file outside the folder', async () => {
     await writeFile(join(root, 'outside'), 'secret');
-    await unsafe([bin, { path: 'lib/h', type: 'Link', linkpath: '../../../../outside' }], 'entry "lib/h" is a hard link to ../../../../outside, which points outside the release folder');
+    await unsafe(
+      [bin, { path: 'lib/h', type: 'Link', linkpath: '../../../../outside' }],
+      'entry "lib/h" is a hard link to ../../../../outside, which points outside the release folder',
+    );
     await unsafe([bin, { path: 'lib/h', type: 'Link', linkpath: `${root}/outside` }], `entry "lib/h" is a hard link to the absolute path ${root}/outside`);
   });
 
   it('accepts links that stay inside', async () => {
     const r = await installRelease(
-      offer(tgz([bin, { path: 'lib/real.so', body: 'so' }, { path: 'lib/alias.so', type: 'SymbolicLink', linkpath: 'real.so' }, { path: 'lib/hard.so', type: 'Link', linkpath: 'lib/real.so' }])),
+      offer(
+        tgz([
+          bin,
+          { path: 'lib/real.so', body: 'so' },
+          { path: 'lib/alias.so', type: 'SymbolicLink', linkpath: 'real.so' },
+          { path: 'lib/hard.so', type: 'Link', linkpath: 'lib/real.so' },
+        ]),
+      ),
       opts(),
     );
     await assertInstalled(r.binaryPath);
@@ -305,7 +338,15 @@ describe('installRelease: hostile archives', () => {
 
   it('refuses a symlinked binary', async () => {
     await refused(
-      installRelease(offer(tgz([{ path: 'bin/real', body: BIN, mode: 0o755 }, { path: 'bin/chaind', type: 'SymbolicLink', linkpath: 'real' }])), opts()),
+      installRelease(
+        offer(
+          tgz([
+            { path: 'bin/real', body: BIN, mode: 0o755 },
+            { path: 'bin/chaind', type: 'SymbolicLink', linkpath: 'real' },
+          ]),
+        ),
+        opts(),
+      ),
       'no-binary',
       'release chaind-v2.tar.gz: bin/chaind is a symbolic link; the daemon binary must be a regular file',
     );

@@ -113,7 +113,9 @@ export function chainvisor(args: readonly string[], env: Record<string, string>,
       }
     }
   });
-  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout: out, stderr: err })));
+  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout: out, stderr: err })),
+  );
   return {
     child,
     exit,

@@ -47,7 +47,17 @@ describe('init and add-upgrade with release folders and archives', () => {
     assert.equal(r.code, EXIT.OK, r.stderr);
     const g = join(fresh, 'cosmovisor', 'genesis');
     assert.match(r.stderr, new RegExp(`INF installed the release folder ${rel} as ${g}\n`));
-    assert.deepEqual(tree(g), ['bin/', 'bin/chaind', 'lib/', 'lib/current.js', 'lib/message.js', 'node_modules/', 'node_modules/dep/', 'node_modules/dep/index.js', 'package.json']);
+    assert.deepEqual(tree(g), [
+      'bin/',
+      'bin/chaind',
+      'lib/',
+      'lib/current.js',
+      'lib/message.js',
+      'node_modules/',
+      'node_modules/dep/',
+      'node_modules/dep/index.js',
+      'package.json',
+    ]);
     assert.equal(readlinkSync(join(g, 'lib', 'current.js')), 'message.js');
     assert.equal(statSync(join(g, 'bin', 'chaind')).mode & 0o777, 0o755);
     assert.equal(readlinkSync(join(fresh, 'cosmovisor', 'current')), 'genesis');
@@ -96,7 +106,15 @@ describe('init and add-upgrade with release folders and archives', () => {
     const forced = await cv(['add-upgrade', 'v2', archive, '--force']);
     assert.equal(forced.code, EXIT.OK, forced.stderr);
     assert.equal(readFileSync(join(dir, 'upgrade-info.json'), 'utf8'), plan);
-    assert.deepEqual(tree(join(h.cv, 'upgrades')), ['v2/', 'v2/bin/', 'v2/bin/chaind', 'v2/lib/', 'v2/lib/current.js', 'v2/lib/message.js', 'v2/upgrade-info.json']);
+    assert.deepEqual(tree(join(h.cv, 'upgrades')), [
+      'v2/',
+      'v2/bin/',
+      'v2/bin/chaind',
+      'v2/lib/',
+      'v2/lib/current.js',
+      'v2/lib/message.js',
+      'v2/upgrade-info.json',
+    ]);
   });
 
   test('a .tgz made by tar with the binary at the root is accepted too', async () => {
@@ -138,13 +156,20 @@ describe('init and add-upgrade with release folders and archives', () => {
           symlinkSync('../../launches.log', join(rel, 'lib', 'escape'));
           return rel;
         },
-        error: (src) => `unsafe release folder ${src}: entry "lib/escape" is a symbolic link to ../../launches.log, which points outside the release folder; nothing installed`,
+        error: (src) =>
+          `unsafe release folder ${src}: entry "lib/escape" is a symbolic link to ../../launches.log, which points outside the release folder; nothing installed`,
       },
       {
         name: 'an archive with a ../ entry',
         make: (h) => {
           const p = join(h.root, 'evil.tar.gz');
-          writeFileSync(p, tgz([{ path: 'bin/chaind', body: '#!/bin/sh\n' }, { path: '../../evil', body: 'x' }]));
+          writeFileSync(
+            p,
+            tgz([
+              { path: 'bin/chaind', body: '#!/bin/sh\n' },
+              { path: '../../evil', body: 'x' },
+            ]),
+          );
           return p;
         },
         error: (src) => `unsafe archive ${src}: entry "../../evil" has a ".." path segment; nothing installed`,
@@ -153,7 +178,13 @@ describe('init and add-upgrade with release folders and archives', () => {
         name: 'an archive with an absolute path',
         make: (h) => {
           const p = join(h.root, 'evil.tgz');
-          writeFileSync(p, tgz([{ path: 'bin/chaind', body: '#!/bin/sh\n' }, { path: join(h.root, 'evil'), body: 'x' }]));
+          writeFileSync(
+            p,
+            tgz([
+              { path: 'bin/chaind', body: '#!/bin/sh\n' },
+              { path: join(h.root, 'evil'), body: 'x' },
+            ]),
+          );
           return p;
         },
         error: (src) => `unsafe archive ${src}: entry ${JSON.stringify(join(src, '..', 'evil'))} has an absolute path; nothing installed`,

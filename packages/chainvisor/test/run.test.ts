@@ -46,7 +46,10 @@ describe('chainvisor run', () => {
     writeDaemon(oldBin(), 'old', OLD_HALTS);
     writeDaemon(newBin(), 'new', NEW);
     rpc = await statusServer(h.home);
-    const r = chainvisor(['run', 'start', '--home', '/x', '--cosmovisor-config=', '--log_format', 'json'].filter((a) => a !== '--cosmovisor-config='), baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url }));
+    const r = chainvisor(
+      ['run', 'start', '--home', '/x', '--cosmovisor-config=', '--log_format', 'json'].filter((a) => a !== '--cosmovisor-config='),
+      baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url }),
+    );
     const summary = await r.waitFor(/downtime/);
     assert.match(
       summary,
@@ -148,14 +151,20 @@ describe('chainvisor run', () => {
       const r = await attempt('31', { DAEMON_PREUPGRADE_MAX_RETRIES: '1' });
       assert.equal(r.code, EXIT.PREUPGRADE_FAILED);
       assert.equal(r.pre, 2);
-      assert.equal(lastLine(r.stderr), `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 31 after 1 retries (DAEMON_PREUPGRADE_MAX_RETRIES): upgrade v2 aborted, current unchanged`);
+      assert.equal(
+        lastLine(r.stderr),
+        `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 31 after 1 retries (DAEMON_PREUPGRADE_MAX_RETRIES): upgrade v2 aborted, current unchanged`,
+      );
       assert.equal(current(), 'genesis');
     });
 
     test('any other code: aborted (cosmovisor would carry on)', async () => {
       const r = await attempt('7');
       assert.equal(r.code, EXIT.PREUPGRADE_FAILED);
-      assert.equal(lastLine(r.stderr), `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 7, which the pre-upgrade contract does not define: upgrade v2 aborted, current unchanged`);
+      assert.equal(
+        lastLine(r.stderr),
+        `[chainvisor] ERR ${newBin()} pre-upgrade exited with code 7, which the pre-upgrade contract does not define: upgrade v2 aborted, current unchanged`,
+      );
       assert.equal(current(), 'genesis');
     });
   });
@@ -166,7 +175,10 @@ describe('chainvisor run', () => {
     writeDaemon(join(h.cv, 'check.js'), 'script', 'process.exit(3);');
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { COSMOVISOR_CUSTOM_PREUPGRADE: 'check.js' })).exit;
     assert.equal(code, EXIT.PREUPGRADE_FAILED);
-    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR COSMOVISOR_CUSTOM_PREUPGRADE ${join(h.cv, 'check.js')} exited with code 3: upgrade v2 aborted, current unchanged`);
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR COSMOVISOR_CUSTOM_PREUPGRADE ${join(h.cv, 'check.js')} exited with code 3: upgrade v2 aborted, current unchanged`,
+    );
     assert.deepEqual(h.launches(), ['old start', 'script v2 20']);
     assert.equal(current(), 'genesis');
   });
@@ -176,7 +188,8 @@ describe('chainvisor run', () => {
     writeDaemon(newBin(), 'new', NEW);
     const script = writeDaemon(join(h.cv, 'check.js'), 'script', 'process.exit(0);');
     chmodSync(script, 0o644);
-    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { COSMOVISOR_CUSTOM_PREUPGRADE: 'check.js', DAEMON_RESTART_AFTER_UPGRADE: 'false' })).exit;
+    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { COSMOVISOR_CUSTOM_PREUPGRADE: 'check.js', DAEMON_RESTART_AFTER_UPGRADE: 'false' }))
+      .exit;
     assert.equal(code, EXIT.OK, stderr);
     assert.match(stderr, /setting the execute permission of COSMOVISOR_CUSTOM_PREUPGRADE .*check\.js/);
     assert.equal(statSync(script).mode & 0o777, 0o755);
@@ -217,7 +230,6 @@ describe('chainvisor run', () => {
     assert.equal(stderr.split('\n').filter((l) => l === `[chainvisor] WRN ${join(h.data, 'upgrade-info.json')} is invalid: ${why}`).length, 1, stderr);
     assert.deepEqual(h.launches(), ['old start', 'old still alive', `new pre-upgrade --home ${h.home}`]);
     assert.equal(current(), 'upgrades/v2');
-
   });
 
   test('an upgrade-info.json over DAEMON_UPGRADE_INFO_MAX_BYTES left at the exit is an invalid file: exit 6, current and the file untouched', async () => {
@@ -238,7 +250,10 @@ describe('chainvisor run', () => {
     writeDaemon(newBin(), 'new', NEW);
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
     assert.equal(code, EXIT.DAEMON_FAILED);
-    assert.equal(stderr.trim().split('\n').at(-1), '[chainvisor] ERR chaind exited with code 3 and no upgrade is pending: not restarted; current and data/ left untouched');
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      '[chainvisor] ERR chaind exited with code 3 and no upgrade is pending: not restarted; current and data/ left untouched',
+    );
     assert.deepEqual(h.launches(), ['old start']);
     assert.equal(current(), 'genesis');
     assert.equal(existsSync(join(h.home, 'data-backup-v2-20')), false);
@@ -307,7 +322,10 @@ describe('chainvisor run', () => {
     writeDaemon(oldBin(), 'old', "writeInfo({ name: '..', height: 20 }); process.exit(10);");
     const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h)).exit;
     assert.equal(code, EXIT.UPGRADE_INFO_INVALID);
-    assert.equal(stderr.trim().split('\n').at(-1), `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: unsafe upgrade name: ".." is not a valid folder name`);
+    assert.equal(
+      stderr.trim().split('\n').at(-1),
+      `[chainvisor] ERR ${join(h.data, 'upgrade-info.json')} is invalid: unsafe upgrade name: ".." is not a valid folder name`,
+    );
     assert.equal(current(), 'genesis');
     assert.equal(existsSync(join(h.home, 'data-backup-..-20')), false);
   });
@@ -315,9 +333,16 @@ describe('chainvisor run', () => {
   test('a plan written ahead of its height waits for the chain to get there', async () => {
     rpc = await statusServer(h.home);
     writeFileSync(join(h.data, 'height'), '5');
-    writeDaemon(oldBin(), 'old', "writeInfo({ name: 'v2', height: 20 }); process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 400); setInterval(() => {}, 1000);");
+    writeDaemon(
+      oldBin(),
+      'old',
+      "writeInfo({ name: 'v2', height: 20 }); process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 400); setInterval(() => {}, 1000);",
+    );
     writeDaemon(newBin(), 'new', NEW);
-    const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' })).exit;
+    const { code, stderr } = await chainvisor(
+      ['run', 'start'],
+      baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' }),
+    ).exit;
     assert.equal(code, EXIT.OK, stderr);
     assert.match(stderr, /upgrade v2 is due at height 20, the node is at 5: waiting/);
     assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
@@ -326,25 +351,43 @@ describe('chainvisor run', () => {
     const batch = (): string => join(h.data, 'upgrade-info.json.batch');
     const writeBatchJs = (entries: string): string => `fs.writeFileSync(path.join(home, 'data', 'upgrade-info.json.batch'), JSON.stringify(${entries}));`;
 
-    test('below its height, the lowest entry moves into upgrade-info.json and out of the batch; it is carried out at its height', { timeout: 30_000 }, async () => {
-      rpc = await statusServer(h.home);
-      writeFileSync(join(h.data, 'height'), '5');
-      writeDaemon(oldBin(), 'old', `${writeBatchJs("[{ name: 'v3', height: 30 }, { name: 'v2', height: '20' }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 800); setInterval(() => {}, 1000);`);
-      writeDaemon(newBin(), 'new', NEW);
-      const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' })).exit;
-      assert.equal(code, EXIT.OK, stderr);
-      assert.match(stderr, /batch upgrade v2 at height 20: wrote .*upgrade-info\.json \(the node is at 5\); 1 left in .*upgrade-info\.json\.batch/);
-      assert.deepEqual(JSON.parse(readFileSync(batch(), 'utf8')), [{ name: 'v3', time: '0001-01-01T00:00:00Z', height: 30, info: '' }]);
-      assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
-      assert.equal(current(), 'upgrades/v2');
-    });
+    test(
+      'below its height, the lowest entry moves into upgrade-info.json and out of the batch; it is carried out at its height',
+      { timeout: 30_000 },
+      async () => {
+        rpc = await statusServer(h.home);
+        writeFileSync(join(h.data, 'height'), '5');
+        writeDaemon(
+          oldBin(),
+          'old',
+          `${writeBatchJs("[{ name: 'v3', height: 30 }, { name: 'v2', height: '20' }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 800); setInterval(() => {}, 1000);`,
+        );
+        writeDaemon(newBin(), 'new', NEW);
+        const { code, stderr } = await chainvisor(
+          ['run', 'start'],
+          baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' }),
+        ).exit;
+        assert.equal(code, EXIT.OK, stderr);
+        assert.match(stderr, /batch upgrade v2 at height 20: wrote .*upgrade-info\.json \(the node is at 5\); 1 left in .*upgrade-info\.json\.batch/);
+        assert.deepEqual(JSON.parse(readFileSync(batch(), 'utf8')), [{ name: 'v3', time: '0001-01-01T00:00:00Z', height: 30, info: '' }]);
+        assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
+        assert.equal(current(), 'upgrades/v2');
+      },
+    );
 
     test('an upgrade still pending in upgrade-info.json is never overwritten: the batch entry waits', { timeout: 30_000 }, async () => {
       rpc = await statusServer(h.home);
       writeFileSync(join(h.data, 'height'), '5');
-      writeDaemon(oldBin(), 'old', `writeInfo({ name: 'v2', height: 20 }); ${writeBatchJs("[{ name: 'v3', height: 30 }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 800); setInterval(() => {}, 1000);`);
+      writeDaemon(
+        oldBin(),
+        'old',
+        `writeInfo({ name: 'v2', height: 20 }); ${writeBatchJs("[{ name: 'v3', height: 30 }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setTimeout(() => { log('old at 19'); fs.writeFileSync(path.join(home, 'data', 'height'), '19'); }, 800); setInterval(() => {}, 1000);`,
+      );
       writeDaemon(newBin(), 'new', NEW);
-      const { code, stderr } = await chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' })).exit;
+      const { code, stderr } = await chainvisor(
+        ['run', 'start'],
+        baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' }),
+      ).exit;
       assert.equal(code, EXIT.OK, stderr);
       assert.match(stderr, /batch upgrade v3 at height 30 waits: .*upgrade-info\.json holds upgrade v2 at height 20, not done yet/);
       assert.doesNotMatch(stderr, /batch upgrade v3 at height 30: wrote/);
@@ -355,7 +398,11 @@ describe('chainvisor run', () => {
     test('an entry the node has passed is not carried out, and said so once', { timeout: 30_000 }, async () => {
       rpc = await statusServer(h.home);
       writeFileSync(join(h.data, 'height'), '50');
-      writeDaemon(oldBin(), 'old', `${writeBatchJs("[{ name: 'v2', height: 20 }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setInterval(() => {}, 1000);`);
+      writeDaemon(
+        oldBin(),
+        'old',
+        `${writeBatchJs("[{ name: 'v2', height: 20 }]")} process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setInterval(() => {}, 1000);`,
+      );
       const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url }));
       await r.waitFor(/batch upgrade v2 at height 20 is behind the node \(at 50\): it is not carried out, nor any later one in .*; remove it from the file/);
       await new Promise((res) => setTimeout(res, 300));

@@ -19,7 +19,13 @@ import { TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 // Imported through the package export "./gen/*" (the way other packages import it) ...
 import { Plan, ModuleVersion } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { MsgSoftwareUpgrade, MsgCancelUpgrade, MsgDefinition } from '@chaind/sdk/gen/chain/upgrade/v1beta1/tx';
-import { QueryAppliedPlanResponse, QueryModuleVersionsResponse, QueryDefinition, QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import {
+  QueryAppliedPlanResponse,
+  QueryModuleVersionsResponse,
+  QueryDefinition,
+  QueryUpgradedConsensusStateRequest,
+  QueryUpgradedConsensusStateResponse,
+} from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 // ... and relatively (the way code inside packages/sdk imports it).
 import { Plan as PlanRelative } from '../src/gen/chain/upgrade/v1beta1/upgrade.ts';
 
@@ -83,7 +89,9 @@ test('Plan bytes are interchangeable with cosmos.upgrade.v1beta1.Plan', () => {
   assert.deepEqual(decoded.time, { seconds: -62_135_596_800n, nanos: 0 });
   assert.equal(decoded.upgradedClientState, undefined);
 
-  const back = Plan.decode(sdkUpgrade.Plan.encode(sdkUpgrade.Plan.fromPartial({ name: 'x', height: -5n, info: 'i', time: { seconds: 1700000000n, nanos: 7 } })).finish());
+  const back = Plan.decode(
+    sdkUpgrade.Plan.encode(sdkUpgrade.Plan.fromPartial({ name: 'x', height: -5n, info: 'i', time: { seconds: 1700000000n, nanos: 7 } })).finish(),
+  );
   assert.deepEqual(back, { name: 'x', height: -5n, info: 'i', time: { seconds: 1700000000n, nanos: 7 }, upgradedClientState: undefined });
 });
 
@@ -119,7 +127,10 @@ test('query responses are interchangeable', () => {
   assert.equal(sdkQuery.QueryAppliedPlanResponse.decode(applied).height, 9_007_199_254_740_993n);
   assert.equal(QueryAppliedPlanResponse.decode(sdkQuery.QueryAppliedPlanResponse.encode({ height: 42n }).finish()).height, 42n);
 
-  const moduleVersions: ModuleVersion[] = [{ name: 'bank', version: 4n }, { name: 'upgrade', version: 18_446_744_073_709_551_615n }];
+  const moduleVersions: ModuleVersion[] = [
+    { name: 'bank', version: 4n },
+    { name: 'upgrade', version: 18_446_744_073_709_551_615n },
+  ];
   const ours = QueryModuleVersionsResponse.encode({ moduleVersions }).finish();
   assert.deepEqual(ours, sdkQuery.QueryModuleVersionsResponse.encode({ moduleVersions }).finish());
   assert.deepEqual(sdkQuery.QueryModuleVersionsResponse.decode(ours).moduleVersions, moduleVersions);
@@ -131,7 +142,11 @@ test('query responses are interchangeable', () => {
   const cons = Uint8Array.of(0x0a, 0x00, 0xff);
   const res = QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish();
   assert.deepEqual(res, sdkQuery.QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish());
-  assert.deepEqual(QueryUpgradedConsensusStateResponse.decode(sdkQuery.QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish()).upgradedConsensusState, cons);
+  assert.deepEqual(
+    QueryUpgradedConsensusStateResponse.decode(sdkQuery.QueryUpgradedConsensusStateResponse.encode({ upgradedConsensusState: cons }).finish())
+      .upgradedConsensusState,
+    cons,
+  );
 });
 
 test('MsgSoftwareUpgrade is registrable in a CosmJS Registry', () => {
@@ -162,8 +177,7 @@ test('MsgSoftwareUpgrade is registrable in a CosmJS Registry', () => {
 });
 
 test('generic service definitions give the method paths', () => {
-  const paths = (def: { fullName: string; methods: Record<string, { name: string }> }) =>
-    Object.values(def.methods).map((m) => `/${def.fullName}/${m.name}`);
+  const paths = (def: { fullName: string; methods: Record<string, { name: string }> }) => Object.values(def.methods).map((m) => `/${def.fullName}/${m.name}`);
   assert.deepEqual(paths(MsgDefinition), ['/chain.upgrade.v1beta1.Msg/SoftwareUpgrade', '/chain.upgrade.v1beta1.Msg/CancelUpgrade']);
   assert.deepEqual(paths(QueryDefinition), [
     '/chain.upgrade.v1beta1.Query/CurrentPlan',
@@ -197,5 +211,8 @@ test('descriptor set is self-contained and has the Cosmos SDK field numbers', ()
   assert.deepEqual(fields('chain.upgrade.v1beta1.QueryModuleVersionsRequest'), { module_name: 1 });
   assert.deepEqual(fields('chain.upgrade.v1beta1.QueryUpgradedConsensusStateRequest'), { last_height: 1 });
   assert.deepEqual(fields('chain.upgrade.v1beta1.QueryUpgradedConsensusStateResponse'), { upgraded_consensus_state: 2 });
-  assert.deepEqual(reg.getService('chain.upgrade.v1beta1.Query')?.methods.map((m) => m.name), ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState']);
+  assert.deepEqual(
+    reg.getService('chain.upgrade.v1beta1.Query')?.methods.map((m) => m.name),
+    ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState'],
+  );
 });

@@ -35,25 +35,51 @@ describe('extractTar: limits, modes, link tricks', () => {
     await extractTar(join(work, 'a.tar.gz'), join(work, 'out'), 'a.tar.gz', limits);
     return join(work, 'out');
   }
-  const limits = (maxBytes: number, maxEntries: number): ExtractLimits => ({ maxBytes, maxEntries, settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' } });
+  const limits = (maxBytes: number, maxEntries: number): ExtractLimits => ({
+    maxBytes,
+    maxEntries,
+    settings: { bytes: 'DAEMON_MAX_EXTRACT_BYTES', entries: 'DAEMON_MAX_EXTRACT_ENTRIES' },
+  });
 
   it('refuses an archive that unpacks past the byte cap, before writing the entry that crosses it', async () => {
     const big = filler(1 << 20);
-    const entries: RawEntry[] = [{ path: 'small', body: 'x'.repeat(1000) }, { path: 'big', body: big }, { path: 'after', body: 'y' }];
+    const entries: RawEntry[] = [
+      { path: 'small', body: 'x'.repeat(1000) },
+      { path: 'big', body: big },
+      { path: 'after', body: 'y' },
+    ];
     assert.ok(tgz(entries).length < big.length / 4, 'a small archive that expands a lot');
-    await refused(extract(entries, limits(64 * 1024, 100)), 'too-large', 'archive a.tar.gz refused: it unpacks to more than 65536 bytes (limit set by DAEMON_MAX_EXTRACT_BYTES)');
+    await refused(
+      extract(entries, limits(64 * 1024, 100)),
+      'too-large',
+      'archive a.tar.gz refused: it unpacks to more than 65536 bytes (limit set by DAEMON_MAX_EXTRACT_BYTES)',
+    );
     const out = join(root, String(n), 'out');
-    assert.deepEqual((await readdir(out)).filter((f) => f !== 'small'), [], 'nothing of the entry past the cap, nor after it');
+    assert.deepEqual(
+      (await readdir(out)).filter((f) => f !== 'small'),
+      [],
+      'nothing of the entry past the cap, nor after it',
+    );
   });
 
   it('refuses an archive with more entries than the cap', async () => {
     const entries: RawEntry[] = Array.from({ length: 50 }, (_, i) => ({ path: `f${i}`, body: '' }));
-    await refused(extract(entries, limits(1 << 20, 10)), 'too-large', 'archive a.tar.gz refused: it unpacks to more than 10 entries (limit set by DAEMON_MAX_EXTRACT_ENTRIES)');
+    await refused(
+      extract(entries, limits(1 << 20, 10)),
+      'too-large',
+      'archive a.tar.gz refused: it unpacks to more than 10 entries (limit set by DAEMON_MAX_EXTRACT_ENTRIES)',
+    );
     assert.ok((await readdir(join(root, String(n), 'out'))).length <= 10);
   });
 
   it('the caps are inclusive: exactly maxBytes and maxEntries unpack', async () => {
-    const out = await extract([{ path: 'd/', type: 'Directory' }, { path: 'd/a', body: 'x'.repeat(100) }], limits(100, 2));
+    const out = await extract(
+      [
+        { path: 'd/', type: 'Directory' },
+        { path: 'd/a', body: 'x'.repeat(100) },
+      ],
+      limits(100, 2),
+    );
     assert.equal((await lstat(join(out, 'd', 'a'))).size, 100);
   });
 
@@ -77,7 +103,12 @@ describe('extractTar: limits, modes, link tricks', () => {
 
   it('refuses a hard link to a symlink (the copy would read its relative target from another folder)', async () => {
     await refused(
-      extract([{ path: 'd/', type: 'Directory' }, { path: 'd/l', type: 'SymbolicLink', linkpath: '../x' }, { path: 'x', body: 'x' }, { path: 'h', type: 'Link', linkpath: 'd/l' }]),
+      extract([
+        { path: 'd/', type: 'Directory' },
+        { path: 'd/l', type: 'SymbolicLink', linkpath: '../x' },
+        { path: 'x', body: 'x' },
+        { path: 'h', type: 'Link', linkpath: 'd/l' },
+      ]),
       'unsafe-archive',
       'unsafe archive a.tar.gz: entry "h" is a hard link to the symbolic link d/l',
     );
@@ -85,7 +116,12 @@ describe('extractTar: limits, modes, link tricks', () => {
 
   it('refuses a hard link through a symlinked folder', async () => {
     await refused(
-      extract([{ path: 'bin/', type: 'Directory' }, { path: 'bin/chaind', body: 'x' }, { path: 'l', type: 'SymbolicLink', linkpath: 'bin' }, { path: 'h', type: 'Link', linkpath: 'l/chaind' }]),
+      extract([
+        { path: 'bin/', type: 'Directory' },
+        { path: 'bin/chaind', body: 'x' },
+        { path: 'l', type: 'SymbolicLink', linkpath: 'bin' },
+        { path: 'h', type: 'Link', linkpath: 'l/chaind' },
+      ]),
       'unsafe-archive',
       'unsafe archive a.tar.gz: entry "h" is a hard link to l/chaind, which goes through the symbolic link l',
     );
@@ -93,7 +129,11 @@ describe('extractTar: limits, modes, link tricks', () => {
 
   it('refuses a symlink chain that escapes only once a later link exists', async () => {
     await refused(
-      extract([{ path: 'd/', type: 'Directory' }, { path: 'l2', type: 'SymbolicLink', linkpath: 'd/l1/..' }, { path: 'd/l1', type: 'SymbolicLink', linkpath: '..' }]),
+      extract([
+        { path: 'd/', type: 'Directory' },
+        { path: 'l2', type: 'SymbolicLink', linkpath: 'd/l1/..' },
+        { path: 'd/l1', type: 'SymbolicLink', linkpath: '..' },
+      ]),
       'unsafe-archive',
       'unsafe archive a.tar.gz: entry "l2" is a symbolic link to d/l1/.., which points outside the release folder',
     );

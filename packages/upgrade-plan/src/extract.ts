@@ -147,7 +147,8 @@ function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => 
   };
 }
 
-const badArchive = (name: string, err: unknown): FetchError => new FetchError('bad-archive', `could not extract ${name}: ${clip(err instanceof Error ? err.message : String(err))}`);
+const badArchive = (name: string, err: unknown): FetchError =>
+  new FetchError('bad-archive', `could not extract ${name}: ${clip(err instanceof Error ? err.message : String(err))}`);
 
 /**
  * The first pass: the whole archive read and checked, nothing written. A corrupt gzip, a damaged header, a
@@ -279,10 +280,16 @@ export async function checkTree(dir: string, what: string): Promise<void> {
         try {
           real = await realTarget(isAbsolute(target) ? target : `${d}/${target}`);
         } catch (err) {
-          throw new FetchError('unsafe-archive', `unsafe ${what}: symbolic link ${quote(rel)} to ${clip(target)} cannot be resolved (${clip((err as Error).message)})`);
+          throw new FetchError(
+            'unsafe-archive',
+            `unsafe ${what}: symbolic link ${quote(rel)} to ${clip(target)} cannot be resolved (${clip((err as Error).message)})`,
+          );
         }
         if (!inside(real)) {
-          throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${quote(rel)} is a symbolic link to ${clip(target)}, which points outside the release folder`);
+          throw new FetchError(
+            'unsafe-archive',
+            `unsafe ${what}: entry ${quote(rel)} is a symbolic link to ${clip(target)}, which points outside the release folder`,
+          );
         }
       } else if (ent.isDirectory()) {
         await walk(p);

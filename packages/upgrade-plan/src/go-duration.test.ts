@@ -87,7 +87,7 @@ describe("Go's time.ParseDuration", () => {
     );
   });
 
-  test("property: Go's own seconds-with-fraction form (\"16.854775807s\") reads back the same", () => {
+  test('property: Go\'s own seconds-with-fraction form ("16.854775807s") reads back the same', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: MAX_GO_DURATION_NS }), (ns) => {
         const text = `${ns / S}.${String(ns % S).padStart(9, '0')}s`;

@@ -9,7 +9,15 @@ export { leftoversIn, pidAlive } from './leftovers.ts';
 export { folderCollision, folderNameProblem, foldName, goToLower, MAX_NAME_BYTES, upgradeFolderName } from './names.ts';
 export { goPlatform, platformKey, type GoPlatform } from './platform.ts';
 export { DEFAULT_STALL_TIMEOUT_MS, isLocalAddress, isLoopbackHost, type ArchiveFormat, type Checksum, type DownloadPolicy, type HttpPolicy } from './policy.ts';
-export { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type PreparedDownload, type ReleaseDownloadOptions, type VerifiedDownload } from './release.ts';
+export {
+  downloadRelease,
+  locateDaemon,
+  prepareDownload,
+  unpackRelease,
+  type PreparedDownload,
+  type ReleaseDownloadOptions,
+  type VerifiedDownload,
+} from './release.ts';
 export { clip, MAX_QUOTED, quote } from './quote.ts';
 export { planBinaries, resolveRelease, type ReleaseSource } from './resolve.ts';
 export {

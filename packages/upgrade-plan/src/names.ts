@@ -35,7 +35,9 @@ export function foldName(name: string): string {
 export function folderCollision(folder: string, existing: readonly string[]): string | undefined {
   const f = foldName(folder);
   const other = existing.find((e) => e !== folder && foldName(e) === f);
-  return other === undefined ? undefined : `unsafe upgrade name: folder ${quote(folder)} collides with the existing upgrades/${clip(other)} (the same folder on a case-insensitive file system)`;
+  return other === undefined
+    ? undefined
+    : `unsafe upgrade name: folder ${quote(folder)} collides with the existing upgrades/${clip(other)} (the same folder on a case-insensitive file system)`;
 }
 
 /**
@@ -71,7 +73,14 @@ const MAX_FOLDER_BYTES = 255;
  */
 export function upgradeFolderName(name: string, disableRecase = false): string {
   const folder = goPathEscape(disableRecase ? name : goToLower(name));
-  const why = folder === '' ? 'is empty' : folder === '.' || folder === '..' ? 'is not a valid folder name' : folder.length > MAX_FOLDER_BYTES ? `is longer than ${MAX_FOLDER_BYTES} bytes once path-escaped` : undefined;
+  const why =
+    folder === ''
+      ? 'is empty'
+      : folder === '.' || folder === '..'
+        ? 'is not a valid folder name'
+        : folder.length > MAX_FOLDER_BYTES
+          ? `is longer than ${MAX_FOLDER_BYTES} bytes once path-escaped`
+          : undefined;
   if (why !== undefined) throw new UpgradeNameError(`unsafe upgrade name: ${quote(name)} ${why}`);
   return folder;
 }

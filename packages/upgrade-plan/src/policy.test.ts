@@ -20,7 +20,10 @@ describe('plain http to loopback needs the explicit opt-in', () => {
       assert.notEqual(schemeRefusal(u, { allowInsecureHttp: true, allowLoopbackHttp: false }), null);
       assert.equal(schemeRefusal(u, { allowInsecureHttp: false, allowLoopbackHttp: true }), null);
     }
-    assert.equal(schemeRefusal(new URL('http://mirror.example/x'), { allowInsecureHttp: false, allowLoopbackHttp: true }), 'plain http to mirror.example is not allowed (only https, unless insecure http is explicitly allowed)');
+    assert.equal(
+      schemeRefusal(new URL('http://mirror.example/x'), { allowInsecureHttp: false, allowLoopbackHttp: true }),
+      'plain http to mirror.example is not allowed (only https, unless insecure http is explicitly allowed)',
+    );
     assert.equal(schemeRefusal(new URL('https://127.0.0.1/x'), NONE), null);
   });
 
@@ -39,7 +42,27 @@ describe('plain http to loopback needs the explicit opt-in', () => {
 
 describe('isLocalAddress: loopback and private literals', () => {
   it('classifies literal hosts as URL writes them', () => {
-    const local = ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '[::1]', '[::]', '[fd00::2]', '[fc00::1]', '[fe80::1]', '[::ffff:10.0.0.1]', '[::ffff:127.0.0.1]', 'localhost', 'a.localhost', '2130706433', '0x7f.1'];
+    const local = [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '100.64.0.1',
+      '[::1]',
+      '[::]',
+      '[fd00::2]',
+      '[fc00::1]',
+      '[fe80::1]',
+      '[::ffff:10.0.0.1]',
+      '[::ffff:127.0.0.1]',
+      'localhost',
+      'a.localhost',
+      '2130706433',
+      '0x7f.1',
+    ];
     const pub = ['8.8.8.8', '172.32.0.1', '192.0.2.2', '1.1.1.1', '[2001:db8::1]', '[::ffff:8.8.8.8]', 'mirror.example', 'localhost.example'];
     for (const h of local) assert.equal(isLocalAddress(new URL(`https://${h}/`).hostname), true, h);
     for (const h of pub) assert.equal(isLocalAddress(new URL(`https://${h}/`).hostname), false, h);
@@ -74,12 +97,21 @@ describe('redirects to loopback or private addresses', { skip: external === unde
     openUrl(new URL(`${base}/r?to=${encodeURIComponent(to)}`), { allowInsecureHttp: true, allowLoopbackHttp }, AbortSignal.timeout(10_000));
 
   it('are refused without the opt-in, before any request to them', async () => {
-    for (const to of ['https://10.0.0.1/chaind', 'https://169.254.169.254/latest/meta-data/', 'http://192.168.0.1/chaind', 'https://[fd00::1]/chaind', `https://127.0.0.1:${port}/chaind`]) {
+    for (const to of [
+      'https://10.0.0.1/chaind',
+      'https://169.254.169.254/latest/meta-data/',
+      'http://192.168.0.1/chaind',
+      'https://[fd00::1]/chaind',
+      `https://127.0.0.1:${port}/chaind`,
+    ]) {
       const host = new URL(to).hostname;
       await assert.rejects(open(to, false), (e: unknown) => {
         assert.ok(e instanceof FetchError, String(e));
         assert.equal(e.kind, 'redirect');
-        assert.equal(e.message, `refusing redirect from ${base}/r?to=${encodeURIComponent(to)} to ${new URL(to).href}: a redirect to the loopback or private address ${host} is not allowed (unless a loopback mirror is explicitly allowed)`);
+        assert.equal(
+          e.message,
+          `refusing redirect from ${base}/r?to=${encodeURIComponent(to)} to ${new URL(to).href}: a redirect to the loopback or private address ${host} is not allowed (unless a loopback mirror is explicitly allowed)`,
+        );
         return true;
       });
     }

@@ -43,7 +43,8 @@ const HEX_LEN = { sha256: 64, sha512: 128 } as const;
 export type HttpPolicy = Pick<DownloadPolicy, 'allowInsecureHttp' | 'allowLoopbackHttp' | 'loopbackSetting'>;
 
 /** How a refusal says a loopback mirror may be allowed: by its setting's name when the caller gave it. */
-const loopbackOptIn = (p: HttpPolicy): string => (p.loopbackSetting === undefined ? 'unless a loopback mirror is explicitly allowed' : `unless a loopback mirror is allowed with ${p.loopbackSetting}`);
+const loopbackOptIn = (p: HttpPolicy): string =>
+  p.loopbackSetting === undefined ? 'unless a loopback mirror is explicitly allowed' : `unless a loopback mirror is allowed with ${p.loopbackSetting}`;
 
 /** 127.0.0.0/8, ::1 (and its IPv4-mapped forms) and `localhost`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -56,7 +57,15 @@ export function isLoopbackHost(hostname: string): boolean {
 
 const LOCAL_V4 = new BlockList();
 // loopback, RFC 1918, link-local (cloud metadata at 169.254.169.254), "this network", CGNAT
-for (const [net, bits] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['0.0.0.0', 8], ['100.64.0.0', 10]] as const) {
+for (const [net, bits] of [
+  ['127.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['169.254.0.0', 16],
+  ['0.0.0.0', 8],
+  ['100.64.0.0', 10],
+] as const) {
   LOCAL_V4.addSubnet(net, bits, 'ipv4');
 }
 const LOCAL_V6 = new BlockList();
@@ -77,7 +86,8 @@ export function isLocalAddress(hostname: string): boolean {
   if (isIP(h) !== 6) return false;
   const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(h);
   if (mapped) {
-    const v4 = mapped[1] ?? [parseInt(mapped[2], 16) >> 8, parseInt(mapped[2], 16) & 255, parseInt(mapped[3], 16) >> 8, parseInt(mapped[3], 16) & 255].join('.');
+    const v4 =
+      mapped[1] ?? [parseInt(mapped[2], 16) >> 8, parseInt(mapped[2], 16) & 255, parseInt(mapped[3], 16) >> 8, parseInt(mapped[3], 16) & 255].join('.');
     return LOCAL_V4.check(v4, 'ipv4');
   }
   return LOCAL_V6.check(h, 'ipv6');
@@ -161,7 +171,10 @@ export function checkChecksum(c: Checksum, where: string): void {
 
 /** The refusal of a URL without a checksum, when one is required. */
 export function checksumMissing(shown: string): FetchError {
-  return new FetchError('checksum-missing', `refusing to download ${shown}: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`);
+  return new FetchError(
+    'checksum-missing',
+    `refusing to download ${shown}: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)`,
+  );
 }
 
 /**
@@ -201,14 +214,20 @@ export function archiveFormat(url: URL, archiveParam: string | null | undefined)
     if (a === 'tar.gz' || a === 'tgz') return 'tar.gz';
     if (a === 'tar') return 'tar';
     if (a === 'false' || a === 'none' || a === '') return 'none';
-    throw new FetchError('unsupported-archive', `unsupported archive type ${quote(archiveParam)} for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
+    throw new FetchError(
+      'unsupported-archive',
+      `unsupported archive type ${quote(archiveParam)} for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`,
+    );
   }
   const p = decodedPath(url).toLowerCase();
   if (p.endsWith('.tar.gz') || p.endsWith('.tgz')) return 'tar.gz';
   if (p.endsWith('.tar')) return 'tar';
   const ext = UNSUPPORTED_EXT.find((e) => p.endsWith(e));
   if (ext) {
-    throw new FetchError('unsupported-archive', `unsupported archive type "${ext.slice(1)}" for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`);
+    throw new FetchError(
+      'unsupported-archive',
+      `unsupported archive type "${ext.slice(1)}" for ${displayUrl(url)}: only tar.gz (tgz), tar and plain binaries are supported`,
+    );
   }
   return 'none';
 }

@@ -14,7 +14,10 @@ function elide(s: string, max: number): string {
 
 /** Text for a message, as is but on one line (control characters escaped) and at most MAX_QUOTED characters. */
 export function clip(text: string, max: number = MAX_QUOTED): string {
-  return elide(text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), max);
+  return elide(
+    text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    max,
+  );
 }
 
 /** A value in JSON form for a message (`"v2"`, `12`, `null`), elided like clip. */

@@ -34,7 +34,6 @@ describe('a release download: verified, unpacked, its daemon found', () => {
     return (await locateDaemon(out, 'chaind', p.fileName)).slice(out.length + 1);
   }
 
-
   it('a plain binary becomes bin/<daemon>; an archive is extracted', async () => {
     assert.equal(await fetchOne('/chaind-linux-amd64', Buffer.from(BIN)), 'bin/chaind');
     assert.equal(await fetchOne('/v2.tar.gz', tgz([{ path: 'chaind', body: BIN, mode: 0o755 }])), 'chaind');
@@ -54,6 +53,10 @@ describe('a release download: verified, unpacked, its daemon found', () => {
     await refused(fetchOne('/empty', Buffer.alloc(0)), 'empty', `download of ${srv.base}/empty is empty`);
     srv.file('/wrong', Buffer.from(BIN));
     const p = prepareDownload({ url: `${srv.base}/wrong`, platform: 'any', checksum: { algo: 'sha256', hex: 'ab'.repeat(32) } }, policy);
-    await refused(downloadRelease(p, join(root, 'wrong'), policy), 'checksum-mismatch', `checksum mismatch for ${srv.base}/wrong: expected sha256 ${'ab'.repeat(32)}, got ${hex('sha256', Buffer.from(BIN))}`);
+    await refused(
+      downloadRelease(p, join(root, 'wrong'), policy),
+      'checksum-mismatch',
+      `checksum mismatch for ${srv.base}/wrong: expected sha256 ${'ab'.repeat(32)}, got ${hex('sha256', Buffer.from(BIN))}`,
+    );
   });
 });

@@ -39,7 +39,10 @@ export interface PreparedDownload {
  * come from elsewhere): the scheme policy, the checksum (md5/sha1 refused, a missing one when required),
  * an archive type that is handled.
  */
-export function prepareDownload(src: ReleaseSource, o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp' | 'allowLoopbackHttp' | 'loopbackSetting'>): PreparedDownload {
+export function prepareDownload(
+  src: ReleaseSource,
+  o: Pick<DownloadPolicy, 'mustHaveChecksum' | 'allowInsecureHttp' | 'allowLoopbackHttp' | 'loopbackSetting'>,
+): PreparedDownload {
   const parsed = new URL(src.url);
   assertFetchable(parsed, o);
   const { url, checksum: inUrl, archive } = splitMagicParams(parsed);
@@ -82,7 +85,10 @@ export async function downloadRelease(p: PreparedDownload, file: string, o: Rele
   });
   const v0 = performance.now();
   if (p.checksum && dl.digest !== p.checksum.hex.toLowerCase()) {
-    throw new FetchError('checksum-mismatch', `checksum mismatch for ${p.shown}: expected ${p.checksum.algo} ${p.checksum.hex.toLowerCase()}, got ${dl.digest}`);
+    throw new FetchError(
+      'checksum-mismatch',
+      `checksum mismatch for ${p.shown}: expected ${p.checksum.algo} ${p.checksum.hex.toLowerCase()}, got ${dl.digest}`,
+    );
   }
   if (dl.bytes === 0) throw new FetchError('empty', `download of ${p.shown} is empty`);
   return { ...dl, verifyMs: dl.hashMs + (performance.now() - v0) };
@@ -109,7 +115,14 @@ async function sniff(file: string): Promise<ArchiveFormat | 'zip'> {
  * safety checks, a plain binary becomes out/bin/<daemonName>. A URL whose path names no archive type is taken by
  * its content: a gzip or tar is extracted (within `limits`), a zip refused. `name` names the release in messages.
  */
-export async function unpackRelease(file: string, p: PreparedDownload, out: string, daemonName: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
+export async function unpackRelease(
+  file: string,
+  p: PreparedDownload,
+  out: string,
+  daemonName: string,
+  name: string,
+  limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS,
+): Promise<void> {
   let format = p.format;
   if (format === 'none' && !p.explicit) {
     const seen = await sniff(file);
@@ -147,7 +160,10 @@ export async function locateDaemon(out: string, daemon: string, name: string): P
   const atRoot = join(out, daemon);
   const binKind = await kindOf(join(out, 'bin'));
   if (binKind !== null && binKind !== 'dir') {
-    throw new FetchError('no-binary', `release ${name}: bin is ${binKind === 'file' ? 'a file' : DESCRIBE[binKind]}, not a folder holding the daemon binary ${daemon}`);
+    throw new FetchError(
+      'no-binary',
+      `release ${name}: bin is ${binKind === 'file' ? 'a file' : DESCRIBE[binKind]}, not a folder holding the daemon binary ${daemon}`,
+    );
   }
   const k = binKind === 'dir' ? await kindOf(inBin) : null;
   if (k === null) {

@@ -118,7 +118,10 @@ describe('resolveRelease with info as JSON', () => {
     await refused(resolveRelease('{"binaries": [1]}', policy), 'bad-info', `upgrade info has no "binaries" object; ${expected}`);
     await refused(resolveRelease('{"binaries": {"any": 3}}', policy), 'bad-info', 'upgrade info: binaries["any"] is not a URL string');
     await refused(resolveRelease('{"binaries": {"any": "not a url"}}', policy), 'bad-info', 'upgrade info: binaries["any"] is not a valid URL: "not a url"');
-    await assert.rejects(resolveRelease('{"binaries":', policy), (e: unknown) => e instanceof FetchError && e.kind === 'bad-info' && e.message.startsWith('upgrade info is not valid JSON ('));
+    await assert.rejects(
+      resolveRelease('{"binaries":', policy),
+      (e: unknown) => e instanceof FetchError && e.kind === 'bad-info' && e.message.startsWith('upgrade info is not valid JSON ('),
+    );
   });
 
   it('refuses zip, tar.xz and the other unsupported archives before downloading anything, naming the supported formats', async () => {
@@ -147,23 +150,47 @@ describe("planBinaries: the proposer's check of every entry, the same rules as c
     await bad('{"binaries":[]}', 'bad-info', `upgrade info has no "binaries" object; ${expected}`);
     await bad('{"binaries":{}}', 'bad-info', 'no "binaries" entries found');
     await bad(info({ linux: `https://x/y?checksum=sha256:${SHA256}` }), 'bad-info', 'platform key "linux" must be "any" or "os/arch"');
-    await bad(info({ any: 'ftp://x/y' }), 'scheme', 'refusing to download ftp://x/y: scheme "ftp:" is not allowed (only https, or plain http where explicitly allowed)');
-    await bad(info({ any: 'https://x/y' }), 'checksum-missing', 'refusing to download https://x/y: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)');
+    await bad(
+      info({ any: 'ftp://x/y' }),
+      'scheme',
+      'refusing to download ftp://x/y: scheme "ftp:" is not allowed (only https, or plain http where explicitly allowed)',
+    );
+    await bad(
+      info({ any: 'https://x/y' }),
+      'checksum-missing',
+      'refusing to download https://x/y: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)',
+    );
     await bad(info({ any: 'https://x/y?checksum=sha256' }), 'bad-info', 'unsupported checksum "sha256" for https://x/y: expected sha256:<hex> or sha512:<hex>');
-    await bad(info({ any: `https://x/y?checksum=md5:${'a'.repeat(32)}` }), 'checksum-weak', 'refusing md5 checksum for https://x/y: md5 is too weak, use sha256 or sha512');
+    await bad(
+      info({ any: `https://x/y?checksum=md5:${'a'.repeat(32)}` }),
+      'checksum-weak',
+      'refusing md5 checksum for https://x/y: md5 is too weak, use sha256 or sha512',
+    );
     await bad(info({ any: 'https://x/y?checksum=sha256:abcd' }), 'bad-info', 'malformed sha256 checksum for https://x/y: expected 64 hex digits, got "abcd"');
     // every entry is checked, not only this platform's
-    await bad(info({ [own]: `https://x/y?checksum=sha256:${SHA256}`, 'plan9/mips': 'https://x/z' }), 'checksum-missing', 'refusing to download https://x/z: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)');
+    await bad(
+      info({ [own]: `https://x/y?checksum=sha256:${SHA256}`, 'plan9/mips': 'https://x/z' }),
+      'checksum-missing',
+      'refusing to download https://x/z: no checksum given (add ?checksum=sha256:<hex> to the URL, or explicitly allow downloads without a checksum)',
+    );
   });
 
   it('without required checksums a URL may have none, but one that is there is still checked', async () => {
     const lax = { ...policy, mustHaveChecksum: false };
     assert.equal((await planBinaries(info({ any: 'https://x/y' }), lax))[0].checksum, undefined);
-    await bad(info({ any: 'https://x/y?checksum=sha1:00' }), 'checksum-weak', 'refusing sha1 checksum for https://x/y: sha1 is too weak, use sha256 or sha512', lax);
+    await bad(
+      info({ any: 'https://x/y?checksum=sha1:00' }),
+      'checksum-weak',
+      'refusing sha1 checksum for https://x/y: sha1 is too weak, use sha256 or sha512',
+      lax,
+    );
   });
 
   it('returns every entry, sorted by platform', async () => {
-    const ok = await planBinaries(info({ 'linux/amd64': `https://x/b?checksum=SHA256:${SHA256.toUpperCase()}`, 'darwin/arm64': `https://x/a.tgz?checksum=sha256:${SHA256}` }), policy);
+    const ok = await planBinaries(
+      info({ 'linux/amd64': `https://x/b?checksum=SHA256:${SHA256.toUpperCase()}`, 'darwin/arm64': `https://x/a.tgz?checksum=sha256:${SHA256}` }),
+      policy,
+    );
     assert.deepEqual(ok, [
       { url: 'https://x/a.tgz', platform: 'darwin/arm64', checksum: { algo: 'sha256', hex: SHA256 } },
       { url: 'https://x/b', platform: 'linux/amd64', checksum: { algo: 'sha256', hex: SHA256 } },
@@ -200,7 +227,11 @@ describe('resolveRelease with info as a URL', () => {
     assert.equal(srv.hits.includes('/plain.json'), false, 'refused before connecting');
     assert.equal((await resolveRelease(`${srv.base}/plain.json`, { ...policy, mustHaveChecksum: false })).platform, own);
     const got = hex('sha256', Buffer.from(body));
-    await refused(resolveRelease(`${srv.base}/plain.json?checksum=sha256:${SHA256}`, policy), 'checksum-mismatch', `checksum mismatch for ${srv.base}/plain.json: expected sha256 ${SHA256}, got ${got}`);
+    await refused(
+      resolveRelease(`${srv.base}/plain.json?checksum=sha256:${SHA256}`, policy),
+      'checksum-mismatch',
+      `checksum mismatch for ${srv.base}/plain.json: expected sha256 ${SHA256}, got ${got}`,
+    );
   });
 
   it('reports a missing info document', async () => {
@@ -223,7 +254,11 @@ describe('resolveRelease with info as a URL', () => {
     });
     const quick = { ...policy, stallTimeoutMs: 300 };
     await refused(resolveRelease(`${srv.base}/silent.json${sum('')}`, quick), 'stalled', `download of ${srv.base}/silent.json stalled: no response for 300ms`);
-    await refused(resolveRelease(`${srv.base}/stuck.json${sum('')}`, quick), 'stalled', `download of ${srv.base}/stuck.json stalled: no data for 300ms (received 12 bytes)`);
+    await refused(
+      resolveRelease(`${srv.base}/stuck.json${sum('')}`, quick),
+      'stalled',
+      `download of ${srv.base}/stuck.json stalled: no data for 300ms (received 12 bytes)`,
+    );
   });
 
   it('reports info at a URL that is not JSON', async () => {

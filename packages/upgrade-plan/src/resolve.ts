@@ -139,7 +139,10 @@ export async function resolveRelease(info: string, o: DownloadPolicy): Promise<R
   const key = Object.hasOwn(b.table, own) ? own : Object.hasOwn(b.table, 'any') ? 'any' : null;
   if (key === null) {
     const listed = Object.keys(b.table);
-    throw new FetchError('no-platform', `${b.from} has no binary for ${own} and no "any" entry (it lists: ${listed.length ? clip(listed.join(', ')) : 'nothing'})`);
+    throw new FetchError(
+      'no-platform',
+      `${b.from} has no binary for ${own} and no "any" entry (it lists: ${listed.length ? clip(listed.join(', ')) : 'nothing'})`,
+    );
   }
   return releaseSource(b, key, o);
 }

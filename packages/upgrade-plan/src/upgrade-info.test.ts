@@ -106,8 +106,14 @@ describe('upgrade-info.json', () => {
     mkdirSync(join(p, '..'));
     // a character device: fstat says 0 bytes, reading never ends
     symlinkSync('/dev/zero', p);
-    assert.deepEqual(readUpgradeInfoFile(p, { maxBytes: 1000 }), { state: 'invalid', why: 'it is 1001 bytes, over the limit of 1000 bytes: not an upgrade the node wrote (a broken release or a wrong file?)' });
-    assert.throws(() => readUpgradeInfo(p, { maxBytes: 1000 }), { name: 'UpgradeInfoError', message: /refused: it is 1001 bytes, over the limit of 1000 bytes/ });
+    assert.deepEqual(readUpgradeInfoFile(p, { maxBytes: 1000 }), {
+      state: 'invalid',
+      why: 'it is 1001 bytes, over the limit of 1000 bytes: not an upgrade the node wrote (a broken release or a wrong file?)',
+    });
+    assert.throws(() => readUpgradeInfo(p, { maxBytes: 1000 }), {
+      name: 'UpgradeInfoError',
+      message: /refused: it is 1001 bytes, over the limit of 1000 bytes/,
+    });
   });
 
   test("a temp file left by a writer killed before its rename is removed by the next write; a live writer's is left alone", () => {

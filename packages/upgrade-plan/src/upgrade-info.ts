@@ -112,7 +112,8 @@ function parseFields(text: string): ParseResult {
   let height: bigint | undefined;
   if (typeof r.height === 'number' && Number.isSafeInteger(r.height)) height = BigInt(r.height);
   else if (typeof r.height === 'string' && /^\d+$/.test(r.height)) height = BigInt(r.height);
-  if (height === undefined || height <= 0n || height > MAX_HEIGHT) return { state: 'invalid', why: `"height" must be a positive integer, got ${quote(r.height)}` };
+  if (height === undefined || height <= 0n || height > MAX_HEIGHT)
+    return { state: 'invalid', why: `"height" must be a positive integer, got ${quote(r.height)}` };
   if (r.info !== undefined && typeof r.info !== 'string') return { state: 'invalid', why: '"info" must be a string' };
   return { state: 'ok', info: { name: r.name, height, info: r.info ?? '', raw: text } };
 }

@@ -99,7 +99,12 @@ export async function tarGzOf(dir: string, files: Record<string, string | Buffer
     await writeFile(join(dir, p), body, { mode: 0o644 });
   }
   const out = `${dir}.tar.gz`;
-  await tarCreate({ gzip: true, file: out, cwd: dir, portable: true }, Object.keys(files).map((p) => p.split('/')[0]).filter((v, i, a) => a.indexOf(v) === i));
+  await tarCreate(
+    { gzip: true, file: out, cwd: dir, portable: true },
+    Object.keys(files)
+      .map((p) => p.split('/')[0])
+      .filter((v, i, a) => a.indexOf(v) === i),
+  );
   return readFile(out);
 }
 

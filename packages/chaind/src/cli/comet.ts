@@ -48,10 +48,14 @@ async function cometConfig(o: CometConfigOptions): Promise<void> {
   const { address } = addresses.abci;
   // a port the system picks at start is one CometBFT cannot be told in advance
   if (address.kind === 'tcp' && address.port === 0) {
-    throw new UserError(`chaind's ABCI address ${formatAbciAddress(address)} has port 0 (any free port): CometBFT needs a fixed one; set app.toml [abci] address or --address`);
+    throw new UserError(
+      `chaind's ABCI address ${formatAbciAddress(address)} has port 0 (any free port): CometBFT needs a fixed one; set app.toml [abci] address or --address`,
+    );
   }
   if (addresses.rpc.port === 0) {
-    throw new UserError(`[rpc] laddr ${tcpAddress(addresses.rpc)} has port 0 (any free port): chaind must know where CometBFT's RPC is; set config.toml [rpc] laddr or --rpc.laddr`);
+    throw new UserError(
+      `[rpc] laddr ${tcpAddress(addresses.rpc)} has port 0 (any free port): chaind must know where CometBFT's RPC is; set config.toml [rpc] laddr or --rpc.laddr`,
+    );
   }
   const pairing: CometPairing = { proxy_app: formatAbciAddress(abciDialAddress(address)), abci: 'socket', rpc: { laddr: tcpAddress(addresses.rpc) } };
   // the settings go to stdout, ready to paste; what is wrong in this home's own config.toml to stderr
@@ -64,7 +68,7 @@ async function cometConfig(o: CometConfigOptions): Promise<void> {
     `# CometBFT v0.38 config.toml settings that pair CometBFT with chaind (home ${home}).`,
     `# They go in the config/config.toml of CometBFT's home: ${configPaths(home).node} when CometBFT runs with --home ${home}.`,
     '',
-    '# Top level, before any [section]. CometBFT dials chaind\'s ABCI server here (chaind: app.toml [abci] address, --address).',
+    "# Top level, before any [section]. CometBFT dials chaind's ABCI server here (chaind: app.toml [abci] address, --address).",
   ];
   if (address.kind === 'tcp' && dialHost(address.host) !== address.host) {
     lines.push(`# chaind listens on every interface (${formatAbciAddress(address)}): a CometBFT on another machine dials this machine's address instead.`);
@@ -85,30 +89,38 @@ function addCometConfigCommand(parent: Command, name: string, description: strin
     .command(name)
     .description(description)
     .addOption(new Option('-o, --output <format>', 'output format: text (TOML to paste) or json').choices(['text', 'json']).default('text'));
-  for (const f of ABCI_FLAGS) cmd.option(`--${f.flag} <${f.flag === 'address' ? 'address' : 'transport'}>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
+  for (const f of ABCI_FLAGS)
+    cmd.option(`--${f.flag} <${f.flag === 'address' ? 'address' : 'transport'}>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
   const rpc = ADDRESS_FLAGS.find((f) => f.flag === 'rpc.laddr');
   if (rpc !== undefined) cmd.option(`--${rpc.flag} <address>`, `CometBFT's JSON-RPC listen address (overrides ${rpc.key}; e.g. ${rpc.example})`);
   addHomeOption(cmd).action((o: CometConfigOptions) => cometConfig(o));
 }
 
 export function registerCometCommands(program: Command): void {
-  const comet = program.command('comet').aliases(['cometbft', 'tendermint']).description('CometBFT subcommands: node id, consensus key and address, pairing settings');
+  const comet = program
+    .command('comet')
+    .aliases(['cometbft', 'tendermint'])
+    .description('CometBFT subcommands: node id, consensus key and address, pairing settings');
 
   addHomeOption(comet.command('show-node-id').description("show this node's p2p id (from config/node_key.json)")).action(async (o: HomeOptions) => {
     printLine(nodeIdOf((await readNodeKey(homeOf(o))).pubKey));
   });
 
   addHomeOption(
-    comet.command('show-validator').description("show this node's consensus public key (from config/priv_validator_key.json), as `genesis add-validator --pubkey` takes it"),
+    comet
+      .command('show-validator')
+      .description("show this node's consensus public key (from config/priv_validator_key.json), as `genesis add-validator --pubkey` takes it"),
   ).action(async (o: HomeOptions) => {
     const key = await readPrivValidatorKey(homeOf(o));
     printLine(JSON.stringify({ '@type': ED25519_PUBKEY_TYPE_URL, key: key.pubKey.toString('base64') }));
   });
 
-  addHomeOption(comet.command('show-address').description(`show this node's consensus address (${CONSENSUS_ADDRESS_PREFIX}1…)`)).action(async (o: HomeOptions) => {
-    const key = await readPrivValidatorKey(homeOf(o));
-    printLine(toBech32(CONSENSUS_ADDRESS_PREFIX, Buffer.from(key.address, 'hex')));
-  });
+  addHomeOption(comet.command('show-address').description(`show this node's consensus address (${CONSENSUS_ADDRESS_PREFIX}1…)`)).action(
+    async (o: HomeOptions) => {
+      const key = await readPrivValidatorKey(homeOf(o));
+      printLine(toBech32(CONSENSUS_ADDRESS_PREFIX, Buffer.from(key.address, 'hex')));
+    },
+  );
 
   const pairing = "print the config.toml settings that pair CometBFT with this chaind: proxy_app (chaind's ABCI address), abci, [rpc] laddr";
   addCometConfigCommand(comet, 'config', `${pairing} (same as \`chaind comet-config\`)`);

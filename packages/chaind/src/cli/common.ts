@@ -61,7 +61,10 @@ export const TEST_BACKEND_WARNED = 'unencrypted-warning-shown';
 async function warnOncePerHome(dir: string): Promise<void> {
   try {
     // 'wx': only the command that creates the marker warns, even when two run at once
-    await writeFile(join(dir, TEST_BACKEND_WARNED), 'chaind showed the test keyring backend warning for this home; delete this file to see it again\n', { flag: 'wx', mode: 0o600 });
+    await writeFile(join(dir, TEST_BACKEND_WARNED), 'chaind showed the test keyring backend warning for this home; delete this file to see it again\n', {
+      flag: 'wx',
+      mode: 0o600,
+    });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
     // a marker that cannot be written (read-only home): the warning on every command, as before

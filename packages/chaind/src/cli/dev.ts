@@ -21,9 +21,11 @@ export const DEV_CHAIN_ID = 'chain-dev-1';
 export const DEV_DENOM = 'stake';
 /** Development keys only: these mnemonics are public, never use them for anything of value. */
 export const DEV_MNEMONICS: Readonly<Record<'alice' | 'bob' | 'validator', string>> = {
-  alice: 'predict eight fashion extend network panther solar tragic crumble unusual vacuum amateur basic name blind cost silent just road salute guard tip rug visit',
+  alice:
+    'predict eight fashion extend network panther solar tragic crumble unusual vacuum amateur basic name blind cost silent just road salute guard tip rug visit',
   bob: 'foil exchange benefit when empty crater good uniform short wide sad stuff course vanish another mountain top abandon host loyal lesson charge coconut story',
-  validator: 'speak steel habit replace among mammal material empty opinion act subject engine fortune theory brisk neutral thrive buzz hundred giant pumpkin shrug sorry library',
+  validator:
+    'speak steel habit replace among mammal material empty opinion act subject engine fortune theory brisk neutral thrive buzz hundred giant pumpkin shrug sorry library',
 };
 const DEV_BALANCE = 1_000_000_000_000n;
 
@@ -44,11 +46,22 @@ export async function createDevHome(home: string, govPeriod = DEV_GOV_PERIOD): P
   const key = await readPrivValidatorKey(home);
   const doc = await readGenesisFile(genesisPath(home));
   const state = doc.appState as Record<string, Record<string, unknown>>;
-  state.auth.accounts = addresses.map((address) => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' }));
+  state.auth.accounts = addresses.map((address) => ({
+    '@type': '/cosmos.auth.v1beta1.BaseAccount',
+    address,
+    pub_key: null,
+    account_number: '0',
+    sequence: '0',
+  }));
   state.bank.balances = addresses.map((address) => ({ address, coins: [{ denom: DEV_DENOM, amount: DEV_BALANCE.toString() }] }));
   state.bank.supply = [{ denom: DEV_DENOM, amount: (DEV_BALANCE * BigInt(addresses.length)).toString() }];
   state.validators.validators = [
-    { operator_address: validator, consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: key.pubKey.toString('base64') }, power: '10', moniker: 'validator' },
+    {
+      operator_address: validator,
+      consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: key.pubKey.toString('base64') },
+      power: '10',
+      moniker: 'validator',
+    },
   ];
   const gov = state.gov.params as Record<string, unknown>;
   state.gov.params = { ...gov, min_deposit: [{ denom: DEV_DENOM, amount: '10000000' }] };
@@ -82,14 +95,19 @@ export function registerDevCommand(program: Command, servers?: ServerStarter): v
       printLine(`created a development chain in ${home}`);
       printLine(summary);
     }
-    process.exitCode = await runNode(o, servers, (node) => {
-      printLine(`chaind dev: chain ${DEV_CHAIN_ID}, home ${home}`);
-      for (const s of node.servers) printLine(`  ${s.name.padEnd(8)} ${s.url}`);
-      printLine('try:');
-      const rpc = node.servers.find((s) => s.name === 'json-rpc')?.url ?? 'http://127.0.0.1:26657';
-      printLine(`  curl -s ${rpc}/status`);
-      printLine(`  curl -s '${rpc}/abci_query?path="/chain.upgrade.v1beta1.Query/CurrentPlan"'`);
-      printLine(`  chaind keys list --keyring-backend test --home ${home}`);
-    }, true);
+    process.exitCode = await runNode(
+      o,
+      servers,
+      (node) => {
+        printLine(`chaind dev: chain ${DEV_CHAIN_ID}, home ${home}`);
+        for (const s of node.servers) printLine(`  ${s.name.padEnd(8)} ${s.url}`);
+        printLine('try:');
+        const rpc = node.servers.find((s) => s.name === 'json-rpc')?.url ?? 'http://127.0.0.1:26657';
+        printLine(`  curl -s ${rpc}/status`);
+        printLine(`  curl -s '${rpc}/abci_query?path="/chain.upgrade.v1beta1.Query/CurrentPlan"'`);
+        printLine(`  chaind keys list --keyring-backend test --home ${home}`);
+      },
+      true,
+    );
   });
 }

@@ -28,7 +28,8 @@ async function readGenesisText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`genesis file ${path} not found: run "chaind init" first, or pass the right --home`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UserError(`genesis file ${path} not found: run "chaind init" first, or pass the right --home`);
     throw e;
   }
 }
@@ -182,7 +183,10 @@ async function addAccount(arg: string, coinsArg: string, o: KeyringOptions): Pro
       throw new UserError(`cannot add account ${address}: it already has a balance in app_state.bank.balances`);
     }
     // account number 0 for every genesis account, as the Cosmos SDK: InitGenesis numbers them in order
-    auth.accounts = [...list(auth.accounts, 'app_state.auth.accounts'), { '@type': BASE_ACCOUNT_TYPE_URL, address, pub_key: null, account_number: '0', sequence: '0' }];
+    auth.accounts = [
+      ...list(auth.accounts, 'app_state.auth.accounts'),
+      { '@type': BASE_ACCOUNT_TYPE_URL, address, pub_key: null, account_number: '0', sequence: '0' },
+    ];
     bank.balances = [...balances, { address, coins: toProtoCoins(coins) }];
     // supply is the sum of all balances (recomputed, so an earlier hand edit cannot leave it wrong)
     let supply: Coin[] = [];
@@ -250,7 +254,11 @@ async function addValidator(arg: string, powerArg: string, o: AddValidatorOption
     if (!accountAddresses(auth).some((a) => addressKey(a) === key)) {
       throw new UserError(`account ${operator} is not in the genesis: add it first with "chaind genesis add-account ${arg} <coins>"`);
     }
-    const existing = list(vals.validators, 'app_state.validators.validators') as { operator_address?: unknown; consensus_pubkey?: { key?: unknown; value?: unknown }; moniker?: unknown }[];
+    const existing = list(vals.validators, 'app_state.validators.validators') as {
+      operator_address?: unknown;
+      consensus_pubkey?: { key?: unknown; value?: unknown };
+      moniker?: unknown;
+    }[];
     const keyB64 = pubKey.toString('base64');
     for (const v of existing) {
       if (addressKey(v?.operator_address) === key) throw new UserError(`${operator} is already a genesis validator (moniker ${JSON.stringify(v.moniker)})`);
@@ -260,7 +268,10 @@ async function addValidator(arg: string, powerArg: string, o: AddValidatorOption
         );
       }
     }
-    vals.validators = [...existing, { operator_address: operator, consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: keyB64 }, power: power.toString(), moniker }];
+    vals.validators = [
+      ...existing,
+      { operator_address: operator, consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: keyB64 }, power: power.toString(), moniker },
+    ];
     const appState = { ...doc.appState, validators: vals };
     checkAppState(mm, doc, appState, `add validator ${operator}`);
     await writeGenesisFile(path, { ...doc, appState });
@@ -304,7 +315,7 @@ export function registerGenesisCommands(program: Command): void {
     .argument('<key_name_or_address>', `the operator: a key name or a ${DEFAULT_PREFIX}1… address`)
     .argument('<power>', 'voting power, a positive integer')
     .option('--moniker <name>', "the validator's name (default: config.toml's moniker)")
-    .option('--pubkey <key>', "another node's ed25519 consensus key (base64, or its {\"type\",\"value\"} JSON) instead of config/priv_validator_key.json's");
+    .option('--pubkey <key>', 'another node\'s ed25519 consensus key (base64, or its {"type","value"} JSON) instead of config/priv_validator_key.json\'s');
   addKeyringOptions(addValidatorCmd).action((arg: string, power: string, o: AddValidatorOptions) => addValidator(arg, power, o));
 
   const validateCmd = genesis

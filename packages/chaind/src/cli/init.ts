@@ -89,8 +89,12 @@ export function registerInitCommand(program: Command): void {
     .argument('<moniker>', "this node's name")
     .requiredOption('--chain-id <id>', 'the chain id written to genesis.json')
     .option('--overwrite', 'replace genesis.json, config.toml and app.toml if they exist (keys and the validator state are kept)')
-    .option(GOV_PERIOD_FLAG, 'max deposit and voting periods in genesis (e.g. 60s for a test chain; default: the gov module\'s 48h)')
-    .addOption(new Option('-o, --output <format>', 'text: where the genesis went and a summary; json: the Cosmos SDK\'s JSON (moniker, chain_id, node_id, app_message)').choices(['text', 'json']).default('text'));
+    .option(GOV_PERIOD_FLAG, "max deposit and voting periods in genesis (e.g. 60s for a test chain; default: the gov module's 48h)")
+    .addOption(
+      new Option('-o, --output <format>', "text: where the genesis went and a summary; json: the Cosmos SDK's JSON (moniker, chain_id, node_id, app_message)")
+        .choices(['text', 'json'])
+        .default('text'),
+    );
   addHomeOption(cmd).action(async (moniker: string, o: InitCommandOptions) => {
     const r = await initHome(moniker, o);
     if (o.output === 'json') {

@@ -182,19 +182,15 @@ export function registerKeysCommands(program: Command): void {
       .description('create a key from a new 24-word mnemonic (shown once), or recover one with --recover')
       .argument('<name>', 'the key name')
       .option('--recover', 'recover the key from a bip39 mnemonic read from stdin')
-      .option('--account <n>', 'HD account number (m/44\'/118\'/account\'/0/index)', '0')
+      .option('--account <n>', "HD account number (m/44'/118'/account'/0/index)", '0')
       .option('--index <n>', 'HD address index', '0')
       .option('--no-backup', 'do not print the new mnemonic')
       .addOption(outputOption()),
   ).action((name: string, o: AddOptions) => add(name, o));
 
-  addKeyringOptions(
-    keys
-      .command('list')
-      .description('list all keys')
-      .option('-n, --list-names', 'list names only')
-      .addOption(outputOption()),
-  ).action((o: ListOptions) => list(o));
+  addKeyringOptions(keys.command('list').description('list all keys').option('-n, --list-names', 'list names only').addOption(outputOption())).action(
+    (o: ListOptions) => list(o),
+  );
 
   addKeyringOptions(
     keys

@@ -115,7 +115,9 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
       const later = upgrades.slice(upgrades.indexOf(upgrade) + 1).map((u) => u.name);
       // a later release brings the later upgrades' modules and stores: it would not apply this one as its own release does
       if (later.length > 0) {
-        throw fail(`this binary (release ${CHAIND_RELEASE}) is too new for upgrade "${info.name}": it also has the later upgrade${later.length > 1 ? 's' : ''} ${later.join(', ')}; install the release of upgrade "${info.name}" for it`);
+        throw fail(
+          `this binary (release ${CHAIND_RELEASE}) is too new for upgrade "${info.name}": it also has the later upgrade${later.length > 1 ? 's' : ''} ${later.join(', ')}; install the release of upgrade "${info.name}" for it`,
+        );
       }
       if (snap.height < h - 1n) {
         throw retry(`the state is at height ${snap.height}, before the upgrade height ${h} - 1: the old binary has not halted at the upgrade yet`);

@@ -11,7 +11,17 @@ import { CometBinaryError } from '../comet/binary.ts';
 import { printErrLine, UserError } from './common.ts';
 
 function isUserError(e: unknown): e is Error {
-  if (e instanceof UserError || e instanceof ConfigError || e instanceof GenesisError || e instanceof KeyringError || e instanceof CodedError || e instanceof NodeKeyError || e instanceof NodeModeError || e instanceof CometBinaryError) return true;
+  if (
+    e instanceof UserError ||
+    e instanceof ConfigError ||
+    e instanceof GenesisError ||
+    e instanceof KeyringError ||
+    e instanceof CodedError ||
+    e instanceof NodeKeyError ||
+    e instanceof NodeModeError ||
+    e instanceof CometBinaryError
+  )
+    return true;
   // a file that is missing, unreadable or in the way: the message names it (ENOENT: …, open '/path')
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code);

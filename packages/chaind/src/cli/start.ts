@@ -18,7 +18,8 @@ export interface StartOptions extends HomeOptions, ServerOverrides {
 function parseHeights(flag: string, v: string | undefined): bigint[] {
   if (v === undefined || v.trim() === '') return [];
   return v.split(',').map((s) => {
-    if (!/^\d+$/.test(s.trim()) || BigInt(s.trim()) <= 0n) throw new UserError(`invalid --${flag} ${JSON.stringify(v)}: expected positive heights separated by commas`);
+    if (!/^\d+$/.test(s.trim()) || BigInt(s.trim()) <= 0n)
+      throw new UserError(`invalid --${flag} ${JSON.stringify(v)}: expected positive heights separated by commas`);
     return BigInt(s.trim());
   });
 }
@@ -42,7 +43,11 @@ export function addStartOptions(cmd: Command, solo = false): Command {
       parseBool('with-comet'),
       DEFAULT_WITH_COMET,
     );
-    for (const f of ABCI_FLAGS) cmd.option(`--${f.flag} <value>`, `${f.description} (overrides ${f.key} with --with-comet=false; with true the default is a unix socket in the home; e.g. ${f.example})`);
+    for (const f of ABCI_FLAGS)
+      cmd.option(
+        `--${f.flag} <value>`,
+        `${f.description} (overrides ${f.key} with --with-comet=false; with true the default is a unix socket in the home; e.g. ${f.example})`,
+      );
   }
   cmd
     .option('--unsafe-skip-upgrades <heights>', 'skip the upgrades planned at these heights (comma-separated); they are cleared, not applied')
@@ -117,7 +122,9 @@ export async function runNode(o: StartOptions, servers?: ServerStarter, onStarte
 export function registerStartCommand(program: Command, servers?: ServerStarter): void {
   const cmd = program
     .command('start')
-    .description(`run a validator or full node: CometBFT ${COMETBFT_VERSION} (consensus, P2P, JSON-RPC) on this home with chaind's REST and gRPC, or (--with-comet=false) only the ABCI application for a CometBFT run separately; a solo chain runs with \`chaind dev\``);
+    .description(
+      `run a validator or full node: CometBFT ${COMETBFT_VERSION} (consensus, P2P, JSON-RPC) on this home with chaind's REST and gRPC, or (--with-comet=false) only the ABCI application for a CometBFT run separately; a solo chain runs with \`chaind dev\``,
+    );
   addStartOptions(cmd).action(async (o: StartOptions) => {
     process.exitCode = await runNode(o, servers);
   });

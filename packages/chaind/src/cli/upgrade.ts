@@ -93,7 +93,9 @@ export async function simulateHome(home: string, req: SimulateRequest = {}, upgr
       }
       const later = upgrades.slice(upgrades.indexOf(upgrade) + 1).map((u) => u.name);
       if (later.length > 0) {
-        throw unknownUpgrade(`this binary (release ${CHAIND_RELEASE}) is too new for upgrade "${name}": it also has the later upgrade${later.length > 1 ? 's' : ''} ${later.join(', ')}; run the release of upgrade "${name}"`);
+        throw unknownUpgrade(
+          `this binary (release ${CHAIND_RELEASE}) is too new for upgrade "${name}": it also has the later upgrade${later.length > 1 ? 's' : ''} ${later.join(', ')}; run the release of upgrade "${name}"`,
+        );
       }
       const done = doneHeight(snap, name);
       if (done !== undefined) throw new SimulateExit(SIMULATE_FAIL, `upgrade "${name}" was already applied at height ${done}`);
@@ -185,7 +187,9 @@ export function simulationText(s: Simulation): string {
   ];
   for (const d of s.stores) {
     const what = d.layout === 'kept' ? (d.renamedFrom !== undefined ? `renamed from ${d.renamedFrom}` : 'changed') : d.layout;
-    lines.push(`store ${d.name} (${what}): +${d.keysAdded} ~${d.keysChanged} -${d.keysDeleted} keys, ${d.bytesWritten} bytes written, ${d.bytesDeleted} deleted, net ${d.netBytes >= 0 ? '+' : ''}${d.netBytes}`);
+    lines.push(
+      `store ${d.name} (${what}): +${d.keysAdded} ~${d.keysChanged} -${d.keysDeleted} keys, ${d.bytesWritten} bytes written, ${d.bytesDeleted} deleted, net ${d.netBytes >= 0 ? '+' : ''}${d.netBytes}`,
+    );
   }
   if (s.appHash !== undefined) lines.push(`app hash of the upgrade block with no txs: ${s.appHash}`);
   return lines.join('\n');
@@ -212,9 +216,15 @@ export function registerUpgradeCommands(program: Command): void {
   addHomeOption(
     upgrade
       .command('simulate')
-      .description('run the upgrade block with this (new) binary on the latest state of a node, running or not, writing nothing (exit 0 pass, 20 fail, 21 unknown upgrade, 22 state not readable)')
+      .description(
+        'run the upgrade block with this (new) binary on the latest state of a node, running or not, writing nothing (exit 0 pass, 20 fail, 21 unknown upgrade, 22 state not readable)',
+      )
       .argument('[name]', "the upgrade (default: the scheduled plan's)")
-      .option('--height-as <height>', "the block height the handler sees (default: the plan's, else the next block's); the block time is extrapolated from recent blocks", parseHeight)
+      .option(
+        '--height-as <height>',
+        "the block height the handler sees (default: the plan's, else the next block's); the block time is extrapolated from recent blocks",
+        parseHeight,
+      )
       .option('--time-samples <n>', 'how many recent block intervals the block time is extrapolated from (their median)', parseSamples, BLOCK_TIME_SAMPLES)
       .option('-o, --output <format>', 'text or json', 'text'),
   ).action(async (name: string | undefined, o: SimulateOptions) => {

@@ -27,7 +27,6 @@ export function cometCachePath(root: string, version: string = COMETBFT_VERSION)
   return join(root, '.cache', 'cometbft', version, 'cometbft');
 }
 
-
 const HOW_TO_GET = `npm run cometbft:install (go install ${COMETBFT_GO_PACKAGE}@${COMETBFT_VERSION}), or set COMETBFT_BIN`;
 
 function executable(path: string): boolean {
@@ -55,9 +54,14 @@ export function isPinnedVersion(printed: string, version: string = COMETBFT_VERS
 /** Checks the binary answers with the pinned version; a CometBinaryError names both otherwise. */
 export function checkCometBinary(b: CometBinary): CometBinary {
   const v = cometVersionOf(b.path);
-  if (!v.ok) throw new CometBinaryError(`cometbft binary ${b.path} (from ${b.source}) does not run: ${v.error}; chaind needs CometBFT ${COMETBFT_VERSION}: ${HOW_TO_GET}`);
+  if (!v.ok)
+    throw new CometBinaryError(
+      `cometbft binary ${b.path} (from ${b.source}) does not run: ${v.error}; chaind needs CometBFT ${COMETBFT_VERSION}: ${HOW_TO_GET}`,
+    );
   if (!isPinnedVersion(v.version)) {
-    throw new CometBinaryError(`cometbft binary ${b.path} (from ${b.source}) is version ${v.version}; chaind runs only CometBFT ${COMETBFT_VERSION}: ${HOW_TO_GET}`);
+    throw new CometBinaryError(
+      `cometbft binary ${b.path} (from ${b.source}) is version ${v.version}; chaind runs only CometBFT ${COMETBFT_VERSION}: ${HOW_TO_GET}`,
+    );
   }
   return b;
 }
@@ -78,7 +82,8 @@ export function locateCometBinary(o: FindCometOptions = {}): CometBinary | undef
   const fromEnv = env.COMETBFT_BIN ?? '';
   if (fromEnv !== '') return { path: resolve(fromEnv), source: 'COMETBFT_BIN' };
   const configured = o.configured ?? '';
-  if (configured !== '') return { path: isAbsolute(configured) || o.home === undefined ? resolve(configured) : resolve(o.home, configured), source: 'app.toml' };
+  if (configured !== '')
+    return { path: isAbsolute(configured) || o.home === undefined ? resolve(configured) : resolve(o.home, configured), source: 'app.toml' };
   // a release runs from no checkout: it has no cache
   const root = o.repoRoot ?? checkoutRoot();
   const cached = root === undefined ? undefined : cometCachePath(root);
@@ -94,6 +99,9 @@ export function locateCometBinary(o: FindCometOptions = {}): CometBinary | undef
 /** The binary `chaind start` runs, checked; a CometBinaryError says how to get one. */
 export function findCometBinary(o: FindCometOptions = {}): CometBinary {
   const b = locateCometBinary(o);
-  if (b === undefined) throw new CometBinaryError(`no cometbft binary found (COMETBFT_BIN, app.toml [abci] cometbft-binary, the project cache, PATH); chaind needs CometBFT ${COMETBFT_VERSION}: ${HOW_TO_GET}`);
+  if (b === undefined)
+    throw new CometBinaryError(
+      `no cometbft binary found (COMETBFT_BIN, app.toml [abci] cometbft-binary, the project cache, PATH); chaind needs CometBFT ${COMETBFT_VERSION}: ${HOW_TO_GET}`,
+    );
   return checkCometBinary(b);
 }

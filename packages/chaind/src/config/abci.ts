@@ -2,7 +2,14 @@
 // config.toml's `proxy_app` (config/config.go BaseConfig.ProxyApp: "tcp://127.0.0.1:26658" by default,
 // or "unix://<path>"); chaind forwards broadcast transactions to CometBFT's JSON-RPC at config.toml
 // `[rpc] laddr`, as the Cosmos SDK's startStandAlone does (server/start.go: cmtCfg.RPC.ListenAddress).
-import { abciAddressProblem, DEFAULT_KEEPALIVE_INITIAL_DELAY_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES, formatAbciAddress, type AbciAddress } from '@chaind/abci';
+import {
+  abciAddressProblem,
+  DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  formatAbciAddress,
+  type AbciAddress,
+} from '@chaind/abci';
 import { isIP } from 'node:net';
 import { hostPort, type ListenAddress } from './address.ts';
 

@@ -72,7 +72,10 @@ describe('defaults', () => {
     const c = parseAppConfig('', 'app.toml').config;
     assert.equal(c.verifiedSignaturesCacheSize, 65_536);
     assert.equal(c.verifiedSignaturesCacheBytes, 16 * 1024 * 1024);
-    assert.equal(parseAppConfig('verified-signatures-cache-size = 1000\nverified-signatures-cache-bytes = 1048576', 'app.toml').config.verifiedSignaturesCacheBytes, 1_048_576);
+    assert.equal(
+      parseAppConfig('verified-signatures-cache-size = 1000\nverified-signatures-cache-bytes = 1048576', 'app.toml').config.verifiedSignaturesCacheBytes,
+      1_048_576,
+    );
     assert.throws(() => parseAppConfig('verified-signatures-cache-bytes = 100', 'app.toml'), /verified-signatures-cache-bytes = 100/);
     assert.throws(() => parseAppConfig('verified-signatures-cache-size = 0', 'app.toml'), /verified-signatures-cache-size = 0/);
   });
@@ -116,7 +119,16 @@ describe('defaults', () => {
         maxWriteBufferBytes: 3 * 1024 * 1024,
       },
       consensus: { timeoutCommitMs: 90_000, blockIntervalMs: 500 },
-      mempool: { size: 10, maxTxsBytes: 2048, maxTxBytes: 1024, cacheSize: 0, maxPendingTxs: 11, maxPendingBytes: 4096, preverifyAhead: 3, preverifyAheadBytes: 100 },
+      mempool: {
+        size: 10,
+        maxTxsBytes: 2048,
+        maxTxBytes: 1024,
+        cacheSize: 0,
+        maxPendingTxs: 11,
+        maxPendingBytes: 4096,
+        preverifyAhead: 3,
+        preverifyAheadBytes: 100,
+      },
       p2p: { laddr: { host: '0.0.0.0', port: 0 } },
       instrumentation: { prometheus: true, listenAddr: { host: '::1', port: 26670 }, maxOpenConnections: 0, namespace: 'node_1' },
     };
@@ -130,7 +142,14 @@ describe('defaults', () => {
       stateDbMaxBytes: 5_000_000_000n,
       verifiedSignaturesCacheSize: 12,
       verifiedSignaturesCacheBytes: 70_000,
-      api: { enable: false, address: { host: 'localhost', port: 1318 }, maxOpenConnections: 0, readTimeoutMs: 3000, idleTimeoutMs: 60_000, maxWriteBufferBytes: 2 * 1024 * 1024 },
+      api: {
+        enable: false,
+        address: { host: 'localhost', port: 1318 },
+        maxOpenConnections: 0,
+        readTimeoutMs: 3000,
+        idleTimeoutMs: 60_000,
+        maxWriteBufferBytes: 2 * 1024 * 1024,
+      },
       grpc: {
         enable: false,
         address: { host: '10.0.0.1', port: 9091 },
@@ -164,15 +183,26 @@ describe('defaults', () => {
     assert.deepEqual(parseAppConfig(renderAppConfig(app), 'app.toml'), { config: app, warnings: [] });
   });
 
-  test('[abci] limits: written with their defaults, today\'s constants; out of range refused', async () => {
+  test("[abci] limits: written with their defaults, today's constants; out of range refused", async () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'n' });
     const lines = readFileSync(configPaths(home).app, 'utf8').split('\n');
-    for (const line of ['max-message-bytes = 2147483647', 'max-connections = 16', 'keepalive-initial-delay = "15s"', 'comet-rpc-timeout = "10s"', 'comet-rpc-max-response-bytes = 16777216']) assert.ok(lines.includes(line), line);
+    for (const line of [
+      'max-message-bytes = 2147483647',
+      'max-connections = 16',
+      'keepalive-initial-delay = "15s"',
+      'comet-rpc-timeout = "10s"',
+      'comet-rpc-max-response-bytes = 16777216',
+    ])
+      assert.ok(lines.includes(line), line);
     const c = await loadConfig(home);
     assert.deepEqual(c.app.abci, defaultAppConfig().abci);
     assert.deepEqual(c.warnings, []);
-    const bad = (body: string, want: string): void => assert.throws(() => parseAppConfig(`[abci]\n${body}`, 'app.toml'), (e: Error) => e instanceof ConfigError && e.message.includes(want));
+    const bad = (body: string, want: string): void =>
+      assert.throws(
+        () => parseAppConfig(`[abci]\n${body}`, 'app.toml'),
+        (e: Error) => e instanceof ConfigError && e.message.includes(want),
+      );
     bad('max-connections = 0', 'abci.max-connections = 0: out of range; expected an integer from 1 to 1000000');
     bad('max-message-bytes = 2147483648', 'abci.max-message-bytes = 2147483648: out of range; expected an integer from 1 to 2147483647');
     bad('comet-rpc-timeout = "0s"', 'abci.comet-rpc-timeout = "0s": must be more than zero');
@@ -192,7 +222,7 @@ describe('defaults', () => {
 });
 
 describe('problems', () => {
-  test('unknown keys and sections are warnings naming the file and the key; CometBFT\'s keys are not', async () => {
+  test("unknown keys and sections are warnings naming the file and the key; CometBFT's keys are not", async () => {
     const home = newHome();
     await writeDefaultConfig(home, { moniker: 'n' });
     const p = configPaths(home);
@@ -305,29 +335,84 @@ describe('problems', () => {
 
   const node = (body: string): string => `moniker = "n"\n${body}\n`;
   const cases: [string, 'node' | 'app', string, string][] = [
-    ['an address without a port', 'node', node('[rpc]\nladdr = "tcp://127.0.0.1"'), 'rpc.laddr = "tcp://127.0.0.1": missing ":port"; expected a TCP listen address such as "tcp://127.0.0.1:26657"'],
-    ['a unix socket', 'app', '[grpc]\naddress = "unix:///tmp/s"', 'grpc.address = "unix:///tmp/s": unsupported scheme "unix://": only tcp:// is served; expected a TCP listen address such as "127.0.0.1:9090"'],
-    ['a port out of range', 'app', '[api]\naddress = "tcp://127.0.0.1:65536"', 'api.address = "tcp://127.0.0.1:65536": port "65536" is not a number from 0 to 65535'],
+    [
+      'an address without a port',
+      'node',
+      node('[rpc]\nladdr = "tcp://127.0.0.1"'),
+      'rpc.laddr = "tcp://127.0.0.1": missing ":port"; expected a TCP listen address such as "tcp://127.0.0.1:26657"',
+    ],
+    [
+      'a unix socket',
+      'app',
+      '[grpc]\naddress = "unix:///tmp/s"',
+      'grpc.address = "unix:///tmp/s": unsupported scheme "unix://": only tcp:// is served; expected a TCP listen address such as "127.0.0.1:9090"',
+    ],
+    [
+      'a port out of range',
+      'app',
+      '[api]\naddress = "tcp://127.0.0.1:65536"',
+      'api.address = "tcp://127.0.0.1:65536": port "65536" is not a number from 0 to 65535',
+    ],
     ['an empty host', 'node', node('[p2p]\nladdr = "tcp://:26656"'), 'p2p.laddr = "tcp://:26656": missing host (write 0.0.0.0 to listen on every interface)'],
-    ['a duration without a unit', 'node', node('[consensus]\nblock_interval = 1000'), 'consensus.block_interval = 1000: a number has no unit; expected a positive duration such as "1s" or "500ms"'],
-    ['a malformed duration', 'node', node('[consensus]\ntimeout_commit = "1 second"'), 'consensus.timeout_commit = "1 second": expected a duration such as "1s" or "500ms"'],
+    [
+      'a duration without a unit',
+      'node',
+      node('[consensus]\nblock_interval = 1000'),
+      'consensus.block_interval = 1000: a number has no unit; expected a positive duration such as "1s" or "500ms"',
+    ],
+    [
+      'a malformed duration',
+      'node',
+      node('[consensus]\ntimeout_commit = "1 second"'),
+      'consensus.timeout_commit = "1 second": expected a duration such as "1s" or "500ms"',
+    ],
     ['a zero block interval', 'node', node('[consensus]\nblock_interval = "0s"'), 'consensus.block_interval = "0s": must be more than zero'],
     ['a negative mempool size', 'node', node('[mempool]\nsize = -1'), 'mempool.size = -1: out of range; expected an integer from 1 to 2147483647'],
     ['a fractional mempool size', 'node', node('[mempool]\nsize = 1.5'), 'mempool.size = 1.5: not an integer; expected an integer from 1'],
-    ['a transaction bigger than the mempool', 'node', node('[mempool]\nmax_txs_bytes = 100\nmax_tx_bytes = 101'), 'mempool.max_tx_bytes = 101: expected at most mempool.max_txs_bytes (100)'],
+    [
+      'a transaction bigger than the mempool',
+      'node',
+      node('[mempool]\nmax_txs_bytes = 100\nmax_tx_bytes = 101'),
+      'mempool.max_tx_bytes = 101: expected at most mempool.max_txs_bytes (100)',
+    ],
     ['an empty moniker', 'node', 'moniker = " "', 'moniker = " ": empty; expected a non-empty name'],
     ['no moniker', 'node', '[rpc]', 'moniker is missing'],
     ['a section that is not a table', 'node', node('rpc = "tcp://127.0.0.1:26657"'), 'rpc = "tcp://127.0.0.1:26657": expected a table [rpc]'],
     ['a quoted height', 'app', 'halt-height = "5"', 'halt-height = "5": expected an integer from 0 to 9223372036854775807'],
     ['a quoted boolean', 'app', '[api]\nenable = "yes"', 'api.enable = "yes": expected true or false (unquoted)'],
     ['a gas price without a denom', 'app', 'minimum-gas-prices = "0.025"', 'minimum-gas-prices = "0.025": invalid coin expression "0.025": missing denom'],
-    ['a gas price given as a number', 'app', 'minimum-gas-prices = 0.025', 'minimum-gas-prices = 0.025: not a string; expected decimal coins such as "0.025stake"'],
+    [
+      'a gas price given as a number',
+      'app',
+      'minimum-gas-prices = 0.025',
+      'minimum-gas-prices = 0.025: not a string; expected decimal coins such as "0.025stake"',
+    ],
     ['TOML syntax', 'app', '[api]\nenable = \n', 'invalid TOML at line 2, column 10'],
-    ['an ABCI address without a scheme', 'app', '[abci]\naddress = "127.0.0.1:26658"', 'abci.address = "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///'],
-    ['a relative unix socket', 'app', '[abci]\naddress = "unix://abci.sock"', 'abci.address = "unix://abci.sock": a unix socket path must be absolute (three slashes: "unix:///path")'],
+    [
+      'an ABCI address without a scheme',
+      'app',
+      '[abci]\naddress = "127.0.0.1:26658"',
+      'abci.address = "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///',
+    ],
+    [
+      'a relative unix socket',
+      'app',
+      '[abci]\naddress = "unix://abci.sock"',
+      'abci.address = "unix://abci.sock": a unix socket path must be absolute (three slashes: "unix:///path")',
+    ],
     ['an ABCI address over http', 'app', '[abci]\naddress = "http://127.0.0.1:26658"', 'unknown scheme "http://"'],
-    ['the grpc transport', 'app', '[abci]\ntransport = "grpc"', 'abci.transport = "grpc": chaind serves ABCI over a socket only (no gRPC transport); expected "socket"'],
-    ['a proxy_app that is not a string', 'node', node('proxy_app = 26658'), 'proxy_app = 26658: not a string; expected a string such as "tcp://127.0.0.1:26658"'],
+    [
+      'the grpc transport',
+      'app',
+      '[abci]\ntransport = "grpc"',
+      'abci.transport = "grpc": chaind serves ABCI over a socket only (no gRPC transport); expected "socket"',
+    ],
+    [
+      'a proxy_app that is not a string',
+      'node',
+      node('proxy_app = 26658'),
+      'proxy_app = 26658: not a string; expected a string such as "tcp://127.0.0.1:26658"',
+    ],
   ];
   for (const [name, which, text, want] of cases) {
     test(`invalid: ${name}`, async () => {
@@ -348,7 +433,10 @@ describe('problems', () => {
   test('a missing file says to run init', async () => {
     const home = newHome();
     mkdirSync(join(home, 'config'));
-    await assert.rejects(loadConfig(home), { name: 'ConfigError', message: `${configPaths(home).node} not found: run "chaind init" first, or pass the right --home` });
+    await assert.rejects(loadConfig(home), {
+      name: 'ConfigError',
+      message: `${configPaths(home).node} not found: run "chaind init" first, or pass the right --home`,
+    });
   });
 
   test('a moniker is refused before anything is written', async () => {
@@ -361,7 +449,7 @@ describe('problems', () => {
 describe('server addresses', () => {
   const cfg = { node: defaultNodeConfig('n'), app: defaultAppConfig() };
 
-  test('the files\' addresses, unless a Cosmos flag overrides them', () => {
+  test("the files' addresses, unless a Cosmos flag overrides them", () => {
     assert.deepEqual(resolveServerAddresses(cfg), {
       rpc: { host: '127.0.0.1', port: 26657 },
       api: { enable: true, address: { host: '127.0.0.1', port: 1317 } },
@@ -369,7 +457,12 @@ describe('server addresses', () => {
       // solo by default, as today; the ABCI server's address is CometBFT's default proxy_app
       abci: { withComet: true, address: { kind: 'tcp', host: '127.0.0.1', port: 26658 }, transport: 'socket' },
     });
-    const r = resolveServerAddresses(cfg, { 'rpc.laddr': 'tcp://0.0.0.0:36657', 'api.address': 'localhost:0', 'grpc.address': '[::1]:9999', 'api.enable': false });
+    const r = resolveServerAddresses(cfg, {
+      'rpc.laddr': 'tcp://0.0.0.0:36657',
+      'api.address': 'localhost:0',
+      'grpc.address': '[::1]:9999',
+      'api.enable': false,
+    });
     assert.deepEqual(r, {
       rpc: { host: '0.0.0.0', port: 36657 },
       api: { enable: false, address: { host: 'localhost', port: 0 } },
@@ -397,14 +490,18 @@ describe('server addresses', () => {
     assert.throws(() => resolveServerAddresses(cfg, { 'rpc.laddr': 'http://x:1' }), /^ConfigError: invalid --rpc\.laddr "http:\/\/x:1": unsupported scheme/);
     assert.throws(() => resolveServerAddresses(cfg, { address: '127.0.0.1:26658' }), {
       name: 'ConfigError',
-      message: 'invalid --address "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///var/run/chaind/abci.sock"',
+      message:
+        'invalid --address "127.0.0.1:26658": missing "tcp://" or "unix://"; expected an ABCI address such as "tcp://127.0.0.1:26658" or "unix:///var/run/chaind/abci.sock"',
     });
     assert.throws(() => resolveServerAddresses(cfg, { transport: 'grpc' }), {
       name: 'ConfigError',
       message: 'invalid --transport "grpc": chaind serves ABCI over a socket only; expected "socket"',
     });
     assert.throws(() => parseBooleanFlag('with-comet', 'no'), { name: 'ConfigError', message: 'invalid --with-comet "no": expected true or false' });
-    assert.deepEqual(['false', '0', 'F', 'true', '1', 'True'].map((v) => parseBooleanFlag('with-comet', v)), [false, false, false, true, true, true]);
+    assert.deepEqual(
+      ['false', '0', 'F', 'true', '1', 'True'].map((v) => parseBooleanFlag('with-comet', v)),
+      [false, false, false, true, true, true],
+    );
   });
 });
 
@@ -455,17 +552,39 @@ describe('pairing with CometBFT', () => {
 
 describe('values', () => {
   test("durations in Go's syntax (time.ParseDuration), never negative; written back as read", () => {
-    const read = (v: string): number => parseNodeConfig(`moniker = "n"\n[consensus]\ntimeout_commit = ${JSON.stringify(v)}\n`, 'config.toml').config.consensus.timeoutCommitMs;
+    const read = (v: string): number =>
+      parseNodeConfig(`moniker = "n"\n[consensus]\ntimeout_commit = ${JSON.stringify(v)}\n`, 'config.toml').config.consensus.timeoutCommitMs;
     const cases: [string, number][] = [
-      ['1s', 1000], ['500ms', 500], ['1m30s', 90_000], ['1.5s', 1500], ['2h', 7_200_000], ['250us', 0.25], ['0', 0], ['1.5\u00b5s', 0.0015], ['1.5\u03bcs', 0.0015],
-      ['.5s', 500], ['1.s', 1000], ['+1s', 1000], ['0.1ns', 0],
+      ['1s', 1000],
+      ['500ms', 500],
+      ['1m30s', 90_000],
+      ['1.5s', 1500],
+      ['2h', 7_200_000],
+      ['250us', 0.25],
+      ['0', 0],
+      ['1.5\u00b5s', 0.0015],
+      ['1.5\u03bcs', 0.0015],
+      ['.5s', 500],
+      ['1.s', 1000],
+      ['+1s', 1000],
+      ['0.1ns', 0],
     ];
     for (const [v, ms] of cases) assert.equal(read(v), ms, v);
     for (const v of ['', '1', '1 s', '1d', 's', '1s2', '9223372036854775808ns', '2562048h'])
       assert.throws(() => read(v), { message: `config.toml: consensus.timeout_commit = ${JSON.stringify(v)}: expected a duration such as "1s" or "500ms"` }, v);
-    assert.throws(() => read('-1s'), { message: 'config.toml: consensus.timeout_commit = "-1s": must not be negative; expected a duration such as "1s" or "500ms"' });
+    assert.throws(() => read('-1s'), {
+      message: 'config.toml: consensus.timeout_commit = "-1s": must not be negative; expected a duration such as "1s" or "500ms"',
+    });
     // what init writes reads back to the same milliseconds
-    for (const [ms, text] of [[1000, '1s'], [1500, '1s500ms'], [90_000, '1m30s'], [3_600_000, '1h'], [0, '0s'], [0.25, '250us'], [0.0015, '1us500ns']] as const) {
+    for (const [ms, text] of [
+      [1000, '1s'],
+      [1500, '1s500ms'],
+      [90_000, '1m30s'],
+      [3_600_000, '1h'],
+      [0, '0s'],
+      [0.25, '250us'],
+      [0.0015, '1us500ns'],
+    ] as const) {
       const written = renderNodeConfig({ ...defaultNodeConfig('n'), consensus: { ...defaultNodeConfig('n').consensus, timeoutCommitMs: ms } });
       assert.ok(written.includes(`\ntimeout_commit = "${text}"\n`), text);
       assert.equal(parseNodeConfig(written, 'config.toml').config.consensus.timeoutCommitMs, ms, text);

@@ -246,7 +246,14 @@ export function defaultAppConfig(): AppConfig {
     stateDbMaxBytes: DEFAULT_STATE_DB_MAX_BYTES,
     verifiedSignaturesCacheSize: DEFAULT_VERIFIED_SIGNATURES_CAPACITY,
     verifiedSignaturesCacheBytes: DEFAULT_VERIFIED_SIGNATURES_MAX_BYTES,
-    api: { enable: true, address: { host: '127.0.0.1', port: 1317 }, maxOpenConnections: 1000, readTimeoutMs: 10_000, idleTimeoutMs: 10_000, maxWriteBufferBytes: DEFAULT_MAX_WRITE_BUFFER_BYTES },
+    api: {
+      enable: true,
+      address: { host: '127.0.0.1', port: 1317 },
+      maxOpenConnections: 1000,
+      readTimeoutMs: 10_000,
+      idleTimeoutMs: 10_000,
+      maxWriteBufferBytes: DEFAULT_MAX_WRITE_BUFFER_BYTES,
+    },
     grpc: {
       enable: true,
       address: { host: '127.0.0.1', port: 9090 },
@@ -402,7 +409,9 @@ class Reader {
 
   /** A Prometheus namespace: a metric name's first part. */
   namespace(key: string, dflt: string): string {
-    return this.string(key, dflt, 'a name of letters, digits and underscores such as "cometbft"', (s) => (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(s) ? undefined : 'not a Prometheus name'));
+    return this.string(key, dflt, 'a name of letters, digits and underscores such as "cometbft"', (s) =>
+      /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(s) ? undefined : 'not a Prometheus name',
+    );
   }
 
   /** A warning for every key present but neither read nor in `known` ("key", "section", "section.key"). */
@@ -460,12 +469,18 @@ export function parseNodeConfig(text: string, file: string): { config: NodeConfi
       maxRequestBatchSize: Number(r.int('rpc.max_request_batch_size', BigInt(d.rpc.maxRequestBatchSize), 0n, 1_000_000n)),
       maxOpenConnections: Number(r.int('rpc.max_open_connections', BigInt(d.rpc.maxOpenConnections), 0n, 1_000_000n)),
       timeoutBroadcastTxCommitMs: r.duration('rpc.timeout_broadcast_tx_commit', d.rpc.timeoutBroadcastTxCommitMs, false),
-      allowedHosts: r.stringList('rpc.allowed_hosts', d.rpc.allowedHosts, 'an array of host names such as ["localhost", "127.0.0.1", "node.example.com"], or ["*"]'),
+      allowedHosts: r.stringList(
+        'rpc.allowed_hosts',
+        d.rpc.allowedHosts,
+        'an array of host names such as ["localhost", "127.0.0.1", "node.example.com"], or ["*"]',
+      ),
       broadcastViaGet: r.bool('rpc.broadcast_via_get', d.rpc.broadcastViaGet),
       maxSearchHeights: Number(r.int('rpc.max_search_heights', BigInt(d.rpc.maxSearchHeights), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
       maxSearchResults: Number(r.int('rpc.max_search_results', BigInt(d.rpc.maxSearchResults), 1n, BigInt(Number.MAX_SAFE_INTEGER))),
       writeTimeoutMs: r.duration('rpc.write_timeout', d.rpc.writeTimeoutMs, false),
-      maxWriteBufferBytes: Number(r.int('rpc.max_write_buffer_bytes', BigInt(d.rpc.maxWriteBufferBytes), MIN_WRITE_BUFFER_BYTES, BigInt(Number.MAX_SAFE_INTEGER))),
+      maxWriteBufferBytes: Number(
+        r.int('rpc.max_write_buffer_bytes', BigInt(d.rpc.maxWriteBufferBytes), MIN_WRITE_BUFFER_BYTES, BigInt(Number.MAX_SAFE_INTEGER)),
+      ),
     },
     consensus: {
       timeoutCommitMs: r.duration('consensus.timeout_commit', d.consensus.timeoutCommitMs, false),
@@ -513,14 +528,18 @@ export function parseAppConfig(text: string, file: string): { config: AppConfig;
     queryGasLimit: r.intOrDigits('query-gas-limit', d.queryGasLimit, 0n, MAX_INT64),
     stateDbMaxBytes: r.int('state-db-max-bytes', d.stateDbMaxBytes, 1n << 20n, BigInt(Number.MAX_SAFE_INTEGER)),
     verifiedSignaturesCacheSize: Number(r.int('verified-signatures-cache-size', BigInt(d.verifiedSignaturesCacheSize), 1n, 100_000_000n)),
-    verifiedSignaturesCacheBytes: Number(r.int('verified-signatures-cache-bytes', BigInt(d.verifiedSignaturesCacheBytes), 1n << 16n, BigInt(Number.MAX_SAFE_INTEGER))),
+    verifiedSignaturesCacheBytes: Number(
+      r.int('verified-signatures-cache-bytes', BigInt(d.verifiedSignaturesCacheBytes), 1n << 16n, BigInt(Number.MAX_SAFE_INTEGER)),
+    ),
     api: {
       enable: r.bool('api.enable', d.api.enable),
       address: r.address('api.address', d.api.address, 'tcp://127.0.0.1:1317'),
       maxOpenConnections: Number(r.int('api.max-open-connections', BigInt(d.api.maxOpenConnections), 0n, 1_000_000n)),
       readTimeoutMs: Number(r.int('api.rpc-read-timeout', BigInt(d.api.readTimeoutMs / 1000), 1n, 86_400n)) * 1000,
       idleTimeoutMs: Number(r.int('api.rpc-idle-timeout', BigInt(d.api.idleTimeoutMs / 1000), 1n, 86_400n)) * 1000,
-      maxWriteBufferBytes: Number(r.int('api.rpc-max-write-buffer-bytes', BigInt(d.api.maxWriteBufferBytes), MIN_WRITE_BUFFER_BYTES, BigInt(Number.MAX_SAFE_INTEGER))),
+      maxWriteBufferBytes: Number(
+        r.int('api.rpc-max-write-buffer-bytes', BigInt(d.api.maxWriteBufferBytes), MIN_WRITE_BUFFER_BYTES, BigInt(Number.MAX_SAFE_INTEGER)),
+      ),
     },
     grpc: {
       enable: r.bool('grpc.enable', d.grpc.enable),

@@ -8,7 +8,12 @@ import { ConfigError, type AppConfig, type NodeConfig } from './config.ts';
 
 /** The address flags, with the config key each overrides, for registering them on a command. */
 export const ADDRESS_FLAGS = [
-  { flag: 'rpc.laddr', key: 'config.toml rpc.laddr', example: 'tcp://127.0.0.1:26657', description: 'JSON-RPC listen address (with --with-comet=false: CometBFT\'s, where broadcasts are forwarded)' },
+  {
+    flag: 'rpc.laddr',
+    key: 'config.toml rpc.laddr',
+    example: 'tcp://127.0.0.1:26657',
+    description: "JSON-RPC listen address (with --with-comet=false: CometBFT's, where broadcasts are forwarded)",
+  },
   { flag: 'api.address', key: 'app.toml api.address', example: 'tcp://127.0.0.1:1317', description: 'REST listen address' },
   { flag: 'grpc.address', key: 'app.toml grpc.address', example: '127.0.0.1:9090', description: 'gRPC listen address' },
 ] as const;

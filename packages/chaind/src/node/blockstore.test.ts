@@ -53,12 +53,29 @@ function records(from: bigint, to: bigint, txsPer: (h: bigint) => Uint8Array[]):
     const { blockId, bytes } = encodeBlock(block);
     const results: ResponseFinalizeBlock = {
       events: [{ type: 'block', attributes: [{ key: 'h', value: h.toString(), index: true }] }],
-      txResults: txs.map((_, i) => ({ code: i % 2, data: Uint8Array.of(i), log: `log ${i}`, info: '', gasWanted: 100n, gasUsed: BigInt(50 + i), events: [], codespace: i % 2 ? 'sdk' : '' })),
+      txResults: txs.map((_, i) => ({
+        code: i % 2,
+        data: Uint8Array.of(i),
+        log: `log ${i}`,
+        info: '',
+        gasWanted: 100n,
+        gasUsed: BigInt(50 + i),
+        events: [],
+        codespace: i % 2 ? 'sdk' : '',
+      })),
       validatorUpdates: [],
       consensusParamUpdates: h === 2n ? { version: { app: 4n } } : undefined,
       appHash: utf8(`app-${h}`),
     };
-    const seenCommit = makeCommit({ chainId: 'store-test', height: h, blockId, timestamp: { seconds: 1_700_000_000n + h, nanos: 5 }, validators: [], key: { pubKey: PUB, address: new Uint8Array(20) }, signer: undefined });
+    const seenCommit = makeCommit({
+      chainId: 'store-test',
+      height: h,
+      blockId,
+      timestamp: { seconds: 1_700_000_000n + h, nanos: 5 },
+      validators: [],
+      key: { pubKey: PUB, address: new Uint8Array(20) },
+      signer: undefined,
+    });
     out.push({ block, blockId, blockBytes: bytes, seenCommit, results, state: { ...STATE, appVersion: h } });
     prevId = blockId;
     lastCommit = seenCommit;

@@ -134,7 +134,11 @@ const REAL = {
     };
   },
   lastCommit() {
-    const sig = (addr: string, t: string, b64: string): { blockIdFlag: number; validatorAddress: Uint8Array; timestamp: { seconds: bigint; nanos: number }; signature: Uint8Array } => ({
+    const sig = (
+      addr: string,
+      t: string,
+      b64: string,
+    ): { blockIdFlag: number; validatorAddress: Uint8Array; timestamp: { seconds: bigint; nanos: number }; signature: Uint8Array } => ({
       blockIdFlag: 2,
       validatorAddress: unhex(addr),
       timestamp: time(t),
@@ -145,8 +149,16 @@ const REAL = {
       round: 0,
       blockId: REAL.lastBlockId,
       signatures: [
-        sig('735DC3FC8BCCFD7810BCC14DB49234C1BCE7758B', '2023-06-14T10:17:42.164478437Z', 'FOTXUdRJFUh4ucMQv63ErJPg7bSf1AE2eZOJ0gMH/GRv9K34byT1JmGux11kvbCSM6TBEArWr5mA6jikXdebIQ=='),
-        sig('0F2AEF9D9269986686414DCB6F9DBC79514A6694', '2023-06-14T10:17:42.262568104Z', 'VNz7IzlpmkpvxWwDYCDwEz06JN3vqkwicZQ0KZ14dtcbfmu2gG8iu1jt8mphR3CwOfphFOgn9VMyJmHubA5DNw=='),
+        sig(
+          '735DC3FC8BCCFD7810BCC14DB49234C1BCE7758B',
+          '2023-06-14T10:17:42.164478437Z',
+          'FOTXUdRJFUh4ucMQv63ErJPg7bSf1AE2eZOJ0gMH/GRv9K34byT1JmGux11kvbCSM6TBEArWr5mA6jikXdebIQ==',
+        ),
+        sig(
+          '0F2AEF9D9269986686414DCB6F9DBC79514A6694',
+          '2023-06-14T10:17:42.262568104Z',
+          'VNz7IzlpmkpvxWwDYCDwEz06JN3vqkwicZQ0KZ14dtcbfmu2gG8iu1jt8mphR3CwOfphFOgn9VMyJmHubA5DNw==',
+        ),
       ],
     };
   },
@@ -172,7 +184,10 @@ describe('header, commit, block id', () => {
   });
 
   test('empty commit (first block) hashes to E3B0…', () => {
-    assert.deepEqual(commitHash({ height: 0n, round: 0, blockId: { hash: new Uint8Array(0), partSetHeader: { total: 0, hash: new Uint8Array(0) } }, signatures: [] }), EMPTY_HASH);
+    assert.deepEqual(
+      commitHash({ height: 0n, round: 0, blockId: { hash: new Uint8Array(0), partSetHeader: { total: 0, hash: new Uint8Array(0) } }, signatures: [] }),
+      EMPTY_HASH,
+    );
   });
 
   test('part set: 64 KiB parts, merkle root over the raw parts', () => {
@@ -194,7 +209,16 @@ describe('validators, results, consensus params', () => {
   });
 
   test('last_results_hash keeps only code, data, gas_wanted, gas_used', () => {
-    const r: ExecTxResult = { code: 1, data: Uint8Array.of(1, 2), log: 'boom', info: 'x', gasWanted: 10n, gasUsed: 5n, events: [{ type: 't', attributes: [] }], codespace: 'sdk' };
+    const r: ExecTxResult = {
+      code: 1,
+      data: Uint8Array.of(1, 2),
+      log: 'boom',
+      info: 'x',
+      gasWanted: 10n,
+      gasUsed: 5n,
+      events: [{ type: 't', attributes: [] }],
+      codespace: 'sdk',
+    };
     // ExecTxResult: code=1 (08 01), data=2 (12 02 01 02), gas_wanted=5 (28 0a), gas_used=6 (30 05)
     assert.deepEqual(resultsHash([r]), sha(Uint8Array.of(0), unhex('080112020102280a3005')));
     assert.deepEqual(resultsHash([r]), resultsHash([{ ...r, log: '', info: '', events: [], codespace: '' }]));
@@ -232,12 +256,27 @@ describe('votes and commits', () => {
 
   test('a commit signature verifies against the canonical vote with the validator key', () => {
     const seed = new Uint8Array(32).fill(9);
-    const pubKey = new Uint8Array(createPublicKey(createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' }).subarray(12));
+    const pubKey = new Uint8Array(
+      createPublicKey(createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' }))
+        .export({ format: 'der', type: 'spki' })
+        .subarray(12),
+    );
     const key = { pubKey, address: sha(pubKey).subarray(0, 20), privateKey: seed };
     const other = { pubKey: new Uint8Array(32).fill(3), power: 1n };
     const blockId = { hash: sha(utf8('block')), partSetHeader: { total: 1, hash: sha(utf8('parts')) } };
     const timestamp = time('2024-01-02T03:04:05.123Z');
-    const commit = makeCommit({ chainId: 'c', height: 5n, blockId, timestamp, validators: [{ pubKey: { ed25519: pubKey }, power: 10n }, { pubKey: { ed25519: other.pubKey }, power: 1n }], key, signer: signingKey(key) });
+    const commit = makeCommit({
+      chainId: 'c',
+      height: 5n,
+      blockId,
+      timestamp,
+      validators: [
+        { pubKey: { ed25519: pubKey }, power: 10n },
+        { pubKey: { ed25519: other.pubKey }, power: 1n },
+      ],
+      key,
+      signer: signingKey(key),
+    });
     assert.equal(commit.signatures.length, 2);
     const [mine, absent] = commit.signatures;
     assert.equal(mine.blockIdFlag, 2);
@@ -245,7 +284,14 @@ describe('votes and commits', () => {
     const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pubKey]);
     const msg = voteSignBytes('c', { type: 2, height: 5n, round: 0, blockId, timestamp });
     assert.ok(verify(null, msg, { key: spki, format: 'der', type: 'spki' }, mine.signature));
-    assert.ok(!verify(null, voteSignBytes('other-chain', { type: 2, height: 5n, round: 0, blockId, timestamp }), { key: spki, format: 'der', type: 'spki' }, mine.signature));
+    assert.ok(
+      !verify(
+        null,
+        voteSignBytes('other-chain', { type: 2, height: 5n, round: 0, blockId, timestamp }),
+        { key: spki, format: 'der', type: 'spki' },
+        mine.signature,
+      ),
+    );
     assert.deepEqual(absent, { blockIdFlag: 1, validatorAddress: new Uint8Array(0), timestamp: GO_ZERO_TIME, signature: new Uint8Array(0) });
     assert.throws(() => signingKey({ ...key, privateKey: new Uint8Array(32).fill(8) }), /does not match/);
     assert.throws(() => signingKey({ ...key, address: new Uint8Array(20) }), /address/);

@@ -68,5 +68,7 @@ export function cometRefusal(home: string): string | undefined {
 
 /** The base64 ed25519 keys of the genesis validators, as InitChain would give them to CometBFT (validate the genesis first). */
 function genesisValidatorKeys(genesis: GenesisDoc): string[] {
-  return toRequestInitChain(genesis).validators.flatMap((v) => (v.power > 0n && v.pubKey.ed25519 !== undefined ? [Buffer.from(v.pubKey.ed25519).toString('base64')] : []));
+  return toRequestInitChain(genesis).validators.flatMap((v) =>
+    v.power > 0n && v.pubKey.ed25519 !== undefined ? [Buffer.from(v.pubKey.ed25519).toString('base64')] : [],
+  );
 }

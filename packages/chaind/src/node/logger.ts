@@ -18,10 +18,17 @@ function render(v: unknown): string {
  * written verbatim so sidecars that scan for `UPGRADE "<name>" NEEDED at height:` find it.
  */
 export function lineLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const at = (lvl: LogLevel) => (msg: string, fields?: Readonly<Record<string, unknown>>): void => {
-    if (RANK[lvl] < RANK[level]) return;
-    const kv = fields === undefined ? '' : Object.entries(fields).map(([k, v]) => ` ${k}=${render(v)}`).join('');
-    write(`${new Date().toISOString()} ${TAG[lvl]} ${msg}${kv}\n`);
-  };
+  const at =
+    (lvl: LogLevel) =>
+    (msg: string, fields?: Readonly<Record<string, unknown>>): void => {
+      if (RANK[lvl] < RANK[level]) return;
+      const kv =
+        fields === undefined
+          ? ''
+          : Object.entries(fields)
+              .map(([k, v]) => ` ${k}=${render(v)}`)
+              .join('');
+      write(`${new Date().toISOString()} ${TAG[lvl]} ${msg}${kv}\n`);
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), debugEnabled: level === 'debug' };
 }

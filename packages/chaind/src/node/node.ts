@@ -181,11 +181,16 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
         const binary = findCometBinary({ configured: config.app.abci.cometbftBinary, home: o.home }).path;
         const proxyApp = o.overrides?.address ?? cometSocketOf(o.home);
         if (proxyApp.startsWith('unix://') && Buffer.byteLength(proxyApp.slice('unix://'.length)) > MAX_UNIX_PATH_BYTES) {
-          throw new NodeModeError(`the home's path is too long for its ABCI socket ${proxyApp} (a unix socket path has at most ${MAX_UNIX_PATH_BYTES} bytes): give --address unix:///short/path.sock or tcp://127.0.0.1:PORT`);
+          throw new NodeModeError(
+            `the home's path is too long for its ABCI socket ${proxyApp} (a unix socket path has at most ${MAX_UNIX_PATH_BYTES} bytes): give --address unix:///short/path.sock or tcp://127.0.0.1:PORT`,
+          );
         }
         const parsed = parseAbciAddress(proxyApp);
         if (typeof parsed === 'string') throw new NodeModeError(`invalid ABCI address ${proxyApp}: ${parsed}`);
-        if (parsed.kind === 'tcp' && parsed.port === 0) throw new NodeModeError(`--address ${proxyApp} has port 0: CometBFT must be told a fixed address to dial; give a port, or leave --address out (a unix socket in the home)`);
+        if (parsed.kind === 'tcp' && parsed.port === 0)
+          throw new NodeModeError(
+            `--address ${proxyApp} has port 0: CometBFT must be told a fixed address to dial; give a port, or leave --address out (a unix socket in the home)`,
+          );
         address = parsed;
         comet = { binary, proxyApp };
       } else {
@@ -269,7 +274,8 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
   // CometBFT's start and handshake (block H's replay after an upgrade) need only the ABCI server
   const cometLine = o.cometLine ?? ((line: string): void => void process.stderr.write(`cometbft| ${line}\n`));
-  const child = comet === undefined ? undefined : CometProcess.start({ ...comet, home: o.home, stopTimeoutMs: config.app.abci.cometbftStopTimeoutMs, onLine: cometLine });
+  const child =
+    comet === undefined ? undefined : CometProcess.start({ ...comet, home: o.home, stopTimeoutMs: config.app.abci.cometbftStopTimeoutMs, onLine: cometLine });
   if (child !== undefined) logger.info('started CometBFT', { binary: comet?.binary, pid: child.pid, proxy_app: comet?.proxyApp });
   let servers: NodeServer[] = [];
   let closing: Promise<DriverStopResult> | undefined;

@@ -56,7 +56,14 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
     if (p.addresses.grpc.enable) {
       const { startGrpcServer } = await import('./grpc/index.ts');
       const { enable: _enable, address: _address, ...limits } = p.config.app.grpc;
-      const grpc = await startGrpcServer({ host: p.addresses.grpc.address.host, port: p.addresses.grpc.address.port, app: p.chain.app, txNode, logger: p.logger, limits });
+      const grpc = await startGrpcServer({
+        host: p.addresses.grpc.address.host,
+        port: p.addresses.grpc.address.port,
+        app: p.chain.app,
+        txNode,
+        logger: p.logger,
+        limits,
+      });
       servers.push({ name: 'grpc', url: grpc.address, close: () => grpc.close() });
     }
     return servers;

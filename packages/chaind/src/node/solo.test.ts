@@ -22,7 +22,22 @@ import { upgradeInfoPath } from '@chaind/upgrade-plan';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { createChainApp, type ChainApp } from '../app.ts';
-import { ALICE, BOB, CHAIN_ID, DENOM, GENESIS_SECONDS, newHome, testGenesis, removeTmpDirs, softwareUpgrade, testKey, type TestKey, upgradeV2, VALIDATOR, VALIDATOR_KEY } from '@chaind/chaind/testing';
+import {
+  ALICE,
+  BOB,
+  CHAIN_ID,
+  DENOM,
+  GENESIS_SECONDS,
+  newHome,
+  testGenesis,
+  removeTmpDirs,
+  softwareUpgrade,
+  testKey,
+  type TestKey,
+  upgradeV2,
+  VALIDATOR,
+  VALIDATOR_KEY,
+} from '@chaind/chaind/testing';
 import type { Upgrade } from '../upgrades/index.ts';
 import { BlockStore } from './blockstore.ts';
 import { timestampFromMs, voteSignBytes } from './commit.ts';
@@ -57,7 +72,13 @@ class Node {
     readonly home: string,
     upgrades: readonly Upgrade[] = [],
   ) {
-    this.chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger: this.logger, upgrades });
+    this.chain = createChainApp({
+      dbPath: join(home, 'data', 'application.db'),
+      upgradeInfoPath: upgradeInfoPath(home),
+      chainId: CHAIN_ID,
+      logger: this.logger,
+      upgrades,
+    });
     this.mempool = new Mempool({ app: this.chain.app });
     this.blockStore = BlockStore.open(join(home, 'data', 'blockstore.db'));
   }
@@ -95,13 +116,23 @@ class Node {
   }
 
   account(address: string): BaseAccount {
-    const r = this.chain.app.query({ path: '/cosmos.auth.v1beta1.Query/Account', data: QueryAccountRequest.encode({ address }).finish(), height: 0n, prove: false });
+    const r = this.chain.app.query({
+      path: '/cosmos.auth.v1beta1.Query/Account',
+      data: QueryAccountRequest.encode({ address }).finish(),
+      height: 0n,
+      prove: false,
+    });
     assert.equal(r.code, 0, r.log);
     return BaseAccount.decode((QueryAccountResponse.decode(r.value).account as Any).value);
   }
 
   balance(address: string): bigint {
-    const r = this.chain.app.query({ path: '/cosmos.bank.v1beta1.Query/Balance', data: QueryBalanceRequest.encode({ address, denom: DENOM }).finish(), height: 0n, prove: false });
+    const r = this.chain.app.query({
+      path: '/cosmos.bank.v1beta1.Query/Balance',
+      data: QueryBalanceRequest.encode({ address, denom: DENOM }).finish(),
+      height: 0n,
+      prove: false,
+    });
     assert.equal(r.code, 0, r.log);
     return BigInt(QueryBalanceResponse.decode(r.value).balance?.amount ?? '0');
   }
@@ -109,7 +140,11 @@ class Node {
   /** A signed tx from `key` at its committed sequence plus `offset`. */
   tx(key: TestKey, msgs: Any[], offset = 0n): Uint8Array {
     const acc = this.account(key.address);
-    return encodeTx({ msgs, fee: { amount: [], gasLimit: 10_000_000n } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], CHAIN_ID);
+    return encodeTx(
+      { msgs, fee: { amount: [], gasLimit: 10_000_000n } },
+      [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }],
+      CHAIN_ID,
+    );
   }
 
   send(from: TestKey, to: string, amount: string, offset = 0n): Uint8Array {
@@ -148,7 +183,10 @@ function waitForBlock(d: SoloDriver, pred: (e: BlockEvent) => boolean, ms = 5000
   });
 }
 
-const includes = (hashes: readonly Uint8Array[]) => (e: BlockEvent): boolean => hashes.every((h) => e.txHashes.some((x) => hex(x) === hex(h)));
+const includes =
+  (hashes: readonly Uint8Array[]) =>
+  (e: BlockEvent): boolean =>
+    hashes.every((h) => e.txHashes.some((x) => hex(x) === hex(h)));
 
 /** Every stored height has its whole record, and the headers chain up as CometBFT links them. */
 function assertChain(bs: BlockStore, upTo: bigint): void {
@@ -159,7 +197,10 @@ function assertChain(bs: BlockStore, upTo: bigint): void {
     const block = bs.block(h);
     const id = bs.blockId(h);
     const results = bs.results(h);
-    assert.ok(block !== undefined && id !== undefined && results !== undefined && bs.seenCommit(h) !== undefined && bs.state(h) !== undefined, `record of ${h}`);
+    assert.ok(
+      block !== undefined && id !== undefined && results !== undefined && bs.seenCommit(h) !== undefined && bs.state(h) !== undefined,
+      `record of ${h}`,
+    );
     const hd = block.header;
     assert.equal(hd.height, h);
     assert.equal(hd.chainId, CHAIN_ID);
@@ -185,7 +226,10 @@ function assertChain(bs: BlockStore, upTo: bigint): void {
     assert.deepEqual(hd.appHash, prevResults.appHash, `app_hash of ${h} is FinalizeBlock(${h - 1n})'s`);
     assert.deepEqual(hd.lastResultsHash, resultsHash(prevResults.txResults));
     assert.deepEqual(block.lastCommit, bs.seenCommit(h - 1n));
-    assert.ok(hd.time.seconds > prev.header.time.seconds || (hd.time.seconds === prev.header.time.seconds && hd.time.nanos > prev.header.time.nanos), `time of ${h} increases`);
+    assert.ok(
+      hd.time.seconds > prev.header.time.seconds || (hd.time.seconds === prev.header.time.seconds && hd.time.nanos > prev.header.time.nanos),
+      `time of ${h} increases`,
+    );
   }
 }
 
@@ -197,7 +241,10 @@ describe('solo driver', () => {
     const bobBefore = n.balance(BOB.address);
     const hashes = n.submit(n.send(ALICE, BOB.address, '100'), n.send(ALICE, BOB.address, '200', 1n), n.send(BOB, ALICE.address, '5'));
     const ev = await waitForBlock(d, includes(hashes));
-    assert.ok(ev.results.txResults.every((r) => r.code === 0), JSON.stringify(ev.results.txResults.map((r) => r.log)));
+    assert.ok(
+      ev.results.txResults.every((r) => r.code === 0),
+      JSON.stringify(ev.results.txResults.map((r) => r.log)),
+    );
     await waitForBlock(d, (e) => e.height >= ev.height + 2n);
     const r = await d.stop();
     assert.equal(r.reason, 'stopped');
@@ -316,13 +363,19 @@ describe('solo driver', () => {
     await n.close();
     rmSync(join(home, 'data', 'blockstore.db'), { recursive: true, force: true });
     n = new Node(home);
-    assert.throws(() => n.open(), (e: Error) => e instanceof HandshakeError && /app is at height 2 but the block store only at 0/.test(e.message));
+    assert.throws(
+      () => n.open(),
+      (e: Error) => e instanceof HandshakeError && /app is at height 2 but the block store only at 0/.test(e.message),
+    );
     await n.close();
 
     // two chains of the same height whose states differ (one funds an extra account): app of one, blocks of the other
     const a = newHome();
     const b = newHome();
-    for (const [home2, extra] of [[a, []], [b, [testKey(5).address]]] as const) {
+    for (const [home2, extra] of [
+      [a, []],
+      [b, [testKey(5).address]],
+    ] as const) {
       const m = new Node(home2);
       const g = genesis(extra);
       const dd = m.open({ genesis: g });
@@ -356,7 +409,10 @@ describe('solo driver', () => {
     const d = n.open();
     const p = d.proposeBlock();
     assert.throws(() => d.proposeBlock(), /proposeBlock called at stage "proposed"/);
-    assert.throws(() => d.saveBlock({ ...p, results: { events: [], txResults: [], validatorUpdates: [], consensusParamUpdates: undefined, appHash: new Uint8Array(0) } }), /saveBlock called at stage "proposed"/);
+    assert.throws(
+      () => d.saveBlock({ ...p, results: { events: [], txResults: [], validatorUpdates: [], consensusParamUpdates: undefined, appHash: new Uint8Array(0) } }),
+      /saveBlock called at stage "proposed"/,
+    );
     d.commitBlock(d.saveBlock(d.executeBlock(p)));
     assert.equal(d.height, 1n);
     await d.stop();
@@ -390,7 +446,11 @@ describe('solo driver', () => {
     assert.ok(ve.height < planHeight - 15n, 'the vote lands well before the plan height');
 
     const r: DriverStopResult = await d.done;
-    assert.equal(r.reason, 'halt', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    assert.equal(
+      r.reason,
+      'halt',
+      JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+    );
     assert.ok(r.reason === 'halt');
     assert.equal(r.kind, 'upgrade-needed');
     assert.equal(r.exitCode, 10);

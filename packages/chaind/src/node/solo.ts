@@ -8,11 +8,7 @@
 // Only the driver reads the wall clock (block times); the state machine sees time only through headers.
 import { ChaindError } from '@chaind/errors';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import {
-  ResponseFinalizeBlock,
-  ResponseProcessProposal_ProposalStatus,
-  type RequestFinalizeBlock,
-} from 'cosmjs-types/tendermint/abci/types';
+import { ResponseFinalizeBlock, ResponseProcessProposal_ProposalStatus, type RequestFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import type { Block } from 'cosmjs-types/tendermint/types/block';
 import type { BlockID, Commit, Header } from 'cosmjs-types/tendermint/types/types';
 import type { KeyObject } from 'node:crypto';
@@ -32,27 +28,8 @@ import {
   type TxAdmission,
   type TxLookup,
 } from './driver.ts';
-import {
-  commitHash,
-  consensusHash,
-  dataHash,
-  EMPTY_HASH,
-  emptyBlockId,
-  encodeBlock,
-  resultsHash,
-  txHash,
-  validatorsHash,
-} from './hash.ts';
-import {
-  ABCI_VERSION,
-  BLOCK_PROTOCOL,
-  COMETBFT_VERSION,
-  MAX_BLOCK_SIZE_BYTES,
-  maxDataBytes,
-  P2P_PROTOCOL,
-  txProtoSize,
-  txsProtoSize,
-} from './protocol.ts';
+import { commitHash, consensusHash, dataHash, EMPTY_HASH, emptyBlockId, encodeBlock, resultsHash, txHash, validatorsHash } from './hash.ts';
+import { ABCI_VERSION, BLOCK_PROTOCOL, COMETBFT_VERSION, MAX_BLOCK_SIZE_BYTES, maxDataBytes, P2P_PROTOCOL, txProtoSize, txsProtoSize } from './protocol.ts';
 import { genesisState, nextState, validatorAddress, type ChainState } from './state.ts';
 import { nopMetrics, type NodeMetrics } from './metrics/index.ts';
 
@@ -162,7 +139,8 @@ export class SoloDriver implements BlockProducer {
   private readonly dueBlockFirst: TxAdmission;
 
   private constructor(o: SoloDriverOptions) {
-    if (!Number.isFinite(o.blockIntervalMs) || o.blockIntervalMs < 0) throw new Error(`blockIntervalMs must be a non-negative number, got ${o.blockIntervalMs}`);
+    if (!Number.isFinite(o.blockIntervalMs) || o.blockIntervalMs < 0)
+      throw new Error(`blockIntervalMs must be a non-negative number, got ${o.blockIntervalMs}`);
     this.app = o.app;
     this.mempool = o.mempool;
     this.dueBlockFirst = {
@@ -279,7 +257,11 @@ export class SoloDriver implements BlockProducer {
     for (let h = tip.height + 1n; h <= storeHeight; h++) tip = this.replay(h, tip, h === storeHeight);
     this.tip = tip;
     this.assertValidator(tip.height + 1n);
-    this.logger.info('handshake done', { height: tip.height.toString(), appHash: toHex(tip.appHash), replayed: (storeHeight - (appHeight === 0n ? initial - 1n : appHeight)).toString() });
+    this.logger.info('handshake done', {
+      height: tip.height.toString(),
+      appHash: toHex(tip.appHash),
+      replayed: (storeHeight - (appHeight === 0n ? initial - 1n : appHeight)).toString(),
+    });
   }
 
   private initChain(infoAppVersion: bigint, initial: bigint): Tip {
@@ -327,7 +309,9 @@ export class SoloDriver implements BlockProducer {
       throw new HandshakeError(`the block store has no complete record of height ${h}`);
     }
     if (!eq(block.header.appHash, tip.appHash)) {
-      throw new HandshakeError(`app hash mismatch replaying height ${h}: the block expects ${toHex(block.header.appHash)}, the app is at ${toHex(tip.appHash)}`);
+      throw new HandshakeError(
+        `app hash mismatch replaying height ${h}: the block expects ${toHex(block.header.appHash)}, the app is at ${toHex(tip.appHash)}`,
+      );
     }
     this.logger.info('replaying block', { height: h.toString() });
     const res = this.app.finalizeBlock(finalizeRequest(block, blockId, tip.state));
@@ -337,7 +321,11 @@ export class SoloDriver implements BlockProducer {
     }
     const state = nextState(tip.state, res);
     if (!eq(ResponseFinalizeBlock.encode(res).finish(), ResponseFinalizeBlock.encode(stored).finish())) {
-      this.logger.warn('replayed block results differ from the stored ones', { height: h.toString(), stored: toHex(stored.appHash), replayed: toHex(res.appHash) });
+      this.logger.warn('replayed block results differ from the stored ones', {
+        height: h.toString(),
+        stored: toHex(stored.appHash),
+        replayed: toHex(res.appHash),
+      });
       // the app commits this execution, so it is the one to keep (CometBFT saves the response again)
       if (latest) this.store.replaceResults(h, res, state);
     }
@@ -348,7 +336,9 @@ export class SoloDriver implements BlockProducer {
   private assertValidator(h: bigint): void {
     const own = Buffer.from(this.key.address);
     if (!this.tip.state.validators.some((v) => own.equals(Buffer.from(validatorAddress(v))))) {
-      throw new HandshakeError(`this node's validator ${toHex(this.key.address)} is not in the validator set of height ${h}: a solo node must be the chain's validator`);
+      throw new HandshakeError(
+        `this node's validator ${toHex(this.key.address)} is not in the validator set of height ${h}: a solo node must be the chain's validator`,
+      );
     }
   }
 
@@ -430,7 +420,8 @@ export class SoloDriver implements BlockProducer {
     const req = finalizeRequest(p.block, p.blockId, this.tip.state);
     const { decidedLastCommit, ...rest } = req;
     const pp = this.app.processProposal({ ...rest, proposedLastCommit: decidedLastCommit });
-    if (pp.status !== ResponseProcessProposal_ProposalStatus.ACCEPT) throw new Error(`the app rejected this node's own proposal at height ${p.block.header.height}`);
+    if (pp.status !== ResponseProcessProposal_ProposalStatus.ACCEPT)
+      throw new Error(`the app rejected this node's own proposal at height ${p.block.header.height}`);
     const results = this.metrics.timeFinalizeBlock(() => this.app.finalizeBlock(req));
     if (results.txResults.length !== p.block.data.txs.length) {
       this.app.abortBlock();
@@ -447,7 +438,15 @@ export class SoloDriver implements BlockProducer {
     try {
       const h = e.block.header.height;
       const timestamp = voteTime(this.clock(), e.block.header.time);
-      const seenCommit = makeCommit({ chainId: this.chainId, height: h, blockId: e.blockId, timestamp, validators: this.tip.state.validators, key: this.key, signer: this.signer });
+      const seenCommit = makeCommit({
+        chainId: this.chainId,
+        height: h,
+        blockId: e.blockId,
+        timestamp,
+        validators: this.tip.state.validators,
+        key: this.key,
+        signer: this.signer,
+      });
       const state = nextState(this.tip.state, e.results);
       this.store.save({ block: e.block, blockId: e.blockId, blockBytes: e.bytes, seenCommit, results: e.results, state });
       this.stage = 'saved';
@@ -474,9 +473,17 @@ export class SoloDriver implements BlockProducer {
       state: s.state,
     };
     // a tx CheckTx accepted leaves the pool only in a block or here, with the recheck's reason
-    for (const e of this.mempool.update(h, s.block.data.txs).evicted) this.logger.info('evicted tx', { height: h.toString(), hash: e.hash, code: e.code, codespace: e.codespace, reason: e.log });
+    for (const e of this.mempool.update(h, s.block.data.txs).evicted)
+      this.logger.info('evicted tx', { height: h.toString(), hash: e.hash, code: e.code, codespace: e.codespace, reason: e.log });
     this.logger.info('committed block', { height: h.toString(), txs: s.block.data.txs.length, hash: toHex(s.blockId.hash), appHash: toHex(s.results.appHash) });
-    const event: BlockEvent = { height: h, blockId: s.blockId, block: s.block, results: s.results, txHashes: s.block.data.txs.map(txHash), time: s.block.header.time };
+    const event: BlockEvent = {
+      height: h,
+      blockId: s.blockId,
+      block: s.block,
+      results: s.results,
+      txHashes: s.block.data.txs.map(txHash),
+      time: s.block.header.time,
+    };
     for (const l of [...this.listeners]) {
       try {
         l(event);

@@ -11,14 +11,20 @@ import { broadcastTx, getTx, type TxNode } from './tx-service.ts';
 
 let node: TestNode;
 
-before(async () => {
-  node = await TestNode.start({ manual: true });
-}, { timeout: 30_000 });
+before(
+  async () => {
+    node = await TestNode.start({ manual: true });
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 const HEX = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase();
 const SYNC = BroadcastMode.BROADCAST_MODE_SYNC;
@@ -28,12 +34,23 @@ function withMempool(mempool: Mempool): TxNode {
 }
 
 describe('tx service', { timeout: 60_000 }, () => {
-  test('the mempool refusals are answers: tx too large (21), mempool full (20), in cache (19), with CometBFT\'s text', async () => {
+  test("the mempool refusals are answers: tx too large (21), mempool full (20), in cache (19), with CometBFT's text", async () => {
     const tx = node.send(ALICE, BOB.address, '1');
     const tiny = withMempool(new Mempool({ app: node.chain.app, maxTxBytes: 100 }));
     assert.deepEqual((await broadcastTx(tiny, { txBytes: tx, mode: SYNC })).txResponse, {
-      height: 0n, txhash: HEX(sha256(tx)), codespace: 'sdk', code: 21, data: '', rawLog: `tx too large. Max size is 100, but got ${tx.length}`,
-      logs: [], info: '', gasWanted: 0n, gasUsed: 0n, tx: undefined, timestamp: '', events: [],
+      height: 0n,
+      txhash: HEX(sha256(tx)),
+      codespace: 'sdk',
+      code: 21,
+      data: '',
+      rawLog: `tx too large. Max size is 100, but got ${tx.length}`,
+      logs: [],
+      info: '',
+      gasWanted: 0n,
+      gasUsed: 0n,
+      tx: undefined,
+      timestamp: '',
+      events: [],
     });
     // the async mode refuses it at once too: no CheckTx is needed to know
     assert.equal((await broadcastTx(tiny, { txBytes: tx, mode: BroadcastMode.BROADCAST_MODE_ASYNC })).txResponse?.code, 21);
@@ -42,7 +59,10 @@ describe('tx service', { timeout: 60_000 }, () => {
     const one = withMempool(pool);
     assert.equal((await broadcastTx(one, { txBytes: tx, mode: SYNC })).txResponse?.code, 0);
     const again = (await broadcastTx(one, { txBytes: tx, mode: SYNC })).txResponse;
-    assert.deepEqual([again?.code, again?.codespace, again?.rawLog], [20, 'sdk', `mempool is full: number of txs 1 (max: 1), total txs bytes ${tx.length} (max: ${pool.maxTxsBytes})`]);
+    assert.deepEqual(
+      [again?.code, again?.codespace, again?.rawLog],
+      [20, 'sdk', `mempool is full: number of txs 1 (max: 1), total txs bytes ${tx.length} (max: ${pool.maxTxsBytes})`],
+    );
     const next = node.send(ALICE, BOB.address, '1', 1n);
     assert.equal((await broadcastTx(one, { txBytes: next, mode: SYNC })).txResponse?.code, 20);
 

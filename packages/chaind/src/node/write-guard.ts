@@ -99,7 +99,8 @@ export function guardWrites(server: Server, limits: WriteLimits, closed: WriteGu
 
 function checkLimits(l: WriteLimits): void {
   if (!Number.isFinite(l.writeTimeoutMs) || l.writeTimeoutMs < 0) throw new RangeError(`writeTimeoutMs must be a non-negative number, got ${l.writeTimeoutMs}`);
-  if (!Number.isSafeInteger(l.maxBufferBytes) || l.maxBufferBytes < 1) throw new RangeError(`maxBufferBytes must be a positive integer, got ${l.maxBufferBytes}`);
+  if (!Number.isSafeInteger(l.maxBufferBytes) || l.maxBufferBytes < 1)
+    throw new RangeError(`maxBufferBytes must be a positive integer, got ${l.maxBufferBytes}`);
   const every = l.checkIntervalMs ?? CHECK_INTERVAL_MS;
   if (!Number.isSafeInteger(every) || every < 1) throw new RangeError(`checkIntervalMs must be a positive integer, got ${every}`);
 }

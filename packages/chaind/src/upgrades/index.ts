@@ -14,7 +14,8 @@ const BY_NAME: Readonly<Record<string, Upgrade | undefined>> = { v2 };
 export function upgradesOf(release: ReleaseName): readonly Upgrade[] {
   return upgradeNamesOf(release).map((name) => {
     const u = BY_NAME[name];
-    if (u === undefined || u.name !== name) throw new ReleaseError(`release ${name} has no upgrade: add its folder src/upgrades/${name}/ and import it in src/upgrades/index.ts`);
+    if (u === undefined || u.name !== name)
+      throw new ReleaseError(`release ${name} has no upgrade: add its folder src/upgrades/${name}/ and import it in src/upgrades/index.ts`);
     return u;
   });
 }

@@ -47,7 +47,8 @@ export function rehearsalPath(from: string, to?: string, releases: readonly stri
   const known = `the releases are ${releases.join(', ')} (RELEASES in packages/chaind/src/release.ts)`;
   const i = releases.indexOf(from);
   if (i < 0) throw new RehearsalCheckError(`unknown release --from ${JSON.stringify(from)}: ${known}`);
-  if (to === undefined && i === releases.length - 1) throw new RehearsalCheckError(`--from ${from} is the latest release: there is no upgrade after it; ${known}`);
+  if (to === undefined && i === releases.length - 1)
+    throw new RehearsalCheckError(`--from ${from} is the latest release: there is no upgrade after it; ${known}`);
   to ??= releases[i + 1];
   const j = releases.indexOf(to);
   if (j < 0) throw new RehearsalCheckError(`unknown release --to ${JSON.stringify(to)}: ${known}`);

@@ -70,7 +70,7 @@ describe('upgrade N+1 (a throw-away v3 after v2)', () => {
     assert.equal(c.raw('chaininfo', STARTED_AT_V1), undefined, 'chaininfo 2 moved the start record');
     assert.equal(c.raw('chaininfo', STARTED_AT_V2), toHex(u64be(h2)));
     assert.equal(c.raw('chaininfo', concatBytes(Uint8Array.of(0x02), utf8('v2'))), toHex(u64be(h2)));
-    assert.equal(c.raw('chaininfo', concatBytes(Uint8Array.of(0x02), utf8('v3'))), toHex(u64be(h3)), 'v3 recorded by chaininfo\'s hook');
+    assert.equal(c.raw('chaininfo', concatBytes(Uint8Array.of(0x02), utf8('v3'))), toHex(u64be(h3)), "v3 recorded by chaininfo's hook");
     assert.equal(c.raw(NOTES, Uint8Array.of(0x01)), toHex(u64be(h3)), 'notes InitGenesis ran at v3');
     // a chain started from v3's genesis: the same module versions and layout from its first block
     assert.deepEqual(storeLayout(c, [v2, v3]), { bank: ['00', '02', '05', 'f0'], chaininfo: ['03'], notes: ['01'], valset: ['01', '02', '03'] });
@@ -90,12 +90,28 @@ describe('upgrade N+1 (a throw-away v3 after v2)', () => {
 
   test('a declaration that cannot apply is refused when the app is wired, naming the upgrade and module', () => {
     const genesis = { auth: 1n, bank: 1n, gov: 1n, upgrade: 1n, validators: 1n };
-    const refused = (upgrades: Upgrade[], message: string): void => assert.throws(() => moduleSchedule(genesis, upgrades), (e: Error) => e instanceof UpgradeListError && e.message === message);
+    const refused = (upgrades: Upgrade[], message: string): void =>
+      assert.throws(
+        () => moduleSchedule(genesis, upgrades),
+        (e: Error) => e instanceof UpgradeListError && e.message === message,
+      );
     const noop = (): void => {};
-    refused([{ name: 'v3', storeUpgrades: {}, modules: { bank: { consensusVersion: 3n, migrate: noop } } }], 'upgrade "v3", module "bank": consensus version 1 → 3: an upgrade keeps a module\'s version or raises it by one');
-    refused([{ name: 'v3', storeUpgrades: {}, modules: { bank: { consensusVersion: 2n } } }], 'upgrade "v3", module "bank": consensus version 1 → 2 needs migrate');
-    refused([{ name: 'v3', storeUpgrades: {}, modules: { staking: { consensusVersion: 1n } } }], 'upgrade "v3", module "staking": no such module before this upgrade; a module an upgrade adds needs create');
-    refused([{ name: 'v3', storeUpgrades: {}, modules: { bank: { consensusVersion: 1n, create: notesModule } } }], 'upgrade "v3", module "bank": the module already exists (since genesis)');
+    refused(
+      [{ name: 'v3', storeUpgrades: {}, modules: { bank: { consensusVersion: 3n, migrate: noop } } }],
+      'upgrade "v3", module "bank": consensus version 1 → 3: an upgrade keeps a module\'s version or raises it by one',
+    );
+    refused(
+      [{ name: 'v3', storeUpgrades: {}, modules: { bank: { consensusVersion: 2n } } }],
+      'upgrade "v3", module "bank": consensus version 1 → 2 needs migrate',
+    );
+    refused(
+      [{ name: 'v3', storeUpgrades: {}, modules: { staking: { consensusVersion: 1n } } }],
+      'upgrade "v3", module "staking": no such module before this upgrade; a module an upgrade adds needs create',
+    );
+    refused(
+      [{ name: 'v3', storeUpgrades: {}, modules: { bank: { consensusVersion: 1n, create: notesModule } } }],
+      'upgrade "v3", module "bank": the module already exists (since genesis)',
+    );
     refused([v2, v2], 'upgrade "v2" is listed twice');
     // the hidden link of the old shape: a later chaininfo migration that forgets the per-upgrade hook
     const { onEveryUpgrade: _, ...forgetful } = (v3.modules ?? {}).chaininfo;

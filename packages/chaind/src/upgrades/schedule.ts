@@ -68,7 +68,8 @@ export function moduleSchedule(genesis: Readonly<Record<string, bigint>>, upgrad
         });
         continue;
       }
-      if (d.create !== undefined) throw new UpgradeListError(`${at}: the module already exists (${prev.addedBy === undefined ? 'since genesis' : `added by "${prev.addedBy}"`})`);
+      if (d.create !== undefined)
+        throw new UpgradeListError(`${at}: the module already exists (${prev.addedBy === undefined ? 'since genesis' : `added by "${prev.addedBy}"`})`);
       let migrations = prev.migrations;
       if (d.consensusVersion === prev.consensusVersion + 1n) {
         if (d.migrate === undefined) throw new UpgradeListError(`${at}: consensus version ${prev.consensusVersion} → ${d.consensusVersion} needs migrate`);
@@ -81,7 +82,9 @@ export function moduleSchedule(genesis: Readonly<Record<string, bigint>>, upgrad
       } else if (d.consensusVersion === prev.consensusVersion) {
         if (d.migrate !== undefined) throw new UpgradeListError(`${at}: migrate without a new consensus version (the module is at ${prev.consensusVersion})`);
       } else {
-        throw new UpgradeListError(`${at}: consensus version ${prev.consensusVersion} → ${d.consensusVersion}: an upgrade keeps a module's version or raises it by one`);
+        throw new UpgradeListError(
+          `${at}: consensus version ${prev.consensusVersion} → ${d.consensusVersion}: an upgrade keeps a module's version or raises it by one`,
+        );
       }
       out.set(name, {
         ...prev,
@@ -104,7 +107,9 @@ export function moduleSchedule(genesis: Readonly<Record<string, bigint>>, upgrad
 export function scheduledModule(m: AppModule, s: ScheduledModule, k: ChainKeepers): AppModule {
   if (m.name !== s.name) throw new UpgradeListError(`upgrade "${s.addedBy}": module "${s.name}" creates a module named "${m.name}"`);
   if (m.consensusVersion !== s.initialVersion) {
-    throw new UpgradeListError(`upgrade "${s.addedBy}": module "${s.name}" is declared at consensus version ${s.initialVersion} but the created module has ${m.consensusVersion}`);
+    throw new UpgradeListError(
+      `upgrade "${s.addedBy}": module "${s.name}" is declared at consensus version ${s.initialVersion} but the created module has ${m.consensusVersion}`,
+    );
   }
   if (s.migrations.length === 0) return m;
   return {
@@ -124,12 +129,10 @@ export function scheduledModule(m: AppModule, s: ScheduledModule, k: ChainKeeper
 
 /** Every upgrade's handler: all modules to their consensus versions, the upgrade's own work, then the hooks. */
 export function upgradeHandler(u: Upgrade, modules: ModuleManager, schedule: ReadonlyMap<string, ScheduledModule>, k: ChainKeepers): UpgradeHandler {
-  const hooks = [...schedule.keys()]
-    .sort()
-    .flatMap((n) => {
-      const h = schedule.get(n)?.onEveryUpgrade;
-      return h === undefined ? [] : [h.hook];
-    });
+  const hooks = [...schedule.keys()].sort().flatMap((n) => {
+    const h = schedule.get(n)?.onEveryUpgrade;
+    return h === undefined ? [] : [h.hook];
+  });
   return (ctx, plan, fromVM) => {
     const toVM = modules.runMigrations(ctx, fromVM);
     u.afterMigrations?.(ctx, plan, k);

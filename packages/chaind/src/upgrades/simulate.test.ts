@@ -23,7 +23,10 @@ function haltedAtV2(genesisUpgrades: readonly Upgrade[] = []): { c: TestChain; h
   const h = c.height + 25n;
   c.pass([softwareUpgrade('v2', h)]);
   c.blocksUntil(h - 1n);
-  assert.throws(() => c.block(), (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed');
+  assert.throws(
+    () => c.block(),
+    (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed',
+  );
   return { c, h };
 }
 

@@ -86,7 +86,10 @@ export function extrapolateBlockTime(blockStorePath: string, height: bigint, sam
       if (t !== undefined) times.push(toNs(t));
     }
     if (times.length < 2) return undefined;
-    const intervals = times.slice(1).map((t, i) => t - times[i]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const intervals = times
+      .slice(1)
+      .map((t, i) => t - times[i])
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const median = intervals[intervals.length >> 1];
     const last = times[times.length - 1];
     const ns = last + median * (height > top ? height - top : 0n);

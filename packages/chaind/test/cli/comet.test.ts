@@ -62,13 +62,18 @@ describe('a network of four validators', () => {
   test('the coordinator collects every validator into one genesis that each home validates and CometBFT v0.38 accepts', async () => {
     const coordinator = homes[0];
     // on each validator's machine: an operator key, and the consensus key to send to the coordinator
-    const operators = await Promise.all(homes.map(async (home) => (JSON.parse(await out(['keys', 'add', 'operator', ...test_, '--output', 'json', '--home', home])) as { address: string }).address));
+    const operators = await Promise.all(
+      homes.map(
+        async (home) => (JSON.parse(await out(['keys', 'add', 'operator', ...test_, '--output', 'json', '--home', home])) as { address: string }).address,
+      ),
+    );
     const pubkeys = await Promise.all(homes.map((home) => out(['comet', 'show-validator', '--home', home])));
 
     // on the coordinator's: every account, then every validator (its own with its own key, the others' by --pubkey)
     for (const address of operators) await ok(['genesis', 'add-account', address, '1000000000stake', '--home', coordinator]);
     await ok(['genesis', 'add-validator', operators[0], '10', '--home', coordinator]);
-    for (let i = 1; i < 4; i++) await ok(['genesis', 'add-validator', operators[i], '10', '--pubkey', pubkeys[i], '--moniker', `val${i}`, '--home', coordinator]);
+    for (let i = 1; i < 4; i++)
+      await ok(['genesis', 'add-validator', operators[i], '10', '--pubkey', pubkeys[i], '--moniker', `val${i}`, '--home', coordinator]);
 
     // everyone takes the final genesis.json
     for (const home of homes.slice(1)) copyFileSync(genesisFile(coordinator), genesisFile(home));
@@ -112,7 +117,10 @@ describe('a network of four validators', () => {
       const peers = ids.flatMap((id, j) => (j === i ? [] : [`${id}@127.0.0.1:${26656 + 100 * j}`])).join(',');
       writeFileSync(configToml(home), readFileSync(configToml(home), 'utf8').replace('persistent_peers = ""', `persistent_peers = "${peers}"`));
     }
-    assert.match(readFileSync(configToml(homes[0]), 'utf8'), /^persistent_peers = "[0-9a-f]{40}@127\.0\.0\.1:26756,[0-9a-f]{40}@127\.0\.0\.1:26856,[0-9a-f]{40}@127\.0\.0\.1:26956"$/m);
+    assert.match(
+      readFileSync(configToml(homes[0]), 'utf8'),
+      /^persistent_peers = "[0-9a-f]{40}@127\.0\.0\.1:26756,[0-9a-f]{40}@127\.0\.0\.1:26856,[0-9a-f]{40}@127\.0\.0\.1:26956"$/m,
+    );
     const r = await ok(['comet-config', '--home', homes[0]]);
     assert.equal(r.stderr, '', 'no warning');
   });
@@ -132,9 +140,22 @@ describe('a network of four validators', () => {
       [edit((g) => (g.consensus_params.evidence.max_age_duration = '0')), 'evidence.MaxAgeDuration must be grater than 0'],
       [edit((g) => (g.consensus_params.evidence.max_bytes = '22020097')), 'evidence.MaxBytesEvidence is greater than upper bound'],
       [edit((g) => (g.consensus_params.validator.pub_key_types = ['sr25519'])), 'is an unknown pubkey type'],
-      [edit((g) => ((g as Record<string, unknown>).validators = [{ pub_key: { type: 'tendermint/PubKeyEd25519', value: Buffer.alloc(32).toString('base64') }, power: '0', name: 'x' }])), 'cannot contain validators with no voting power'],
+      [
+        edit(
+          (g) =>
+            ((g as Record<string, unknown>).validators = [
+              { pub_key: { type: 'tendermint/PubKeyEd25519', value: Buffer.alloc(32).toString('base64') }, power: '0', name: 'x' },
+            ]),
+        ),
+        'cannot contain validators with no voting power',
+      ],
     ];
-    for (const [text, want] of cases) assert.throws(() => checkCometGenesis(text), (e: Error) => e.message.includes(want), want);
+    for (const [text, want] of cases)
+      assert.throws(
+        () => checkCometGenesis(text),
+        (e: Error) => e.message.includes(want),
+        want,
+      );
   });
 });
 
@@ -166,7 +187,8 @@ describe('chaind comet-config', () => {
     );
     // the same values as this home's config.toml, where CometBFT started with --home reads them
     const toml = readFileSync(configToml(home), 'utf8');
-    for (const line of ['proxy_app = "tcp://127.0.0.1:26658"', 'abci = "socket"', 'laddr = "tcp://127.0.0.1:26657"']) assert.ok(toml.includes(`\n${line}\n`), line);
+    for (const line of ['proxy_app = "tcp://127.0.0.1:26658"', 'abci = "socket"', 'laddr = "tcp://127.0.0.1:26657"'])
+      assert.ok(toml.includes(`\n${line}\n`), line);
     // `comet config` is the same command under the SDK-style group
     assert.equal((await ok(['comet', 'config', '--home', home])).stdout, r.stdout);
   });
@@ -193,7 +215,10 @@ describe('chaind comet-config', () => {
     // listening on every interface: CometBFT on this machine dials the loopback address
     const flags = await ok(['comet-config', '--home', h, '--address', 'tcp://0.0.0.0:36658', '--rpc.laddr', 'tcp://0.0.0.0:36657']);
     assert.match(flags.stdout, /^proxy_app = "tcp:\/\/127\.0\.0\.1:36658"$/m);
-    assert.match(flags.stdout, /^# chaind listens on every interface \(tcp:\/\/0\.0\.0\.0:36658\): a CometBFT on another machine dials this machine's address instead\.$/m);
+    assert.match(
+      flags.stdout,
+      /^# chaind listens on every interface \(tcp:\/\/0\.0\.0\.0:36658\): a CometBFT on another machine dials this machine's address instead\.$/m,
+    );
     assert.match(flags.stdout, /^laddr = "tcp:\/\/0\.0\.0\.0:36657"$/m);
     assert.match(flags.stdout, /forwards broadcast transactions to http:\/\/127\.0\.0\.1:36657 /);
     assert.match(flags.stderr, /proxy_app = "tcp:\/\/127\.0\.0\.1:26658" is not where chaind's ABCI server listens \(tcp:\/\/0\.0\.0\.0:36658\)/);

@@ -20,7 +20,10 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
   assert.equal(first.status, 0, first.stderr);
   assert.match(first.stdout, /created a development chain/);
   // a one-line summary of the genesis, not the genesis itself (~80 lines before anything useful)
-  assert.match(first.stdout, new RegExp(`^genesis ${home}/config/genesis\\.json: chain chain-dev-1, 1 validator, 3 accounts, max deposit period 20s, voting period 20s$`, 'm'));
+  assert.match(
+    first.stdout,
+    new RegExp(`^genesis ${home}/config/genesis\\.json: chain chain-dev-1, 1 validator, 3 accounts, max deposit period 20s, voting period 20s$`, 'm'),
+  );
   assert.doesNotMatch(first.stdout + first.stderr, /app_message|"app_state"|"auth":/);
   assert.match(first.stdout, /chain chain-dev-1/);
   assert.match(first.stderr, /committed block height=2/);
@@ -38,22 +41,53 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
   assert.doesNotMatch(second.stdout, /created a development chain/);
   assert.match(second.stderr, /committed block height=3\b/);
   // --reset starts again from height 1
-  const reset = chaind(['dev', '--home', home, '--reset', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const reset = chaind([
+    'dev',
+    '--home',
+    home,
+    '--reset',
+    '--halt-height',
+    '1',
+    '--api.enable',
+    'false',
+    '--grpc.enable',
+    'false',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+  ]);
   assert.equal(reset.status, 0, reset.stderr);
   assert.match(reset.stdout, /created a development chain/);
   assert.match(reset.stderr, /committed block height=1\b/);
 });
 
-test('dev --gov-period sets the new chain\'s deposit and voting periods; a bad one is refused before anything is created', () => {
+test("dev --gov-period sets the new chain's deposit and voting periods; a bad one is refused before anything is created", () => {
   const home = join(mkdtempSync(join(tmpdir(), 'chaind-dev-')), 'home');
   dirs.push(join(home, '..'));
   const bad = chaind(['dev', '--home', home, '--gov-period', 'soon', '--halt-height', '1']);
   assert.equal(bad.status, 1);
   assert.equal(bad.stderr.trim(), 'Error: invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s');
   assert.equal(existsSync(home), false);
-  const ok = chaind(['dev', '--home', home, '--gov-period', '1m30s', '--halt-height', '1', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const ok = chaind([
+    'dev',
+    '--home',
+    home,
+    '--gov-period',
+    '1m30s',
+    '--halt-height',
+    '1',
+    '--api.enable',
+    'false',
+    '--grpc.enable',
+    'false',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+  ]);
   assert.equal(ok.status, 0, ok.stderr);
-  const params = (JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as { app_state: { gov: { params: { voting_period: string; max_deposit_period: string } } } }).app_state.gov.params;
+  const params = (
+    JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as {
+      app_state: { gov: { params: { voting_period: string; max_deposit_period: string } } };
+    }
+  ).app_state.gov.params;
   // Go's form on the command line, protobuf JSON in genesis
   assert.deepEqual([params.voting_period, params.max_deposit_period], ['90s', '90s']);
 });

@@ -13,7 +13,8 @@ after(removeTmpDirs);
 
 const FIRST = RELEASES[0];
 const genesisFile = (home: string): string => join(home, 'config', 'genesis.json');
-const WHAT_TO_DO = 'make the genesis with the binary of the release the chain starts from (under chainvisor: $DAEMON_HOME/cosmovisor/genesis/bin/chaind init …)';
+const WHAT_TO_DO =
+  'make the genesis with the binary of the release the chain starts from (under chainvisor: $DAEMON_HOME/cosmovisor/genesis/bin/chaind init …)';
 
 describe('a genesis made by a newer release than the one that runs', () => {
   test('chaind init records its release in genesis.json (app_name, app_version), which CometBFT reads past', async () => {
@@ -21,7 +22,7 @@ describe('a genesis made by a newer release than the one that runs', () => {
     await ok(['init', 'mynode', '--chain-id', 'mychain-1', '--home', home]);
     const text = readFileSync(genesisFile(home), 'utf8');
     const g = JSON.parse(text) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(g).slice(0, 3), ['app_name', 'app_version', 'genesis_time'], 'the Cosmos SDK\'s field order');
+    assert.deepEqual(Object.keys(g).slice(0, 3), ['app_name', 'app_version', 'genesis_time'], "the Cosmos SDK's field order");
     assert.equal(g.app_name, 'chaind');
     assert.equal(g.app_version, LATEST_RELEASE);
     checkCometGenesis(text);
@@ -48,7 +49,9 @@ describe('a genesis made by a newer release than the one that runs', () => {
 
     // the docs' next setup step, by the genesis release's binary
     await ok(['keys', 'add', 'validator', '--keyring-backend', 'test', '--home', home], { env: { CHAIND_RELEASE: FIRST } });
-    const add = await chaind(['genesis', 'add-account', 'validator', '1000stake', '--keyring-backend', 'test', '--home', home], { env: { CHAIND_RELEASE: FIRST } });
+    const add = await chaind(['genesis', 'add-account', 'validator', '1000stake', '--keyring-backend', 'test', '--home', home], {
+      env: { CHAIND_RELEASE: FIRST },
+    });
     assert.equal(add.code, 1);
     assert.match(add.stderr, new RegExp(`^(?:WARNING: .*\\n)?Error: cannot add account chain1\\w+: ${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n$`));
   });

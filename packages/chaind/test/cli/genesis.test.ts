@@ -54,10 +54,19 @@ describe('a genesis built with the CLI', () => {
       { '@type': '/cosmos.auth.v1beta1.BaseAccount', address: STRANGER, pub_key: null, account_number: '0', sequence: '0' },
     ]);
     assert.deepEqual(s.bank.balances, [
-      { address: alice, coins: [{ denom: 'atom', amount: '5' }, { denom: 'stake', amount: '1000000' }] },
+      {
+        address: alice,
+        coins: [
+          { denom: 'atom', amount: '5' },
+          { denom: 'stake', amount: '1000000' },
+        ],
+      },
       { address: STRANGER, coins: [{ denom: 'stake', amount: '250' }] },
     ]);
-    assert.deepEqual(s.bank.supply, [{ denom: 'atom', amount: '5' }, { denom: 'stake', amount: '1000250' }]);
+    assert.deepEqual(s.bank.supply, [
+      { denom: 'atom', amount: '5' },
+      { denom: 'stake', amount: '1000250' },
+    ]);
   });
 
   test('an account twice is refused, by name or by address in any case', async () => {
@@ -67,7 +76,7 @@ describe('a genesis built with the CLI', () => {
     assert.equal(readFileSync(genesisFile(home), 'utf8'), before, 'genesis untouched');
   });
 
-  test('add-validator: the account operates, the node key signs, the moniker is the node\'s; then validate passes', async () => {
+  test("add-validator: the account operates, the node key signs, the moniker is the node's; then validate passes", async () => {
     await fails(['genesis', 'validate', '--home', home], ['genesis has no validators']);
     await ok(['genesis', 'add-validator', 'alice', '10', ...test_, '--home', home]);
     const pv = JSON.parse(readFileSync(join(home, 'config', 'priv_validator_key.json'), 'utf8')) as { pub_key: { value: string } };
@@ -84,9 +93,25 @@ describe('a genesis built with the CLI', () => {
     await fails(['genesis', 'add-validator', 'alice', '5', ...test_, '--home', home], [`${alice} is already a genesis validator (moniker "node0")`]);
     await fails(['genesis', 'add-validator', STRANGER, '5', '--home', home], ['consensus key', 'is already used by genesis validator "node0"', '--pubkey']);
     const other = Buffer.alloc(32, 7).toString('base64');
-    await ok(['genesis', 'add-validator', STRANGER, '5', '--home', home, '--moniker', 'far-away', '--pubkey', JSON.stringify({ type: 'tendermint/PubKeyEd25519', value: other })]);
+    await ok([
+      'genesis',
+      'add-validator',
+      STRANGER,
+      '5',
+      '--home',
+      home,
+      '--moniker',
+      'far-away',
+      '--pubkey',
+      JSON.stringify({ type: 'tendermint/PubKeyEd25519', value: other }),
+    ]);
     const v = appState(home).validators.validators[1];
-    assert.deepEqual(v, { operator_address: STRANGER, consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: other }, power: '5', moniker: 'far-away' });
+    assert.deepEqual(v, {
+      operator_address: STRANGER,
+      consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: other },
+      power: '5',
+      moniker: 'far-away',
+    });
     await ok(['genesis', 'validate', '--home', home]);
   });
 });
@@ -101,14 +126,29 @@ describe('mistakes', () => {
   test('bad coins, addresses, key names, powers', async () => {
     await fails(['genesis', 'add-account', 'bob', '10', ...test_, '--home', home], ['invalid coins "10"', 'missing denom']);
     await fails(['genesis', 'add-account', 'bob', '', ...test_, '--home', home], ['invalid coins "": no coins']);
-    await fails(['genesis', 'add-account', 'cosmos1gfpyysjzgfpyysjzgfpyysjzgfpyysjzz3tzye', '1stake', '--home', home], ['expected the "chain" prefix, got "cosmos"']);
-    await fails(['genesis', 'add-account', STRANGER.slice(0, -1) + 'x', '1stake', '--home', home], [`invalid address ${STRANGER.slice(0, -1)}x`, 'invalid checksum']);
-    await fails(['genesis', 'add-account', 'carol', '1stake', ...test_, '--home', home], ['key "carol" not found in keyring', 'is not a chain1… address either']);
+    await fails(
+      ['genesis', 'add-account', 'cosmos1gfpyysjzgfpyysjzgfpyysjzgfpyysjzz3tzye', '1stake', '--home', home],
+      ['expected the "chain" prefix, got "cosmos"'],
+    );
+    await fails(
+      ['genesis', 'add-account', STRANGER.slice(0, -1) + 'x', '1stake', '--home', home],
+      [`invalid address ${STRANGER.slice(0, -1)}x`, 'invalid checksum'],
+    );
+    await fails(
+      ['genesis', 'add-account', 'carol', '1stake', ...test_, '--home', home],
+      ['key "carol" not found in keyring', 'is not a chain1… address either'],
+    );
     await fails(['genesis', 'add-validator', 'bob', '0', ...test_, '--home', home], ['invalid power "0": expected a positive integer']);
     await fails(['genesis', 'add-validator', 'bob', '1.5', ...test_, '--home', home], ['invalid power "1.5"']);
-    await fails(['genesis', 'add-validator', 'bob', '3', ...test_, '--home', home], ['is not in the genesis: add it first with "chaind genesis add-account bob <coins>"']);
+    await fails(
+      ['genesis', 'add-validator', 'bob', '3', ...test_, '--home', home],
+      ['is not in the genesis: add it first with "chaind genesis add-account bob <coins>"'],
+    );
     await fails(['genesis', 'add-validator', STRANGER, '3', '--home', home, '--pubkey', 'AAAA'], ['invalid --pubkey "AAAA": expected a 32-byte ed25519 key']);
-    await fails(['genesis', 'add-account', 'bob', '1stake', '--keyring-backend', 'file', '--home', home], ['expected the keyring passphrase on line 1 of stdin, but stdin ended']);
+    await fails(
+      ['genesis', 'add-account', 'bob', '1stake', '--keyring-backend', 'file', '--home', home],
+      ['expected the keyring passphrase on line 1 of stdin, but stdin ended'],
+    );
   });
 
   test('the key name is looked up in the file keyring with the passphrase from stdin', async () => {
@@ -126,7 +166,10 @@ describe('mistakes', () => {
     await ok(['genesis', 'add-account', STRANGER, '1stake', '--home', h]);
     const cfg = join(h, 'config', 'config.toml');
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('block_interval = "1s"', 'block_interval = "soon"'));
-    await fails(['genesis', 'add-validator', STRANGER, '1', '--home', h], [`${cfg}: consensus.block_interval = "soon": expected a positive duration such as "1s" or "500ms"`]);
+    await fails(
+      ['genesis', 'add-validator', STRANGER, '1', '--home', h],
+      [`${cfg}: consensus.block_interval = "soon": expected a positive duration such as "1s" or "500ms"`],
+    );
   });
 
   test('no genesis: say where it was looked for', async () => {
@@ -155,7 +198,11 @@ describe('validate names what is wrong in a corrupted genesis', () => {
   const cases: [string, () => string, () => string][] = [
     ['truncated JSON', () => good.slice(0, 100), () => 'genesis is not valid JSON'],
     ['an empty chain id', () => edit((g) => (g.chain_id = '')), () => 'genesis chain_id must not be empty'],
-    ['a wrong supply', () => edit((g) => (g.app_state.bank.supply = [{ denom: 'stake', amount: '99' }])), () => 'bank genesis: genesis supply is incorrect, expected 99stake, got 100stake'],
+    [
+      'a wrong supply',
+      () => edit((g) => (g.app_state.bank.supply = [{ denom: 'stake', amount: '99' }])),
+      () => 'bank genesis: genesis supply is incorrect, expected 99stake, got 100stake',
+    ],
     ['a validator without account', () => edit((g) => (g.app_state.auth.accounts = [])), () => `genesis validator "node0" (${operator}) has no account`],
     ['a zero power', () => edit((g) => (g.app_state.validators.validators[0].power = '0')), () => 'validators genesis: validators[0] "node0"'],
     ['an unknown module', () => edit((g) => (g.app_state.staking = {})), () => 'genesis app_state has an unknown module "staking"'],

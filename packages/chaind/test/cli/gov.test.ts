@@ -104,7 +104,10 @@ describe('gov transactions and the module, block and tx queries against a develo
     assert.deepEqual(tx.tx.body.messages[0].messages, [msg]);
     assert.deepEqual(tx.tx.auth_info.signer_infos[0].mode_info, { single: { mode: 'SIGN_MODE_DIRECT' } });
     assert.match(tx.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    assert.ok(tx.events.some((e) => e.type === 'submit_proposal'), JSON.stringify(tx.events.map((e) => e.type)));
+    assert.ok(
+      tx.events.some((e) => e.type === 'submit_proposal'),
+      JSON.stringify(tx.events.map((e) => e.type)),
+    );
 
     // the block that holds it (CometBFT JSON, the default output), and the latest block
     const block = await json<{ block: { header: { height: string; time: string }; data: { txs: string[] } } }>(['query', 'block', res.height]);
@@ -121,31 +124,46 @@ describe('gov transactions and the module, block and tx queries against a develo
     assert.equal(p2.status, 'PROPOSAL_STATUS_DEPOSIT_PERIOD');
     assert.deepEqual(p2.messages, [{ '@type': '/chain.upgrade.v1beta1.MsgCancelUpgrade', authority: GOV }]);
     const inDeposit = await json<{ proposals: Proposal[] }>(['query', 'gov', 'proposals', '--status', 'deposit_period']);
-    assert.deepEqual(inDeposit.proposals.map((p) => p.id), ['2']);
+    assert.deepEqual(
+      inDeposit.proposals.map((p) => p.id),
+      ['2'],
+    );
 
     await commit(['tx', 'gov', 'deposit', '2', '10000000stake'], 'alice');
     p2 = await proposal('2');
     assert.equal(p2.status, 'PROPOSAL_STATUS_VOTING_PERIOD');
     assert.deepEqual(p2.total_deposit, [{ denom: 'stake', amount: '10000001' }]);
     const byAlice = await json<{ proposals: Proposal[] }>(['query', 'gov', 'proposals', '--depositor', addr.alice]);
-    assert.deepEqual(byAlice.proposals.map((p) => p.id), ['1', '2']);
+    assert.deepEqual(
+      byAlice.proposals.map((p) => p.id),
+      ['1', '2'],
+    );
     const byBob = await json<{ proposals: Proposal[] }>(['query', 'gov', 'proposals', '--depositor', addr.bob, '--status', 'PROPOSAL_STATUS_VOTING_PERIOD']);
-    assert.deepEqual(byBob.proposals.map((p) => p.id), ['2']);
+    assert.deepEqual(
+      byBob.proposals.map((p) => p.id),
+      ['2'],
+    );
 
     await commit(['tx', 'gov', 'vote', '1', 'VOTE_OPTION_YES'], 'validator');
     await commit(['tx', 'gov', 'weighted-vote', '2', 'yes=0.6,no=0.4'], 'validator');
     const votes = await json<{ votes: { voter: string; options: unknown[] }[] }>(['query', 'gov', 'votes', '2']);
-    assert.deepEqual(votes.votes.map((v) => [v.voter, v.options]), [
+    assert.deepEqual(
+      votes.votes.map((v) => [v.voter, v.options]),
       [
-        addr.validator,
         [
-          { option: 'VOTE_OPTION_YES', weight: '0.600000000000000000' },
-          { option: 'VOTE_OPTION_NO', weight: '0.400000000000000000' },
+          addr.validator,
+          [
+            { option: 'VOTE_OPTION_YES', weight: '0.600000000000000000' },
+            { option: 'VOTE_OPTION_NO', weight: '0.400000000000000000' },
+          ],
         ],
       ],
-    ]);
+    );
     const voted = await json<{ proposals: Proposal[] }>(['query', 'gov', 'proposals', '--voter', addr.validator]);
-    assert.deepEqual(voted.proposals.map((p) => p.id), ['1', '2']);
+    assert.deepEqual(
+      voted.proposals.map((p) => p.id),
+      ['1', '2'],
+    );
     // the live tallies: the validator's whole power on yes for 1, split 6:4 for 2
     const tally = async (id: string): Promise<Record<string, string>> => (await json<{ tally: Record<string, string> }>(['query', 'gov', 'tally', id])).tally;
     const t1 = await tally('1');
@@ -180,12 +198,23 @@ describe('gov transactions and the module, block and tx queries against a develo
     }
     assert.equal(landed?.code, 0);
 
-    assert.deepEqual(await json(['query', 'bank', 'balances', carol]), { balances: [{ denom: 'stake', amount: '7' }], pagination: { next_key: '', total: '1' } });
-    assert.equal((await ok(['query', 'bank', 'balances', carol, ...net()])).stdout, 'balances:\n- denom: stake\n  amount: "7"\npagination:\n  next_key: ""\n  total: "1"\n');
+    assert.deepEqual(await json(['query', 'bank', 'balances', carol]), {
+      balances: [{ denom: 'stake', amount: '7' }],
+      pagination: { next_key: '', total: '1' },
+    });
+    assert.equal(
+      (await ok(['query', 'bank', 'balances', carol, ...net()])).stdout,
+      'balances:\n- denom: stake\n  amount: "7"\npagination:\n  next_key: ""\n  total: "1"\n',
+    );
     assert.deepEqual(await json(['query', 'bank', 'balances', carol, '--denom', 'stake']), { denom: 'stake', amount: '7' });
     assert.deepEqual(await json(['query', 'bank', 'balances', carol, '--denom', 'atom']), { denom: 'atom', amount: '0' });
 
-    const alice = await json<{ account: { '@type': string; address: string; pub_key: { '@type': string }; sequence: string } }>(['query', 'auth', 'account', addr.alice]);
+    const alice = await json<{ account: { '@type': string; address: string; pub_key: { '@type': string }; sequence: string } }>([
+      'query',
+      'auth',
+      'account',
+      addr.alice,
+    ]);
     assert.equal(alice.account['@type'], '/cosmos.auth.v1beta1.BaseAccount');
     assert.equal(alice.account.address, addr.alice);
     assert.equal(alice.account.pub_key['@type'], '/cosmos.crypto.secp256k1.PubKey');
@@ -201,13 +230,17 @@ describe('gov transactions and the module, block and tx queries against a develo
     const submit = (f: string): string[] => ['tx', 'gov', 'submit-proposal', f, ...signed('alice')];
     await fails(submit('/nonexistent/p.json'), ['Error: cannot read proposal file /nonexistent/p.json: no such file']);
     const weird = file({ messages: [{ '@type': '/cosmos.staking.v1beta1.MsgDelegate' }], title: 't' });
-    await fails(submit(weird), [`Error: invalid proposal file ${weird}: messages[0]: unknown message type "/cosmos.staking.v1beta1.MsgDelegate"; known: /chain.upgrade.v1beta1.MsgCancelUpgrade, `]);
+    await fails(submit(weird), [
+      `Error: invalid proposal file ${weird}: messages[0]: unknown message type "/cosmos.staking.v1beta1.MsgDelegate"; known: /chain.upgrade.v1beta1.MsgCancelUpgrade, `,
+    ]);
     const untyped = file({ messages: [{ authority: GOV }], title: 't' });
     await fails(submit(untyped), [`Error: invalid proposal file ${untyped}: messages[0] has no "@type"`]);
     const badField = file({ messages: [{ '@type': SEND, to: 'x' }], title: 't' });
     await fails(submit(badField), [`Error: invalid proposal file ${badField}: messages[0] (${SEND}): `, '"to"']);
     const typo = file({ messages: [], title: 't', initial_deposit: '1stake' });
-    await fails(submit(typo), [`Error: invalid proposal file ${typo}: unknown field "initial_deposit"; expected messages, metadata, deposit, title, summary, expedited`]);
+    await fails(submit(typo), [
+      `Error: invalid proposal file ${typo}: unknown field "initial_deposit"; expected messages, metadata, deposit, title, summary, expedited`,
+    ]);
     const noTitle = file({ messages: [] });
     await fails(submit(noTitle), [`Error: invalid proposal file ${noTitle}: "title" is required`]);
     const notJson = file('{');
@@ -224,11 +257,17 @@ describe('gov transactions and the module, block and tx queries against a develo
     await fails(['tx', 'gov', 'deposit', '1', '', ...signed('alice')], ['Error: deposit must not be empty']);
 
     await fails(['query', 'gov', 'proposal', '99', ...net()], ["proposal 99 doesn't exist"]);
-    await fails(['query', 'gov', 'proposals', '--status', 'open', ...net()], ['Error: invalid --status "open": expected deposit_period, voting_period, passed, rejected or failed']);
+    await fails(
+      ['query', 'gov', 'proposals', '--status', 'open', ...net()],
+      ['Error: invalid --status "open": expected deposit_period, voting_period, passed, rejected or failed'],
+    );
     await fails(['query', 'gov', 'params', 'fees', ...net()], ['Error: invalid params type "fees": expected voting, tallying or deposit']);
     await fails(['query', 'auth', 'account', 'chain1nope', ...net()], ['Error: invalid address "chain1nope": ']);
     await fails(['query', 'bank', 'balances', addr.bob, '--limit', '-1', ...net()], ['Error: invalid --limit "-1": expected a non-negative integer']);
-    await fails(['query', 'bank', 'balances', addr.bob, '--height', '1', ...net()], [/^Error: this node keeps only the latest state \(height \d+\); --height 1 cannot be served$/m]);
+    await fails(
+      ['query', 'bank', 'balances', addr.bob, '--height', '1', ...net()],
+      [/^Error: this node keeps only the latest state \(height \d+\); --height 1 cannot be served$/m],
+    );
     await fails(['query', 'tx', 'abc', ...net()], ['Error: invalid tx hash "abc": expected 64 hex characters']);
     await fails(['query', 'tx', 'AB'.repeat(32), ...net()], [`tx (${'AB'.repeat(32)}) not found`]);
     await fails(['query', 'block', '0', ...net()], ['Error: invalid height "0": expected a height > 0']);

@@ -13,7 +13,14 @@ import { checkCometGenesis, fails, ok, removeTmpDirs, tmpDir } from '@chaind/cha
 
 after(removeTmpDirs);
 
-const FILES = ['config/config.toml', 'config/app.toml', 'config/genesis.json', 'config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json'];
+const FILES = [
+  'config/config.toml',
+  'config/app.toml',
+  'config/genesis.json',
+  'config/priv_validator_key.json',
+  'config/node_key.json',
+  'data/priv_validator_state.json',
+];
 const read = (home: string, f: string): string => readFileSync(join(home, f), 'utf8');
 const json = (home: string, f: string): Record<string, unknown> => JSON.parse(read(home, f)) as Record<string, unknown>;
 const mode = (home: string, f: string): string => (statSync(join(home, f)).mode & 0o777).toString(8);
@@ -22,7 +29,11 @@ const mode = (home: string, f: string): string => (statSync(join(home, f)).mode 
 function privateKeyOf(value: string): { seed: Buffer; pub: Buffer; key: ReturnType<typeof createPrivateKey> } {
   const raw = Buffer.from(value, 'base64');
   assert.equal(raw.length, 64);
-  const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), raw.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+  const key = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), raw.subarray(0, 32)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return { seed: raw.subarray(0, 32), pub: raw.subarray(32), key };
 }
 
@@ -40,13 +51,21 @@ describe('chaind init', () => {
     assert.equal(info.chain_id, 'test-chain-1');
 
     // priv_validator_key.json: CometBFT's amino JSON; the address is sha256(pubkey)[:20]; the key signs
-    const pv = json(home, 'config/priv_validator_key.json') as { address: string; pub_key: { type: string; value: string }; priv_key: { type: string; value: string } };
+    const pv = json(home, 'config/priv_validator_key.json') as {
+      address: string;
+      pub_key: { type: string; value: string };
+      priv_key: { type: string; value: string };
+    };
     assert.deepEqual(Object.keys(pv), ['address', 'pub_key', 'priv_key']);
     assert.equal(pv.pub_key.type, 'tendermint/PubKeyEd25519');
     assert.equal(pv.priv_key.type, 'tendermint/PrivKeyEd25519');
     const k = privateKeyOf(pv.priv_key.value);
     assert.equal(k.pub.toString('base64'), pv.pub_key.value);
-    assert.equal(Buffer.from(createPublicKey(k.key).export({ format: 'jwk' }).x as string, 'base64url').toString('base64'), pv.pub_key.value, 'the public half belongs to the seed');
+    assert.equal(
+      Buffer.from(createPublicKey(k.key).export({ format: 'jwk' }).x as string, 'base64url').toString('base64'),
+      pv.pub_key.value,
+      'the public half belongs to the seed',
+    );
     assert.equal(pv.address, createHash('sha256').update(k.pub).digest().subarray(0, 20).toString('hex').toUpperCase());
     assert.match(pv.address, /^[0-9A-F]{40}$/);
     const sig = sign(null, Buffer.from('vote'), k.key);
@@ -95,9 +114,10 @@ describe('chaind init', () => {
       mm.validateGenesis(doc.appState);
     });
     // complete but for a validator, which `genesis add-validator` adds; validate says exactly that
-    await fails(['genesis', 'validate', '--home', home], [
-      `error validating genesis file ${join(home, 'config/genesis.json')}: genesis has no validators: app_state.validators.validators is empty`,
-    ]);
+    await fails(
+      ['genesis', 'validate', '--home', home],
+      [`error validating genesis file ${join(home, 'config/genesis.json')}: genesis has no validators: app_state.validators.validators is empty`],
+    );
   });
 
   test('prints where the genesis went and a one-line summary of it, not the whole genesis', async () => {
@@ -114,7 +134,10 @@ describe('chaind init', () => {
 
   test('--gov-period sets the max deposit and voting periods (as dev --gov-period); a bad one is refused before anything is written', async () => {
     const home = join(tmpDir(), 'home');
-    await fails(['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', 'soon'], ['invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s']);
+    await fails(
+      ['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', 'soon'],
+      ['invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s'],
+    );
     await fails(['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', '0s'], ['invalid --gov-period "0s"']);
     assert.ok(!existsSync(home), 'nothing written');
     const r = await ok(['init', 'n', '--chain-id', 'short-1', '--home', home, '--gov-period', '1m30s']);
@@ -136,7 +159,8 @@ describe('chaind init', () => {
     await ok(['init', 'b', '--chain-id', 'two', '--home', home, '--overwrite']);
     assert.equal(parseGenesis(read(home, 'config/genesis.json')).chainId, 'two');
     assert.equal((await loadConfig(home)).node.moniker, 'b');
-    for (const f of ['config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json']) assert.equal(read(home, f), before[f], `${f} kept`);
+    for (const f of ['config/priv_validator_key.json', 'config/node_key.json', 'data/priv_validator_state.json'])
+      assert.equal(read(home, f), before[f], `${f} kept`);
   });
 
   test('home: --home, else $CHAIND_HOME, else ~/.chaind', async () => {

@@ -26,7 +26,10 @@ interface KeyJSON {
 }
 
 async function cosmjsAddress(mnemonic: string, index?: number): Promise<string> {
-  const wallet = await DirectSecp256k1HdWallet.fromMnemonic(mnemonic, { prefix: 'chain', ...(index === undefined ? {} : { hdPaths: [makeCosmoshubPath(index)] }) });
+  const wallet = await DirectSecp256k1HdWallet.fromMnemonic(mnemonic, {
+    prefix: 'chain',
+    ...(index === undefined ? {} : { hdPaths: [makeCosmoshubPath(index)] }),
+  });
   return (await wallet.getAccounts())[0].address;
 }
 
@@ -36,10 +39,16 @@ describe('keys on the test backend', () => {
 
   test('add prints the key as Cosmos does, and the mnemonic once, with its warning, on stderr', async () => {
     const r = await ok(k('add', 'alice'));
-    const m = /^- address: (chain1[02-9ac-hj-np-z]{38})\n {2}name: alice\n {2}pubkey: '\{"@type":"\/cosmos\.crypto\.secp256k1\.PubKey","key":"([A-Za-z0-9+/]{44})"\}'\n {2}type: local\n$/.exec(r.stdout);
+    const m =
+      /^- address: (chain1[02-9ac-hj-np-z]{38})\n {2}name: alice\n {2}pubkey: '\{"@type":"\/cosmos\.crypto\.secp256k1\.PubKey","key":"([A-Za-z0-9+/]{44})"\}'\n {2}type: local\n$/.exec(
+        r.stdout,
+      );
     assert.ok(m, r.stdout);
     assert.match(r.stderr, TEST_BACKEND_WARNING);
-    const words = /^\n\*\*Important\*\* write this mnemonic phrase in a safe place\.\nIt is the only way to recover your account if you ever forget your password\.\n\n((?:[a-z]+ ){23}[a-z]+)\n$/.exec(withoutWarning(r.stderr));
+    const words =
+      /^\n\*\*Important\*\* write this mnemonic phrase in a safe place\.\nIt is the only way to recover your account if you ever forget your password\.\n\n((?:[a-z]+ ){23}[a-z]+)\n$/.exec(
+        withoutWarning(r.stderr),
+      );
     assert.ok(words, r.stderr);
     // the mnemonic shown is the key's: CosmJS derives the same address from it
     assert.equal(await cosmjsAddress(words[1]), m[1]);
@@ -60,14 +69,22 @@ describe('keys on the test backend', () => {
 
   test('list, show, show -a, show -p, show by address', async () => {
     const list = JSON.parse((await ok(k('list', '-o', 'json'))).stdout) as KeyJSON[];
-    assert.deepEqual(list.map((x) => x.name), ['alice', 'bob', 'carol']);
+    assert.deepEqual(
+      list.map((x) => x.name),
+      ['alice', 'bob', 'carol'],
+    );
     assert.equal((await ok(k('list', '-n'))).stdout, 'alice\nbob\ncarol\n');
     const text = (await ok(k('list'))).stdout;
     assert.equal(text.match(/^- address: /gm)?.length, 3);
     const bob = list[1];
     assert.equal((await ok(k('show', 'bob', '-a'))).stdout, `${bob.address}\n`);
     assert.equal((await ok(k('show', 'bob', '-p'))).stdout, `${bob.pubkey}\n`);
-    assert.deepEqual(JSON.parse((await ok(k('show', bob.address, '-o', 'json'))).stdout), { name: 'bob', type: 'local', address: bob.address, pubkey: bob.pubkey });
+    assert.deepEqual(JSON.parse((await ok(k('show', bob.address, '-o', 'json'))).stdout), {
+      name: 'bob',
+      type: 'local',
+      address: bob.address,
+      pubkey: bob.pubkey,
+    });
     await fails(k('show', 'nobody'), [`key "nobody" not found in keyring ${join(home, 'keyring-test')}`]);
     await fails(k('add', 'bob'), ['key "bob" already exists']);
   });
@@ -108,7 +125,9 @@ describe('keys on the test backend', () => {
     await ok(k('delete', 'alice', '-y'));
     await ok(k('import-hex', 'alice', '--file', file));
     assert.equal((await ok(k('show', 'alice', '-a'))).stdout.trim(), address);
-    await fails(k('import-hex', 'zed', '--key-type', 'ed25519'), ['unsupported --key-type "ed25519": only secp256k1 keys are supported'], { input: `${hex}\n` });
+    await fails(k('import-hex', 'zed', '--key-type', 'ed25519'), ['unsupported --key-type "ed25519": only secp256k1 keys are supported'], {
+      input: `${hex}\n`,
+    });
     await fails(k('import-hex', 'zed', '-', '--file', file), ['not both']);
   });
 
@@ -125,9 +144,14 @@ describe('keys on the test backend', () => {
 
   test('the test backend warns on stderr, in one line, that keys are kept in clear: once per home, not on every command', async () => {
     const fresh = tmpDir();
-    const warning = (h: string): string => `WARNING: the test keyring backend keeps private keys unencrypted in ${join(h, 'keyring-test')}; use it for development only (--keyring-backend file)\n`;
+    const warning = (h: string): string =>
+      `WARNING: the test keyring backend keeps private keys unencrypted in ${join(h, 'keyring-test')}; use it for development only (--keyring-backend file)\n`;
     assert.equal((await ok(['keys', 'list', '-n', ...T, '--home', fresh])).stderr, warning(fresh));
-    for (const args of [['list', '-n'], ['add', 'dave', '--no-backup'], ['show', 'dave', '-a']]) {
+    for (const args of [
+      ['list', '-n'],
+      ['add', 'dave', '--no-backup'],
+      ['show', 'dave', '-a'],
+    ]) {
       assert.equal((await ok(['keys', ...args, ...T, '--home', fresh])).stderr, '', `keys ${args.join(' ')}: warned already`);
     }
     // another home is warned about its own keys; deleting the marker brings the warning back
@@ -174,7 +198,10 @@ describe('keys on the file backend, passphrase on stdin', () => {
     assert.match(r.stdout, new RegExp(`^- address: ${await cosmjsAddress(MNEMONIC)}\n`));
     const list = await chaind(k('list', '-o', 'json'), { input: `${PASS}\n` });
     assert.doesNotMatch(list.stderr, /WARNING/, 'no test-backend warning for the file backend');
-    assert.deepEqual((JSON.parse(list.stdout) as KeyJSON[]).map((x) => x.name), ['rec', 'sam']);
+    assert.deepEqual(
+      (JSON.parse(list.stdout) as KeyJSON[]).map((x) => x.name),
+      ['rec', 'sam'],
+    );
   });
 
   test('delete: the passphrase, then the confirmation', async () => {

@@ -21,7 +21,10 @@ async function haltedAtV2(genesisUpgrades: readonly Upgrade[] = []): Promise<{ h
   const h = c.height + 25n;
   c.pass([softwareUpgrade('v2', h)]);
   c.blocksUntil(h - 1n);
-  assert.throws(() => c.block(), (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed');
+  assert.throws(
+    () => c.block(),
+    (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed',
+  );
   const appHash = toHex(c.app.store.lastCommitInfo().appHash);
   await c.close();
   return { home, h, appHash };
@@ -86,7 +89,11 @@ describe('chaind pre-upgrade', () => {
     await after.close();
 
     // the release before it does not know it; a height without a name, or not a height, is a usage error
-    answer(await chaind(['pre-upgrade', '--home', running, '--upgrade-name', 'v2'], { env: { CHAIND_RELEASE: 'v1' } }), 30, 'Error: this binary (release v1) does not know upgrade "v2" (it knows: none): install the release that has it');
+    answer(
+      await chaind(['pre-upgrade', '--home', running, '--upgrade-name', 'v2'], { env: { CHAIND_RELEASE: 'v1' } }),
+      30,
+      'Error: this binary (release v1) does not know upgrade "v2" (it knows: none): install the release that has it',
+    );
     const alone = await chaind(['pre-upgrade', '--home', running, '--upgrade-height', '8'], { env: { CHAIND_RELEASE: 'v2' } });
     assert.equal(alone.code, 1, alone.stderr);
     assert.equal(alone.stderr.trimEnd(), 'Error: --upgrade-height needs --upgrade-name');

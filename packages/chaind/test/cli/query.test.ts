@@ -13,7 +13,6 @@ import { toText } from '../../src/cli/query/format.ts';
 import { timestampJSON } from '../../src/cli/query/upgrade.ts';
 import { BIN, childEnv, watchNode } from '@chaind/chaind/testing';
 
-
 interface Run {
   status: number | null;
   stdout: string;
@@ -156,7 +155,10 @@ describe('against a running chaind dev node', () => {
       else assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
     }
     // --node wins over the home's config
-    assertFails(await chaind(['query', 'upgrade', 'authority', '--home', home, '--node', 'tcp://127.0.0.1:1']), /^Error: cannot reach node at http:\/\/127\.0\.0\.1:1: /);
+    assertFails(
+      await chaind(['query', 'upgrade', 'authority', '--home', home, '--node', 'tcp://127.0.0.1:1']),
+      /^Error: cannot reach node at http:\/\/127\.0\.0\.1:1: /,
+    );
     // a home without a config.toml: the default tcp://localhost:26657
     const empty = join(dir, 'empty-home');
     mkdirSync(empty);
@@ -183,7 +185,10 @@ test('an unreachable node is one clear line and exit 1', async () => {
       s.close(() => res(p));
     });
   });
-  assertFails(await chaind(['query', 'upgrade', 'plan', '--node', `tcp://127.0.0.1:${port}`]), new RegExp(`^Error: cannot reach node at http://127\\.0\\.0\\.1:${port}: connection refused$`));
+  assertFails(
+    await chaind(['query', 'upgrade', 'plan', '--node', `tcp://127.0.0.1:${port}`]),
+    new RegExp(`^Error: cannot reach node at http://127\\.0\\.0\\.1:${port}: connection refused$`),
+  );
   assertFails(await chaind(['status', '--node', `http://127.0.0.1:${port}`]), /cannot reach node at .*: connection refused/);
   assertFails(await chaind(['query', 'upgrade', 'plan', '--node', 'ftp://x']), /^Error: invalid --node/);
 });
@@ -224,7 +229,7 @@ describe('--height against a chaind dev node with 1-minute blocks (the latest he
     return ((await res.json()) as { result: { response: { code: number; log: string } } }).result.response;
   };
 
-  test('the latest height is answered; any other is refused in one line, as the node\'s abci_query refuses it', async () => {
+  test("the latest height is answered; any other is refused in one line, as the node's abci_query refuses it", async () => {
     // the restarted node commits its next block at once, then none for a minute
     let latest = '1';
     for (let i = 0; i < 50 && latest === '1'; i++) {

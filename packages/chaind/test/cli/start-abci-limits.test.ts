@@ -72,12 +72,18 @@ describe('app.toml [abci] limits in a running node', { timeout: 90_000 }, () => 
   });
 
   const broadcast = async (rest: string): Promise<{ code: number; message: string }> => {
-    const r = await fetch(`${rest}/cosmos/tx/v1beta1/txs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_bytes: 'AQID', mode: 'BROADCAST_MODE_SYNC' }) });
+    const r = await fetch(`${rest}/cosmos/tx/v1beta1/txs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tx_bytes: 'AQID', mode: 'BROADCAST_MODE_SYNC' }),
+    });
     return (await r.json()) as { code: number; message: string };
   };
 
   test('comet-rpc-max-response-bytes = 1000: a bigger answer from CometBFT is refused with a clear error; comet-rpc-timeout = "300ms": a silent one times out', async () => {
-    const big = await fakeComet((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(5000) } })));
+    const big = await fakeComet((res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(5000) } })),
+    );
     const silent = await fakeComet(() => {});
     // an answer without a Content-Length that never ends: refused once 1000 bytes are in, not read on
     const endless = await fakeComet((res) => {

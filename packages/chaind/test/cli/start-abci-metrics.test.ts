@@ -60,7 +60,9 @@ describe('metrics of chaind behind CometBFT', { timeout: 90_000 }, () => {
     assert.equal(exit.code, 1, node.log());
     assert.match(
       node.log(),
-      new RegExp(`app\\.toml \\[instrumentation\\] prometheus-listen-addr = "127\\.0\\.0\\.1:${port}" is the address of CometBFT's own metrics \\(config\\.toml \\[instrumentation\\] prometheus_listen_addr = "0\\.0\\.0\\.0:${port}", prometheus = true\\): give chaind's metrics another port`),
+      new RegExp(
+        `app\\.toml \\[instrumentation\\] prometheus-listen-addr = "127\\.0\\.0\\.1:${port}" is the address of CometBFT's own metrics \\(config\\.toml \\[instrumentation\\] prometheus_listen_addr = "0\\.0\\.0\\.0:${port}", prometheus = true\\): give chaind's metrics another port`,
+      ),
     );
   });
 });

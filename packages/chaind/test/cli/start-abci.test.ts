@@ -12,7 +12,20 @@ import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import { parseGenesis } from '@chaind/sdk/genesis';
 import { sendMsg } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
-import { AbciNode, AppConnections, chaind, CometNetwork, DENOM, fails, makeNetworkHomes, one, removeTmpDirs, tmpDir, within, type NetworkHomes } from '@chaind/chaind/testing';
+import {
+  AbciNode,
+  AppConnections,
+  chaind,
+  CometNetwork,
+  DENOM,
+  fails,
+  makeNetworkHomes,
+  one,
+  removeTmpDirs,
+  tmpDir,
+  within,
+  type NetworkHomes,
+} from '@chaind/chaind/testing';
 
 const CHAIN_ID = 'start-abci-1';
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -69,7 +82,11 @@ describe('chaind start --with-comet=false', { timeout: 90_000 }, () => {
       assert.equal(r.code, 1, r.stderr);
       // the last line says why; the only other is the warning that config.toml's proxy_app names another address
       const lines = r.stderr.trimEnd().split('\n');
-      assert.deepEqual(lines.map((l) => / (ERR|WRN) /.exec(l)?.[1]).filter((l) => l !== 'WRN'), ['ERR'], r.stderr);
+      assert.deepEqual(
+        lines.map((l) => / (ERR|WRN) /.exec(l)?.[1]).filter((l) => l !== 'WRN'),
+        ['ERR'],
+        r.stderr,
+      );
       assert.ok(lines[lines.length - 1].includes(`cannot listen on ${address}: address already in use`), r.stderr);
       assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
     } finally {
@@ -121,7 +138,10 @@ describe('chaind start --with-comet=false', { timeout: 90_000 }, () => {
     await assert.rejects(one(conns.consensus, { finalizeBlock: skipped }, 'finalizeBlock'), /exception: FinalizeBlock for height 3, expected 2/);
     const exit = await within(node.exited, 15_000, () => node.log());
     assert.deepEqual(exit, { code: 1, signal: null }, node.log());
-    assert.match(node.log(), / ERR FinalizeBlock failed: the node stops \(CometBFT would replay the block into the same failure\) .*height=3 .*error="FinalizeBlock for height 3, expected 2"/);
+    assert.match(
+      node.log(),
+      / ERR FinalizeBlock failed: the node stops \(CometBFT would replay the block into the same failure\) .*height=3 .*error="FinalizeBlock for height 3, expected 2"/,
+    );
     assert.match(node.log(), / ERR node stopped on an error: FinalizeBlock for height 3, expected 2 height=1\b/);
     await conns.close();
     // the database has block 1 and nothing else
@@ -134,7 +154,7 @@ describe('chaind start --with-comet=false', { timeout: 90_000 }, () => {
     assert.deepEqual(await again.kill('SIGTERM'), { code: 0, signal: null });
   });
 
-  test('SIGTERM with a block in flight, over a unix socket: exit 0, socket removed; the restart reports the last commit and CometBFT\'s replay reaches the block\'s app hash', async () => {
+  test("SIGTERM with a block in flight, over a unix socket: exit 0, socket removed; the restart reports the last commit and CometBFT's replay reaches the block's app hash", async () => {
     const home = freshHome();
     const socket = join(tmpDir('chaind-sock-'), 'abci.sock');
     const node = AbciNode.start(home, { address: `unix://${socket}` });

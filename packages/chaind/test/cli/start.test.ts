@@ -81,7 +81,19 @@ test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts fro
   assert.equal(code, 0, log);
   assert.match(log, /received SIGTERM/);
   const stoppedAt = lastHeight(log);
-  const next = chaind(['dev', '--home', home, '--halt-height', String(stoppedAt + 2), '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const next = chaind([
+    'dev',
+    '--home',
+    home,
+    '--halt-height',
+    String(stoppedAt + 2),
+    '--api.enable',
+    'false',
+    '--grpc.enable',
+    'false',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+  ]);
   assert.equal(next.status, 0, next.stderr);
   assert.match(next.stderr, new RegExp(`committed block height=${stoppedAt + 1}\\b`));
 });
@@ -108,7 +120,7 @@ test('bad flags and a broken genesis are one clear line and a non-zero exit', ()
   assert.doesNotMatch(broken.stderr, /\n\s+at /, 'no stack trace');
 });
 
-test('a solo chain is refused by start, a validator network\'s genesis by dev; each one line naming the other command', () => {
+test("a solo chain is refused by start, a validator network's genesis by dev; each one line naming the other command", () => {
   const home = newHome();
   const solo = chaind(['dev', '--home', home, '--halt-height', '2', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
   assert.equal(solo.status, 0, solo.stderr);
@@ -116,7 +128,10 @@ test('a solo chain is refused by start, a validator network\'s genesis by dev; e
   assert.ok(!existsSync(join(home, 'data', 'blockstore.db')));
   const start = chaind(['start', '--home', home]);
   assert.equal(start.status, 1, start.stderr);
-  assert.match(start.stderr, /this home has run solo \(its blocks are in data\/solo-blocks\.db\): CometBFT cannot take over a solo chain; run it with `chaind dev --home /);
+  assert.match(
+    start.stderr,
+    /this home has run solo \(its blocks are in data\/solo-blocks\.db\): CometBFT cannot take over a solo chain; run it with `chaind dev --home /,
+  );
   assert.doesNotMatch(start.stderr, /started CometBFT/);
 
   // a second validator in the genesis: solo would fork the network
@@ -132,7 +147,10 @@ test('a solo chain is refused by start, a validator network\'s genesis by dev; e
   assert.equal(added.status, 0, added.stderr);
   const dev = chaind(['dev', '--home', net]);
   assert.equal(dev.status, 1, dev.stderr);
-  assert.match(dev.stderr, /the genesis gives voting power to 1 other validator: a solo chain would be a private fork of their network; run it with `chaind start --home /);
+  assert.match(
+    dev.stderr,
+    /the genesis gives voting power to 1 other validator: a solo chain would be a private fork of their network; run it with `chaind start --home /,
+  );
   assert.ok(!existsSync(join(net, 'data', 'solo-blocks.db')), 'nothing written');
 });
 
@@ -145,7 +163,11 @@ test('start refuses a cometbft binary of another version, naming the pinned one'
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, new RegExp(`cometbft binary ${fake} \\(from COMETBFT_BIN\\) is version 0\\.37\\.5; chaind runs only CometBFT v0\\.38\\.25`));
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-  const missing = spawnSync(process.execPath, [BIN, 'start', '--home', home], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, COMETBFT_BIN: join(home, 'nope') } });
+  const missing = spawnSync(process.execPath, [BIN, 'start', '--home', home], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, COMETBFT_BIN: join(home, 'nope') },
+  });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /does not run: .*npm run cometbft:install/);
 });

@@ -42,19 +42,24 @@ describe('testnet start', { skip: cometForTests().skip, timeout: 300_000 }, () =
     await net.waitForLog(/testnet\.json/);
     const file = JSON.parse(readFileSync(join(dir, 'testnet.json'), 'utf8')) as { chain_id: string; nodes: { name: string; rpc: string; key: string }[] };
     assert.equal(file.chain_id, 'tn-one-1');
-    assert.deepEqual(file.nodes.map((n) => [n.name, n.key]), [['node0', 'validator0']]);
+    assert.deepEqual(
+      file.nodes.map((n) => [n.name, n.key]),
+      [['node0', 'validator0']],
+    );
     await eventually('block 3', async () => (((await cometHeight(file.nodes[0].rpc)) ?? 0n) >= 3n ? true : undefined), 120_000);
     assert.match(net.log(), /node0\| .*committed block height=3/);
     net.signal('SIGINT');
     assert.deepEqual(await net.exited, { code: 0, signal: null }, net.log().slice(-3000));
     // chainvisor, chaind and CometBFT all gone: no process names the testnet's folder
-    const left = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
-      } catch {
-        return false;
-      }
-    });
+    const left = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
+        } catch {
+          return false;
+        }
+      });
     assert.deepEqual(left, [], 'nothing left running');
   });
 });

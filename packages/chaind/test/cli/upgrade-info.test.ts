@@ -78,12 +78,21 @@ describe('downloads from a loopback HTTP server', () => {
     return `${base}${path}?checksum=${algo}:${algo === 'sha256' ? sha256(body) : sha512(body)}`;
   };
   const infoOf = (binaries: Record<string, string>): string => JSON.stringify({ binaries });
-  const check = (info: string, o: { daemonName?: string; checksumRequired?: boolean; maxBinaryBytes?: number; allowLoopbackHttp?: boolean } = {}): Promise<void> =>
-    checkUpgradeInfo(info, { daemonName: o.daemonName ?? 'chaind', checksumRequired: o.checksumRequired ?? true, maxBinaryBytes: o.maxBinaryBytes, allowLoopbackHttp: o.allowLoopbackHttp ?? true });
-  const rejects = (p: Promise<void>, message: string): Promise<void> => assert.rejects(p, (e: Error) => {
-    assert.equal(e.message, message);
-    return true;
-  });
+  const check = (
+    info: string,
+    o: { daemonName?: string; checksumRequired?: boolean; maxBinaryBytes?: number; allowLoopbackHttp?: boolean } = {},
+  ): Promise<void> =>
+    checkUpgradeInfo(info, {
+      daemonName: o.daemonName ?? 'chaind',
+      checksumRequired: o.checksumRequired ?? true,
+      maxBinaryBytes: o.maxBinaryBytes,
+      allowLoopbackHttp: o.allowLoopbackHttp ?? true,
+    });
+  const rejects = (p: Promise<void>, message: string): Promise<void> =>
+    assert.rejects(p, (e: Error) => {
+      assert.equal(e.message, message);
+      return true;
+    });
 
   test('good archives pass: bin/<daemon>, <daemon> at the root, ./ paths, sha512, a plain binary, a redirect, --daemon-name', async () => {
     await check(infoOf({ 'linux/amd64': url('/v2.tar.gz'), 'darwin/arm64': url('/root.tar', 'sha512'), any: url('/dotslash.tar.gz') }));
@@ -102,15 +111,33 @@ describe('downloads from a loopback HTTP server', () => {
       `invalid --upgrade-info: the binary for linux/amd64: checksum mismatch for ${base}/v2.tar.gz: expected sha256 ${HEX64}, got ${sha256(files.get('/v2.tar.gz') ?? Buffer.alloc(0))}`,
     );
     const missing = `${base}/nope.tar.gz?checksum=sha256:${HEX64}`;
-    await rejects(check(infoOf({ 'linux/amd64': v2, 'windows/amd64': missing })), `invalid --upgrade-info: the binary for windows/amd64: download of ${base}/nope.tar.gz failed: HTTP 404 Not Found`);
-    await rejects(check(infoOf({ any: url('/otherd.tar.gz') })), 'invalid --upgrade-info: the binary for any: release otherd.tar.gz has no daemon binary: expected bin/chaind or chaind at the archive root');
-    await rejects(check(infoOf({ any: url('/link.tar.gz') })), 'invalid --upgrade-info: the binary for any: release link.tar.gz: bin/chaind is a symbolic link; the daemon binary must be a regular file');
-    await assert.rejects(check(infoOf({ any: url('/corrupt.tar.gz') })), /^UserError: invalid --upgrade-info: the binary for any: could not extract corrupt\.tar\.gz: .+$/);
+    await rejects(
+      check(infoOf({ 'linux/amd64': v2, 'windows/amd64': missing })),
+      `invalid --upgrade-info: the binary for windows/amd64: download of ${base}/nope.tar.gz failed: HTTP 404 Not Found`,
+    );
+    await rejects(
+      check(infoOf({ any: url('/otherd.tar.gz') })),
+      'invalid --upgrade-info: the binary for any: release otherd.tar.gz has no daemon binary: expected bin/chaind or chaind at the archive root',
+    );
+    await rejects(
+      check(infoOf({ any: url('/link.tar.gz') })),
+      'invalid --upgrade-info: the binary for any: release link.tar.gz: bin/chaind is a symbolic link; the daemon binary must be a regular file',
+    );
+    await assert.rejects(
+      check(infoOf({ any: url('/corrupt.tar.gz') })),
+      /^UserError: invalid --upgrade-info: the binary for any: could not extract corrupt\.tar\.gz: .+$/,
+    );
     // zip: refused by the URL's extension before anything is downloaded, or by its content when the URL says nothing
-    await rejects(check(infoOf({ any: url('/release.zip') })), `invalid --upgrade-info: unsupported archive type "zip" for ${base}/release.zip: only tar.gz (tgz), tar and plain binaries are supported`);
+    await rejects(
+      check(infoOf({ any: url('/release.zip') })),
+      `invalid --upgrade-info: unsupported archive type "zip" for ${base}/release.zip: only tar.gz (tgz), tar and plain binaries are supported`,
+    );
     await rejects(check(infoOf({ any: url('/release') })), 'invalid --upgrade-info: the binary for any: zip archives are not supported: publish a .tar.gz');
     await rejects(check(infoOf({ any: url('/empty') })), `invalid --upgrade-info: the binary for any: download of ${base}/empty is empty`);
-    await rejects(check(infoOf({ any: url('/big') }), { maxBinaryBytes: 1000 }), `invalid --upgrade-info: the binary for any: download of ${base}/big aborted: more than the 1000-byte limit received`);
+    await rejects(
+      check(infoOf({ any: url('/big') }), { maxBinaryBytes: 1000 }),
+      `invalid --upgrade-info: the binary for any: download of ${base}/big aborted: more than the 1000-byte limit received`,
+    );
     const closed = await new Promise<number>((res) => {
       const s = createServer();
       s.listen(0, '127.0.0.1', () => {
@@ -119,7 +146,10 @@ describe('downloads from a loopback HTTP server', () => {
       });
     });
     const refused = `http://127.0.0.1:${closed}/v2.tar.gz?checksum=sha256:${HEX64}`;
-    await assert.rejects(check(infoOf({ any: refused })), new RegExp(`^UserError: invalid --upgrade-info: the binary for any: download of http://127\\.0\\.0\\.1:${closed}/v2\\.tar\\.gz failed: .*ECONNREFUSED`));
+    await assert.rejects(
+      check(infoOf({ any: refused })),
+      new RegExp(`^UserError: invalid --upgrade-info: the binary for any: download of http://127\\.0\\.0\\.1:${closed}/v2\\.tar\\.gz failed: .*ECONNREFUSED`),
+    );
     // plain http is for loopback mirrors only, as for chainvisor
     await rejects(
       check(infoOf({ any: `http://mirror.invalid/v2.tar.gz?checksum=sha256:${HEX64}` })),
@@ -140,25 +170,52 @@ describe('downloads from a loopback HTTP server', () => {
       `invalid --upgrade-info: checksum mismatch for ${base}/info.json: expected sha256 ${HEX64}, got ${sha256(files.get('/info.json') ?? Buffer.alloc(0))}`,
     );
     await rejects(check(`${base}/gone.json`, { checksumRequired: false }), `invalid --upgrade-info: download of ${base}/gone.json failed: HTTP 404 Not Found`);
-    await assert.rejects(check(url('/v2.tar.gz')), /^UserError: invalid --upgrade-info: upgrade info at http:\/\/127\.0\.0\.1:\d+\/v2\.tar\.gz is not valid JSON \(/);
+    await assert.rejects(
+      check(url('/v2.tar.gz')),
+      /^UserError: invalid --upgrade-info: upgrade info at http:\/\/127\.0\.0\.1:\d+\/v2\.tar\.gz is not valid JSON \(/,
+    );
     await rejects(check('   '), 'invalid --upgrade-info: upgrade info is empty; expected JSON {"binaries": {"<os>/<arch>": "<url>", …}} or a URL to such JSON');
   });
 
   test('the CLI runs the check before anything else touches the keyring or the node', async () => {
     const home = tmpDir();
-    const flags = ['--upgrade-height', '100', '--title', 't', '--from', 'nobody', '--keyring-backend', 'test', '--home', home, '--node', 'tcp://127.0.0.1:1', '-y', '--allow-loopback-http'];
+    const flags = [
+      '--upgrade-height',
+      '100',
+      '--title',
+      't',
+      '--from',
+      'nobody',
+      '--keyring-backend',
+      'test',
+      '--home',
+      home,
+      '--node',
+      'tcp://127.0.0.1:1',
+      '-y',
+      '--allow-loopback-http',
+    ];
     const bad = infoOf({ 'linux/amd64': url('/otherd.tar.gz') });
     // without --allow-loopback-http, the loopback mirror is refused before any request
-    await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags.slice(0, -1)], [
-      `Error: invalid --upgrade-info: refusing to download ${url('/otherd.tar.gz')}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with --allow-loopback-http)`,
-    ]);
-    await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags], [
-      'Error: invalid --upgrade-info: the binary for linux/amd64: release otherd.tar.gz has no daemon binary: expected bin/chaind or chaind at the archive root',
-    ]);
+    await fails(
+      ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags.slice(0, -1)],
+      [
+        `Error: invalid --upgrade-info: refusing to download ${url('/otherd.tar.gz')}: plain http to the loopback host 127.0.0.1 is not allowed (only https, unless a loopback mirror is allowed with --allow-loopback-http)`,
+      ],
+    );
+    await fails(
+      ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, ...flags],
+      [
+        'Error: invalid --upgrade-info: the binary for linux/amd64: release otherd.tar.gz has no daemon binary: expected bin/chaind or chaind at the archive root',
+      ],
+    );
     // the same info with --daemon-name otherd passes, and the command goes on to the signing key
     await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', bad, '--daemon-name', 'otherd', ...flags], [/key "nobody" not found/]);
     // --no-validate skips the downloads
     await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', 'free text', '--no-validate', ...flags], [/key "nobody" not found/]);
-    await fails(['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', 'free text', ...flags], ['Error: invalid --upgrade-info: upgrade info is neither JSON nor a URL; ']);
+    await fails(
+      ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-info', 'free text', ...flags],
+      ['Error: invalid --upgrade-info: upgrade info is neither JSON nor a URL; '],
+    );
   });
 });

@@ -10,7 +10,20 @@ import { after, describe, test } from 'node:test';
 import { CommitMultiStore, prefixEnd, readU64be, toHex, type ReadMultiStore } from '@chaind/sdk/store';
 import { Keyring } from '@chaind/sdk/keyring';
 import { HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
-import { BIN, chaind, childEnv, newHome, removeTmpDirs, softwareUpgrade, stateDiff, TestChain, tmpDir, watchNode, within, type Run } from '@chaind/chaind/testing';
+import {
+  BIN,
+  chaind,
+  childEnv,
+  newHome,
+  removeTmpDirs,
+  softwareUpgrade,
+  stateDiff,
+  TestChain,
+  tmpDir,
+  watchNode,
+  within,
+  type Run,
+} from '@chaind/chaind/testing';
 import { SIMULATE_FAIL, SIMULATE_STATE_UNREADABLE, SIMULATE_UNKNOWN_UPGRADE, type SimulationJSON } from '../../src/cli/upgrade.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 
@@ -49,13 +62,13 @@ function start(release: string, home: string, extra: readonly string[] = []): No
   return { child, url: w.url, log: w.log, exited };
 }
 
-
 async function rpc<T>(url: string, path: string): Promise<T> {
   const res = await fetch(`${url}${path}`);
   return ((await res.json()) as { result: T }).result;
 }
 
-const latestHeight = async (url: string): Promise<number> => Number((await rpc<{ sync_info: { latest_block_height: string } }>(url, '/status')).sync_info.latest_block_height);
+const latestHeight = async (url: string): Promise<number> =>
+  Number((await rpc<{ sync_info: { latest_block_height: string } }>(url, '/status')).sync_info.latest_block_height);
 
 async function waitForHeight(url: string, h: number): Promise<void> {
   for (let i = 0; i < 300 && (await latestHeight(url)) < h; i++) await new Promise((r) => setTimeout(r, 100));
@@ -69,107 +82,159 @@ function versionMap(s: ReadMultiStore): Record<string, string> {
   return out;
 }
 
-const counts = (ds: readonly { name: string; keysAdded?: number; keys_added?: number; keysChanged?: number; keys_changed?: number; keysDeleted?: number; keys_deleted?: number }[]): string[] =>
+const counts = (
+  ds: readonly {
+    name: string;
+    keysAdded?: number;
+    keys_added?: number;
+    keysChanged?: number;
+    keys_changed?: number;
+    keysDeleted?: number;
+    keys_deleted?: number;
+  }[],
+): string[] =>
   ds
     .map((d) => [d.name, d.keysAdded ?? d.keys_added ?? 0, d.keysChanged ?? d.keys_changed ?? 0, d.keysDeleted ?? d.keys_deleted ?? 0] as const)
     .filter(([, a, c, d]) => a + c + d > 0)
     .map(([n, a, c, d]) => `${n} +${a} ~${c} -${d}`);
 
 describe('chaind upgrade simulate', () => {
-  test('the v2 binary on a running v1 node: a consistent snapshot while blocks with txs commit; the real upgrade then matches it', { timeout: 300_000 }, async () => {
-    const home = join(tmpDir('chaind-sim-'), 'home');
-    // the development chain as release v1 creates it (its genesis has v1's modules), one block in
-    const created = await as('v1', ['dev', '--home', home, '--gov-period', '10s', '--halt-height', '1', '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false']);
-    assert.equal(created.code, 0, created.stderr);
-    const cfg = join(home, 'config', 'config.toml');
-    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "300ms"'));
-    const old = start('v1', home);
-    const url = await old.url;
-    const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y'];
-    const bob = (await (await Keyring.open(home, 'test')).get('bob')).address;
-    const h = (await latestHeight(url)) + 80;
-    const submit = await as('v1', ['tx', 'upgrade', 'software-upgrade', 'v2', '--upgrade-height', String(h), '--no-validate', '--title', 'v2', '--summary', 'to v2', '--deposit', '10000000stake', '--from', 'validator', '--gas', 'auto', '--broadcast-mode', 'commit', ...flags]);
-    assert.equal(submit.code, 0, submit.stderr);
-    const vote = await as('v1', ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', '--broadcast-mode', 'commit', ...flags]);
-    assert.equal(vote.code, 0, vote.stderr);
-    for (let i = 0; i < 100; i++) {
-      const q = await as('v1', ['query', 'upgrade', 'plan', '-o', 'json', '--node', url]);
-      if (q.code === 0 && (JSON.parse(q.stdout) as { name: string }).name === 'v2') break;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-
-    // the node commits blocks with sends while the v2 binary reads its state
-    const sends = (async () => {
-      for (let i = 0; i < 3; i++) {
-        const r = await as('v1', ['tx', 'bank', 'send', 'alice', bob, '1stake', '--broadcast-mode', 'sync', ...flags]);
-        assert.equal(r.code, 0, r.stderr);
+  test(
+    'the v2 binary on a running v1 node: a consistent snapshot while blocks with txs commit; the real upgrade then matches it',
+    { timeout: 300_000 },
+    async () => {
+      const home = join(tmpDir('chaind-sim-'), 'home');
+      // the development chain as release v1 creates it (its genesis has v1's modules), one block in
+      const created = await as('v1', [
+        'dev',
+        '--home',
+        home,
+        '--gov-period',
+        '10s',
+        '--halt-height',
+        '1',
+        '--rpc.laddr',
+        'tcp://127.0.0.1:0',
+        '--api.enable',
+        'false',
+        '--grpc.enable',
+        'false',
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      const cfg = join(home, 'config', 'config.toml');
+      writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "300ms"'));
+      const old = start('v1', home);
+      const url = await old.url;
+      const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y'];
+      const bob = (await (await Keyring.open(home, 'test')).get('bob')).address;
+      const h = (await latestHeight(url)) + 80;
+      const submit = await as('v1', [
+        'tx',
+        'upgrade',
+        'software-upgrade',
+        'v2',
+        '--upgrade-height',
+        String(h),
+        '--no-validate',
+        '--title',
+        'v2',
+        '--summary',
+        'to v2',
+        '--deposit',
+        '10000000stake',
+        '--from',
+        'validator',
+        '--gas',
+        'auto',
+        '--broadcast-mode',
+        'commit',
+        ...flags,
+      ]);
+      assert.equal(submit.code, 0, submit.stderr);
+      const vote = await as('v1', ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', '--broadcast-mode', 'commit', ...flags]);
+      assert.equal(vote.code, 0, vote.stderr);
+      for (let i = 0; i < 100; i++) {
+        const q = await as('v1', ['query', 'upgrade', 'plan', '-o', 'json', '--node', url]);
+        if (q.code === 0 && (JSON.parse(q.stdout) as { name: string }).name === 'v2') break;
+        await new Promise((r) => setTimeout(r, 300));
       }
-    })();
-    const during = parsed(await simulateJSON(home));
-    await sends;
-    assert.equal(during.name, 'v2');
-    assert.equal(during.height, String(h), "the plan's height");
-    assert.equal(during.passed, true, during.error);
-    assert.equal(during.time_source, 'blocks');
-    // measured from the node's blocks (how near to its setting depends on the machine's load: not asserted)
-    assert.ok(during.median_block_interval_ms !== undefined && during.median_block_interval_ms > 0, String(during.median_block_interval_ms));
-    assert.ok(Date.parse(during.time) > Date.now(), `a block time ahead, at the plan's height: ${during.time}`);
-    // the last result is kept for the node's dashboard (/upgrade/status reads it)
-    const saved = JSON.parse(readFileSync(join(home, 'data', 'upgrade-simulate.json'), 'utf8')) as SimulationJSON & { finished_at: string };
-    assert.deepEqual({ name: saved.name, passed: saved.passed, app_hash: saved.app_hash }, { name: 'v2', passed: true, app_hash: during.app_hash });
-    assert.ok(Math.abs(Date.parse(saved.finished_at) - Date.now()) < 60_000, saved.finished_at);
-    // the snapshot is one committed state: the app hash the next block's header carries
-    const from = Number(during.from_height);
-    await waitForHeight(url, from + 1);
-    const header = await rpc<{ block: { header: { app_hash: string } } }>(url, `/block?height=${from + 1}`);
-    assert.equal(header.block.header.app_hash.toLowerCase(), during.from_app_hash);
-    assert.deepEqual(
-      Object.entries(during.module_versions).filter(([, v]) => v.from !== v.to),
-      [
-        ['chaininfo', { from: null, to: '1' }],
-        ['validators', { from: '1', to: '2' }],
-      ],
-    );
-    assert.ok(BigInt(during.gas_used) > 0n && during.wall_ms > 0 && during.peak_rss_bytes > 0);
 
-    // once the sends are in: the state the upgrade block will start from (empty blocks keep it)
-    await waitForHeight(url, (await latestHeight(url)) + 3);
-    const quiet = parsed(await simulateJSON(home, 'v2'));
-    const text = await as('v2', ['upgrade', 'simulate', '--home', home]);
-    assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, new RegExp(`^upgrade "v2" at height ${h} \\(time .+, extrapolated from blocks every [0-9.]+ ms\\) on the state at height \\d+: PASS$`, 'm'));
-    assert.match(text.stdout, /^store valset \(renamed from validators\): \+1 ~0 -0 keys/m);
+      // the node commits blocks with sends while the v2 binary reads its state
+      const sends = (async () => {
+        for (let i = 0; i < 3; i++) {
+          const r = await as('v1', ['tx', 'bank', 'send', 'alice', bob, '1stake', '--broadcast-mode', 'sync', ...flags]);
+          assert.equal(r.code, 0, r.stderr);
+        }
+      })();
+      const during = parsed(await simulateJSON(home));
+      await sends;
+      assert.equal(during.name, 'v2');
+      assert.equal(during.height, String(h), "the plan's height");
+      assert.equal(during.passed, true, during.error);
+      assert.equal(during.time_source, 'blocks');
+      // measured from the node's blocks (how near to its setting depends on the machine's load: not asserted)
+      assert.ok(during.median_block_interval_ms !== undefined && during.median_block_interval_ms > 0, String(during.median_block_interval_ms));
+      assert.ok(Date.parse(during.time) > Date.now(), `a block time ahead, at the plan's height: ${during.time}`);
+      // the last result is kept for the node's dashboard (/upgrade/status reads it)
+      const saved = JSON.parse(readFileSync(join(home, 'data', 'upgrade-simulate.json'), 'utf8')) as SimulationJSON & { finished_at: string };
+      assert.deepEqual({ name: saved.name, passed: saved.passed, app_hash: saved.app_hash }, { name: 'v2', passed: true, app_hash: during.app_hash });
+      assert.ok(Math.abs(Date.parse(saved.finished_at) - Date.now()) < 60_000, saved.finished_at);
+      // the snapshot is one committed state: the app hash the next block's header carries
+      const from = Number(during.from_height);
+      await waitForHeight(url, from + 1);
+      const header = await rpc<{ block: { header: { app_hash: string } } }>(url, `/block?height=${from + 1}`);
+      assert.equal(header.block.header.app_hash.toLowerCase(), during.from_app_hash);
+      assert.deepEqual(
+        Object.entries(during.module_versions).filter(([, v]) => v.from !== v.to),
+        [
+          ['chaininfo', { from: null, to: '1' }],
+          ['validators', { from: '1', to: '2' }],
+        ],
+      );
+      assert.ok(BigInt(during.gas_used) > 0n && during.wall_ms > 0 && during.peak_rss_bytes > 0);
 
-    assert.equal(await within(old.exited, 120_000, old.log), HALT_EXIT_CODES['upgrade-needed'], old.log().slice(-3000));
-    const before = newHome();
-    cpSync(join(home, 'data'), join(before, 'data'), { recursive: true });
-    const cur = start('v2', home, ['--halt-height', String(h)]);
-    assert.equal(await within(cur.exited, 60_000, cur.log), 0, cur.log().slice(-3000));
+      // once the sends are in: the state the upgrade block will start from (empty blocks keep it)
+      await waitForHeight(url, (await latestHeight(url)) + 3);
+      const quiet = parsed(await simulateJSON(home, 'v2'));
+      const text = await as('v2', ['upgrade', 'simulate', '--home', home]);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(
+        text.stdout,
+        new RegExp(`^upgrade "v2" at height ${h} \\(time .+, extrapolated from blocks every [0-9.]+ ms\\) on the state at height \\d+: PASS$`, 'm'),
+      );
+      assert.match(text.stdout, /^store valset \(renamed from validators\): \+1 ~0 -0 keys/m);
 
-    const a = CommitMultiStore.open(join(before, 'data', 'application.db'));
-    const b = CommitMultiStore.open(join(home, 'data', 'application.db'));
-    const sa = a.snapshot();
-    const sb = b.snapshot();
-    try {
-      assert.equal(sa.height, BigInt(h - 1));
-      assert.equal(toHex(sa.appHash), quiet.from_app_hash, 'the upgrade block started from the simulated state');
-      assert.equal(sb.height, BigInt(h));
-      assert.equal(toHex(sb.appHash), quiet.app_hash, 'the app hash the upgrade block committed');
-      assert.deepEqual(versionMap(sb), Object.fromEntries(Object.entries(quiet.module_versions).map(([m, v]) => [m, v.to])));
-      const oracle = stateDiff(sa, sb, new Map([['valset', 'validators']]));
-      assert.deepEqual(counts(quiet.stores), counts(oracle));
-      assert.deepEqual(counts(quiet.stores), ['chaininfo +2 ~0 -0', 'upgrade +3 ~1 -1', 'valset +1 ~0 -0']);
-    } finally {
-      sa.release();
-      sb.release();
-      await a.close();
-      await b.close();
-    }
-    // applied: nothing more to simulate
-    const again = await simulateJSON(home, 'v2');
-    assert.equal(again.code, SIMULATE_FAIL);
-    assert.equal(again.stderr.trimEnd(), `Error: upgrade "v2" was already applied at height ${h}`);
-  });
+      assert.equal(await within(old.exited, 120_000, old.log), HALT_EXIT_CODES['upgrade-needed'], old.log().slice(-3000));
+      const before = newHome();
+      cpSync(join(home, 'data'), join(before, 'data'), { recursive: true });
+      const cur = start('v2', home, ['--halt-height', String(h)]);
+      assert.equal(await within(cur.exited, 60_000, cur.log), 0, cur.log().slice(-3000));
+
+      const a = CommitMultiStore.open(join(before, 'data', 'application.db'));
+      const b = CommitMultiStore.open(join(home, 'data', 'application.db'));
+      const sa = a.snapshot();
+      const sb = b.snapshot();
+      try {
+        assert.equal(sa.height, BigInt(h - 1));
+        assert.equal(toHex(sa.appHash), quiet.from_app_hash, 'the upgrade block started from the simulated state');
+        assert.equal(sb.height, BigInt(h));
+        assert.equal(toHex(sb.appHash), quiet.app_hash, 'the app hash the upgrade block committed');
+        assert.deepEqual(versionMap(sb), Object.fromEntries(Object.entries(quiet.module_versions).map(([m, v]) => [m, v.to])));
+        const oracle = stateDiff(sa, sb, new Map([['valset', 'validators']]));
+        assert.deepEqual(counts(quiet.stores), counts(oracle));
+        assert.deepEqual(counts(quiet.stores), ['chaininfo +2 ~0 -0', 'upgrade +3 ~1 -1', 'valset +1 ~0 -0']);
+      } finally {
+        sa.release();
+        sb.release();
+        await a.close();
+        await b.close();
+      }
+      // applied: nothing more to simulate
+      const again = await simulateJSON(home, 'v2');
+      assert.equal(again.code, SIMULATE_FAIL);
+      assert.equal(again.stderr.trimEnd(), `Error: upgrade "v2" was already applied at height ${h}`);
+    },
+  );
 
   test('exit codes: 20 a failing handler (its error in the JSON), 21 an unknown or unscheduled upgrade, 22 no readable state', async () => {
     // a chain whose validators module is already at consensus version 3: v2 cannot migrate it backwards

@@ -66,7 +66,10 @@ describe('chaind version', () => {
       process.stderr.write(JSON.stringify([...seen]));
     `;
     return new Promise((res, rej) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -84,11 +87,20 @@ describe('chaind version', () => {
   test('version (without --long) loads nothing heavy: not the upgrades table, the app, the sdk, upgrade-plan or common.ts', async () => {
     const short = await loaded(['version']);
     assert.match(short.stdout, /^v\d+\n$/);
-    assert.ok(short.modules.some((u) => u.endsWith('/src/cli/version.ts')), 'the hook saw the modules');
-    assert.deepEqual(short.modules.filter((u) => heavy.test(u)), []);
+    assert.ok(
+      short.modules.some((u) => u.endsWith('/src/cli/version.ts')),
+      'the hook saw the modules',
+    );
+    assert.deepEqual(
+      short.modules.filter((u) => heavy.test(u)),
+      [],
+    );
     // --long does load the upgrades table: the hook would have seen it
     const long = await loaded(['version', '--long', '-o', 'json']);
-    assert.ok(long.modules.some((u) => u.includes('/src/upgrades/index.ts')), long.modules.join('\n'));
+    assert.ok(
+      long.modules.some((u) => u.includes('/src/upgrades/index.ts')),
+      long.modules.join('\n'),
+    );
     assert.ok(Array.isArray((JSON.parse(long.stdout) as { upgrades: unknown }).upgrades));
   });
 });

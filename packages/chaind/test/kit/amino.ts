@@ -31,7 +31,9 @@ function govV1(types: () => AminoTypes, registry: Registry): AminoConverters {
     '/cosmos.gov.v1.MsgSubmitProposal': {
       aminoType: 'cosmos-sdk/v1/MsgSubmitProposal',
       toAmino: (m: any) => ({
-        ...((m.messages as Any[]).length > 0 && { messages: (m.messages as Any[]).map((a) => types().toAmino({ typeUrl: a.typeUrl, value: registry.decode(a) })) }),
+        ...((m.messages as Any[]).length > 0 && {
+          messages: (m.messages as Any[]).map((a) => types().toAmino({ typeUrl: a.typeUrl, value: registry.decode(a) })),
+        }),
         initial_deposit: coins(m.initialDeposit),
         ...opt('proposer', m.proposer as string, ''),
         ...opt('metadata', m.metadata as string, ''),
@@ -56,7 +58,12 @@ function govV1(types: () => AminoTypes, registry: Registry): AminoConverters {
     },
     '/cosmos.gov.v1.MsgVote': {
       aminoType: 'cosmos-sdk/v1/MsgVote',
-      toAmino: (m: any) => ({ proposal_id: String(m.proposalId), ...opt('voter', m.voter as string, ''), ...opt('option', m.option as number, 0), ...opt('metadata', m.metadata as string, '') }),
+      toAmino: (m: any) => ({
+        proposal_id: String(m.proposalId),
+        ...opt('voter', m.voter as string, ''),
+        ...opt('option', m.option as number, 0),
+        ...opt('metadata', m.metadata as string, ''),
+      }),
       fromAmino: (v: any) => ({ proposalId: BigInt(v.proposal_id), voter: v.voter ?? '', option: v.option ?? 0, metadata: v.metadata ?? '' }),
     },
     '/cosmos.gov.v1.MsgVoteWeighted': {

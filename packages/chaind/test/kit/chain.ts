@@ -92,7 +92,11 @@ export function committedAccount(app: ChainApp['app'], address: string): BaseAcc
 /** `msgs` signed by `key` at its committed sequence plus `offset` (for several txs in one block), no fee. */
 export function signTx(app: ChainApp['app'], key: TestKey, msgs: Any[], offset = 0n, gasLimit = 10_000_000n): Uint8Array {
   const acc = committedAccount(app, key.address);
-  return encodeTx({ msgs, fee: { amount: [], gasLimit } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], CHAIN_ID);
+  return encodeTx(
+    { msgs, fee: { amount: [], gasLimit } },
+    [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }],
+    CHAIN_ID,
+  );
 }
 
 /** A node's application over `home`; InitChain runs when the state is new. */
@@ -191,7 +195,9 @@ export class TestChain {
 
   /** The validator (all the power) votes. */
   vote(id: bigint, option: VoteOption = VoteOption.VOTE_OPTION_YES): void {
-    const r = this.run(VALIDATOR, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId: id, voter: VALIDATOR.address, option, metadata: '' }).finish() }]);
+    const r = this.run(VALIDATOR, [
+      { typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode({ proposalId: id, voter: VALIDATOR.address, option, metadata: '' }).finish() },
+    ]);
     if (r.code !== 0) throw new Error(`vote failed: ${r.log}`);
   }
 

@@ -58,7 +58,8 @@ export async function ok(args: readonly string[], o: RunOptions = {}): Promise<R
 }
 
 /** The line the first command opening a home's test keyring prints first on stderr (once per home). */
-export const TEST_BACKEND_WARNING = /^WARNING: the test keyring backend keeps private keys unencrypted in .+; use it for development only \(--keyring-backend file\)\n/;
+export const TEST_BACKEND_WARNING =
+  /^WARNING: the test keyring backend keeps private keys unencrypted in .+; use it for development only \(--keyring-backend file\)\n/;
 
 /** stderr without the test backend's warning line. */
 export const withoutWarning = (stderr: string): string => stderr.replace(TEST_BACKEND_WARNING, '');
@@ -166,7 +167,17 @@ export class AbciNode {
   }
 
   static start(home: string, o: AbciNodeOptions = {}): AbciNode {
-    const args = ['start', '--with-comet=false', '--address', o.address ?? 'tcp://127.0.0.1:0', '--api.enable=false', '--grpc.enable=false', '--home', home, ...(o.args ?? [])];
+    const args = [
+      'start',
+      '--with-comet=false',
+      '--address',
+      o.address ?? 'tcp://127.0.0.1:0',
+      '--api.enable=false',
+      '--grpc.enable=false',
+      '--home',
+      home,
+      ...(o.args ?? []),
+    ];
     const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
     // its own process group, so that a kill reaches anything it may have started as well
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });

@@ -33,7 +33,8 @@ function int64(v: unknown, field: string, unsigned = false): bigint {
   if (typeof v !== 'string') throw new Error(`${field}: invalid 64-bit integer encoding ${JSON.stringify(v)}, expected string`);
   if (!(unsigned ? /^\+?[0-9]+$/ : /^[+-]?[0-9]+$/).test(v)) throw new Error(`${field}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   const n = BigInt(v);
-  if (unsigned ? n >= 1n << 64n : n < INT64_MIN || n > INT64_MAX) throw new Error(`${field}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  if (unsigned ? n >= 1n << 64n : n < INT64_MIN || n > INT64_MAX)
+    throw new Error(`${field}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return n;
 }
 
@@ -44,7 +45,8 @@ function time(v: unknown, field: string): void {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?Z$/.exec(v);
   const [y, mo, d, h, mi, s] = (m ?? []).slice(1, 7).map(Number);
   const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
-  if (m === null || mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59) throw new Error(`${field}: parsing time ${JSON.stringify(v)} as RFC 3339: cannot parse`);
+  if (m === null || mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59)
+    throw new Error(`${field}: parsing time ${JSON.stringify(v)} as RFC 3339: cannot parse`);
 }
 
 function object(v: unknown, field: string): Json {
@@ -93,7 +95,8 @@ export function checkCometGenesis(text: string): void {
   };
   int64(version.app, 'consensus_params.version.app', true);
   const types = params.pubKeyTypes;
-  if (!Array.isArray(types) || !types.every((t) => typeof t === 'string')) throw new Error('consensus_params.validator.pub_key_types: json: cannot unmarshal into []string');
+  if (!Array.isArray(types) || !types.every((t) => typeof t === 'string'))
+    throw new Error('consensus_params.validator.pub_key_types: json: cannot unmarshal into []string');
 
   const validators = g.validators === undefined || g.validators === null ? [] : g.validators;
   if (!Array.isArray(validators)) throw new Error('validators: json: cannot unmarshal into []GenesisValidator');
@@ -125,9 +128,11 @@ export function checkCometGenesis(text: string): void {
     if (params.evidenceMaxAgeNumBlocks <= 0n) throw new Error(`evidence.MaxAgeNumBlocks must be greater than 0. Got ${params.evidenceMaxAgeNumBlocks}`);
     if (params.evidenceMaxAgeDuration <= 0n) throw new Error(`evidence.MaxAgeDuration must be grater than 0 if provided, Got ${params.evidenceMaxAgeDuration}`);
     const maxBytes = params.blockMaxBytes === -1n ? MAX_BLOCK_SIZE_BYTES : params.blockMaxBytes;
-    if (params.evidenceMaxBytes > maxBytes) throw new Error(`evidence.MaxBytesEvidence is greater than upper bound, ${params.evidenceMaxBytes} > ${params.blockMaxBytes}`);
+    if (params.evidenceMaxBytes > maxBytes)
+      throw new Error(`evidence.MaxBytesEvidence is greater than upper bound, ${params.evidenceMaxBytes} > ${params.blockMaxBytes}`);
     if (params.evidenceMaxBytes < 0n) throw new Error(`evidence.MaxBytes must be non negative. Got: ${params.evidenceMaxBytes}`);
-    if (params.voteExtensionsEnableHeight < 0n) throw new Error(`ABCI.VoteExtensionsEnableHeight cannot be negative. Got: ${params.voteExtensionsEnableHeight}`);
+    if (params.voteExtensionsEnableHeight < 0n)
+      throw new Error(`ABCI.VoteExtensionsEnableHeight cannot be negative. Got: ${params.voteExtensionsEnableHeight}`);
     if (types.length === 0) throw new Error('len(Validator.PubKeyTypes) must be greater than 0');
     types.forEach((t, i) => {
       if (!ABCI_PUB_KEY_TYPES.includes(t as string)) throw new Error(`params.Validator.PubKeyTypes[${i}], ${String(t)}, is an unknown pubkey type`);
@@ -137,6 +142,7 @@ export function checkCometGenesis(text: string): void {
   for (const v of vals) {
     if (v.power === 0n) throw new Error('the genesis file cannot contain validators with no voting power');
     const want = createHash('sha256').update(v.key).digest().subarray(0, 20);
-    if (v.address.length > 0 && !v.address.equals(want)) throw new Error(`incorrect address for validator in the genesis file, should be ${want.toString('hex').toUpperCase()}`);
+    if (v.address.length > 0 && !v.address.equals(want))
+      throw new Error(`incorrect address for validator in the genesis file, should be ${want.toString('hex').toUpperCase()}`);
   }
 }

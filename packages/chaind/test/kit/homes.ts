@@ -75,12 +75,27 @@ export async function makeNetworkHomes(o: NetworkHomesOptions): Promise<NetworkH
   for (const a of [...operators, ...Object.values(users)]) await run(['genesis', 'add-account', a.address, coins, '--home', coordinator]);
   for (let i = 0; i < homes.length; i++) {
     const pv = JSON.parse(readFileSync(join(homes[i], 'config', 'priv_validator_key.json'), 'utf8')) as { pub_key: unknown };
-    await run(['genesis', 'add-validator', operators[i].address, String(o.power ?? 10), '--pubkey', JSON.stringify(pv.pub_key), '--moniker', `node${i}`, '--home', coordinator]);
+    await run([
+      'genesis',
+      'add-validator',
+      operators[i].address,
+      String(o.power ?? 10),
+      '--pubkey',
+      JSON.stringify(pv.pub_key),
+      '--moniker',
+      `node${i}`,
+      '--home',
+      coordinator,
+    ]);
   }
   const file = join(coordinator, 'config', 'genesis.json');
   const doc = JSON.parse(readFileSync(file, 'utf8')) as { app_state: { gov: { params: Record<string, unknown> } } };
   const period = o.govPeriod ?? '10s';
-  Object.assign(doc.app_state.gov.params, { voting_period: period, max_deposit_period: period, min_deposit: [{ denom: DENOM, amount: o.minDeposit ?? '1000' }] });
+  Object.assign(doc.app_state.gov.params, {
+    voting_period: period,
+    max_deposit_period: period,
+    min_deposit: [{ denom: DENOM, amount: o.minDeposit ?? '1000' }],
+  });
   writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
   await run(['genesis', 'validate', '--home', coordinator]);
   for (const home of homes.slice(1)) copyFileSync(file, join(home, 'config', 'genesis.json'));

@@ -87,7 +87,11 @@ export class AppConnections {
   /** `msgs` signed by `key` at its committed sequence plus `offset` (for several txs in one block), no fee. */
   async signTx(key: TestKey, msgs: Any[], chainId: string, offset = 0n, gasLimit = 10_000_000n): Promise<Uint8Array> {
     const acc = await this.account(key.address);
-    return encodeTx({ msgs, fee: { amount: [], gasLimit } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], chainId);
+    return encodeTx(
+      { msgs, fee: { amount: [], gasLimit } },
+      [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }],
+      chainId,
+    );
   }
 
   async close(): Promise<void> {
@@ -99,7 +103,8 @@ export class AppConnections {
 export async function one<K extends keyof Response>(c: AbciClient, req: Parameters<AbciClient['call']>[0], kind: K): Promise<NonNullable<Response[K]>> {
   const res = await c.call(req);
   const r = res[kind];
-  if (r === undefined) throw new Error(`expected a ${String(kind)} response, got ${JSON.stringify(Object.keys(res).filter((k) => res[k as keyof Response] !== undefined))}`);
+  if (r === undefined)
+    throw new Error(`expected a ${String(kind)} response, got ${JSON.stringify(Object.keys(res).filter((k) => res[k as keyof Response] !== undefined))}`);
   return r as NonNullable<Response[K]>;
 }
 
@@ -213,7 +218,10 @@ export class CometNetwork {
     const time: Timestamp = { seconds: last.seconds + (advance ?? this.o.blockSeconds ?? 1n), nanos: 0 };
     const vals = this.o.validators;
     const proposer = vals[Number(height % BigInt(vals.length))].address;
-    const lastCommit = height === this.initialHeight ? [] : vals.map((v) => ({ validator: { address: v.address, power: v.power }, blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT }));
+    const lastCommit =
+      height === this.initialHeight
+        ? []
+        : vals.map((v) => ({ validator: { address: v.address, power: v.power }, blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT }));
     return {
       txs,
       decidedLastCommit: { round: 0, votes: lastCommit },
@@ -238,18 +246,25 @@ export class CometNetwork {
     const draft = this.nextRequest([], o.advance);
     const proposerIndex = live[Number(draft.height % BigInt(live.length))];
     const { decidedLastCommit, ...rest } = draft;
-    const prepared = await one(this.conn(proposerIndex).consensus, {
-      prepareProposal: {
-        maxTxBytes: this.o.maxTxBytes ?? 1_048_576n,
-        txs: this.mempool,
-        localLastCommit: { round: 0, votes: decidedLastCommit?.votes.map((v) => ({ ...v, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) })) ?? [] },
-        misbehavior: [],
-        height: rest.height,
-        time: rest.time,
-        nextValidatorsHash: rest.nextValidatorsHash,
-        proposerAddress: rest.proposerAddress,
+    const prepared = await one(
+      this.conn(proposerIndex).consensus,
+      {
+        prepareProposal: {
+          maxTxBytes: this.o.maxTxBytes ?? 1_048_576n,
+          txs: this.mempool,
+          localLastCommit: {
+            round: 0,
+            votes: decidedLastCommit?.votes.map((v) => ({ ...v, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) })) ?? [],
+          },
+          misbehavior: [],
+          height: rest.height,
+          time: rest.time,
+          nextValidatorsHash: rest.nextValidatorsHash,
+          proposerAddress: rest.proposerAddress,
+        },
       },
-    }, 'prepareProposal');
+      'prepareProposal',
+    );
     const req = this.nextRequest(prepared.txs, o.advance);
     const { decidedLastCommit: proposedLastCommit, ...fields } = req;
     for (const i of live) {
@@ -319,10 +334,20 @@ export class AbciTestApp {
   static async start(o: AbciTestAppOptions = {}): Promise<AbciTestApp> {
     const home = o.home ?? newHome();
     const logger = new MemoryLogger();
-    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: o.upgrades ?? [], stateDbMaxBytes: o.stateDbMaxBytes === undefined ? undefined : { maxBytes: o.stateDbMaxBytes, setting: 'app.toml state-db-max-bytes' } });
+    const chain = createChainApp({
+      dbPath: join(home, 'data', 'application.db'),
+      upgradeInfoPath: upgradeInfoPath(home),
+      chainId: CHAIN_ID,
+      logger,
+      upgrades: o.upgrades ?? [],
+      stateDbMaxBytes: o.stateDbMaxBytes === undefined ? undefined : { maxBytes: o.stateDbMaxBytes, setting: 'app.toml state-db-max-bytes' },
+    });
     const comet = o.comet ?? new CometRpc({ url: 'http://127.0.0.1:9', timeoutMs: 1000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 });
     try {
-      const driver = await AbciDriver.listen({ app: chain.app, address: o.address ?? 'tcp://127.0.0.1:0', comet, logger, haltHeight: o.haltHeight, metrics: o.metrics }, CHAIN_ID);
+      const driver = await AbciDriver.listen(
+        { app: chain.app, address: o.address ?? 'tcp://127.0.0.1:0', comet, logger, haltHeight: o.haltHeight, metrics: o.metrics },
+        CHAIN_ID,
+      );
       return new AbciTestApp(home, logger, chain, driver);
     } catch (e) {
       await chain.close();

@@ -16,7 +16,11 @@ import { SoloDriver, type BlockEvent } from '../../src/node/solo.ts';
 import { startRpcServer, type RpcServer, type RpcServerOptions } from '../../src/node/rpc/server.ts';
 
 /** The test chain's validator consensus key (seed 0x01…). */
-export const VALIDATOR_KEY: ValidatorKey = { pubKey: testConsensusKey(0), address: consensusAddress(testConsensusKey(0)), privateKey: new Uint8Array(32).fill(1) };
+export const VALIDATOR_KEY: ValidatorKey = {
+  pubKey: testConsensusKey(0),
+  address: consensusAddress(testConsensusKey(0)),
+  privateKey: new Uint8Array(32).fill(1),
+};
 export const NODE_ID = 'ab'.repeat(20);
 export const MONIKER = 'rpc-test-node';
 
@@ -29,7 +33,17 @@ export interface TestNodeOptions {
   /** Simulation limits of the chain app (app.toml query-gas-limit, the mempool's max_tx_bytes). */
   readonly chain?: { readonly simulationGasLimit?: bigint; readonly simulationMaxTxBytes?: number };
   readonly rpc?: Partial<
-    Pick<RpcServerOptions, 'maxBodyBytes' | 'broadcastTxCommitTimeoutMs' | 'maxRequestBatchSize' | 'maxOpenConnections' | 'allowedHosts' | 'broadcastViaGet' | 'search' | 'writeLimits'>
+    Pick<
+      RpcServerOptions,
+      | 'maxBodyBytes'
+      | 'broadcastTxCommitTimeoutMs'
+      | 'maxRequestBatchSize'
+      | 'maxOpenConnections'
+      | 'allowedHosts'
+      | 'broadcastViaGet'
+      | 'search'
+      | 'writeLimits'
+    >
   >;
 }
 
@@ -50,7 +64,14 @@ export class TestNode {
     const genesis = testGenesis(o.extraAccounts);
     const logger = new MemoryLogger();
     // the test binary knows no upgrades (as TestChain), so tests may schedule plans of any name
-    const chain = createChainApp({ dbPath: join(home, 'data', 'application.db'), upgradeInfoPath: upgradeInfoPath(home), chainId: CHAIN_ID, logger, upgrades: [], ...o.chain });
+    const chain = createChainApp({
+      dbPath: join(home, 'data', 'application.db'),
+      upgradeInfoPath: upgradeInfoPath(home),
+      chainId: CHAIN_ID,
+      logger,
+      upgrades: [],
+      ...o.chain,
+    });
     const mempool = new Mempool({ app: chain.app, preverify: (tx) => chain.preverify(tx) });
     const blockStore = BlockStore.open(join(home, 'data', 'blockstore.db'));
     const driverOptions = { app: chain.app, mempool, blockStore, genesis, validatorKey: VALIDATOR_KEY, blockIntervalMs: o.blockIntervalMs ?? 150, logger };

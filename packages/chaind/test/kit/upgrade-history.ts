@@ -34,7 +34,11 @@ export async function upgradedThrough(upgrades: readonly Upgrade[], home: string
     const p = chain.pass([softwareUpgrade(name, h)]);
     if (p.status !== PASSED) throw new Error(`upgradedThrough: the proposal of upgrade "${name}" did not pass (status ${p.status})`);
     chain.blocksUntil(h - 1n);
-    assert.throws(() => chain.block(), (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed', `the binary before "${name}" halts at ${h}`);
+    assert.throws(
+      () => chain.block(),
+      (e: Error) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed',
+      `the binary before "${name}" halts at ${h}`,
+    );
     await chain.close();
     chain = TestChain.open(home, { upgrades: upgrades.slice(0, i + 1) });
     chain.block();
@@ -62,7 +66,11 @@ export const HISTORY_RECORDS: Readonly<Record<string, readonly number[]>> = { ch
  * renamed) that the app still mounts, each with the first bytes its keys start with (the layout: which records exist), leaving out
  * the `history` records.
  */
-export function storeLayout(c: TestChain, upgrades: readonly Upgrade[], history: Readonly<Record<string, readonly number[]>> = HISTORY_RECORDS): Record<string, string[]> {
+export function storeLayout(
+  c: TestChain,
+  upgrades: readonly Upgrade[],
+  history: Readonly<Record<string, readonly number[]>> = HISTORY_RECORDS,
+): Record<string, string[]> {
   const { modules } = chainModules({ upgrades });
   const stores = new Set<string>();
   for (const u of upgrades) {
@@ -89,13 +97,21 @@ export function storeLayout(c: TestChain, upgrades: readonly Upgrade[], history:
  * versions `upgrades` declare and the same versions and store layout (storeLayout) as a chain started
  * from the genesis of the release of `upgrades` — what the upgrade guide requires of every upgrade.
  */
-export async function assertSameAsGenesis(upgraded: TestChain, upgrades: readonly Upgrade[], history: Readonly<Record<string, readonly number[]>> = HISTORY_RECORDS): Promise<void> {
+export async function assertSameAsGenesis(
+  upgraded: TestChain,
+  upgrades: readonly Upgrade[],
+  history: Readonly<Record<string, readonly number[]>> = HISTORY_RECORDS,
+): Promise<void> {
   const declared = Object.fromEntries(Object.entries(moduleVersions(upgrades)).map(([m, v]) => [m, v.toString()]));
   assert.deepEqual(queriedModuleVersions(upgraded), declared, 'the upgraded chain has the module versions its upgrades declare');
   const fromGenesis = TestChain.open(newHome(), { upgrades });
   try {
     assert.deepEqual(queriedModuleVersions(fromGenesis), declared, 'a chain started from genesis has the same module versions');
-    assert.deepEqual(storeLayout(fromGenesis, upgrades, history), storeLayout(upgraded, upgrades, history), 'a chain started from genesis has the same store layout');
+    assert.deepEqual(
+      storeLayout(fromGenesis, upgrades, history),
+      storeLayout(upgraded, upgrades, history),
+      'a chain started from genesis has the same store layout',
+    );
   } finally {
     await fromGenesis.close();
   }

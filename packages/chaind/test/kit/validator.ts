@@ -46,7 +46,10 @@ export function cometForTests(): CometForTests {
 /** The binary, or the failure a test that needs CometBFT reports where it may not skip. */
 export function cometbftBin(): string {
   const c = cometForTests();
-  if (c.bin === undefined) throw new Error(`CometBFT ${COMETBFT_VERSION} is required here (CI=true or CHAIND_REQUIRE_COMETBFT=1) and none was found: npm run cometbft:install, or set COMETBFT_BIN`);
+  if (c.bin === undefined)
+    throw new Error(
+      `CometBFT ${COMETBFT_VERSION} is required here (CI=true or CHAIND_REQUIRE_COMETBFT=1) and none was found: npm run cometbft:install, or set COMETBFT_BIN`,
+    );
   return c.bin;
 }
 

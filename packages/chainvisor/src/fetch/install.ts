@@ -2,7 +2,17 @@
 // into place. destDir only ever appears complete.
 import { chmod, lstat, mkdir, mkdtemp, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { downloadRelease, FetchError, leftoversIn, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy, type Progress, type ReleaseSource } from '@chaind/upgrade-plan';
+import {
+  downloadRelease,
+  FetchError,
+  leftoversIn,
+  locateDaemon,
+  prepareDownload,
+  unpackRelease,
+  type DownloadPolicy,
+  type Progress,
+  type ReleaseSource,
+} from '@chaind/upgrade-plan';
 import { syncTree } from '../fsync.ts';
 import { makeProgress } from './progress.ts';
 
@@ -164,7 +174,9 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
       return { update: (b) => (observe(b, total), shown.update(b)), done: (ok) => shown.done(ok) };
     };
     const dl = await downloadRelease(p, file, { ...o, progress });
-    o.log(`downloaded ${dl.bytes} bytes in ${dl.downloadMs.toFixed(0)} ms, ${p.checksum ? `${p.checksum.algo} verified` : 'not verified'} (sha256 ${dl.sha256})`);
+    o.log(
+      `downloaded ${dl.bytes} bytes in ${dl.downloadMs.toFixed(0)} ms, ${p.checksum ? `${p.checksum.algo} verified` : 'not verified'} (sha256 ${dl.sha256})`,
+    );
 
     const e0 = performance.now();
     const out = join(tmp, 'out');

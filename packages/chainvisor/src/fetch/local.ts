@@ -39,7 +39,11 @@ export async function checkReleaseFolder(src: string, daemonName: string): Promi
   } catch {
     throw new FetchError('no-binary', `${src} is not a release folder: it has no bin/${daemonName}`);
   }
-  if (!st.isFile()) throw new FetchError('no-binary', `${bin} is ${st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : 'not a regular file'}; the daemon binary must be a regular file`);
+  if (!st.isFile())
+    throw new FetchError(
+      'no-binary',
+      `${bin} is ${st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : 'not a regular file'}; the daemon binary must be a regular file`,
+    );
 }
 
 /**
@@ -57,7 +61,10 @@ async function copyRelease(src: string, dst: string, root: string, what: string)
       await copyFile(s, d, constants.COPYFILE_FICLONE);
       await chmod(d, (await stat(s)).mode & 0o777);
     } else {
-      throw new FetchError('unsafe-archive', `unsafe ${what}: entry ${JSON.stringify(relative(root, s).split(sep).join('/'))} is not a regular file, folder or link`);
+      throw new FetchError(
+        'unsafe-archive',
+        `unsafe ${what}: entry ${JSON.stringify(relative(root, s).split(sep).join('/'))} is not a regular file, folder or link`,
+      );
     }
   }
 }

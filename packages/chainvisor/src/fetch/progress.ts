@@ -10,12 +10,7 @@ function rate(bytes: number, ms: number): string {
 }
 
 /** A progress reporter for a download of `total` bytes (null = unknown) named `name`. */
-export function makeProgress(
-  mode: 'bar' | 'lines' | 'none',
-  name: string,
-  total: number | null,
-  log: (msg: string) => void,
-): Progress {
+export function makeProgress(mode: 'bar' | 'lines' | 'none', name: string, total: number | null, log: (msg: string) => void): Progress {
   const start = performance.now();
   if (mode === 'bar') {
     const bar = new cliProgress.SingleBar(

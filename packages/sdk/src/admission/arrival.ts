@@ -82,7 +82,14 @@ export class ArrivalOrder {
     this.pendingTxs++;
     this.pendingBytes += tx.length;
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ tx, admit: admit as (arg: unknown) => unknown, arg, resolve: resolve as (v: unknown) => void, reject, ready: this.preverify === undefined });
+      this.waiting.push({
+        tx,
+        admit: admit as (arg: unknown) => unknown,
+        arg,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        ready: this.preverify === undefined,
+      });
       this.pump();
     });
   }

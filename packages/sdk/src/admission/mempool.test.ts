@@ -27,7 +27,12 @@ function tx(from: typeof alice, sequence: bigint, o: TxOptions = {}): Uint8Array
   const i = users.indexOf(from);
   const to = users[(i + 1) % users.length].address;
   return encodeTx(
-    { msgs: [sendMsg(from.address, to, o.amount ?? '10')], memo: o.memo, timeoutHeight: o.timeoutHeight, fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: o.gas ?? GAS } },
+    {
+      msgs: [sendMsg(from.address, to, o.amount ?? '10')],
+      memo: o.memo,
+      timeoutHeight: o.timeoutHeight,
+      fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: o.gas ?? GAS },
+    },
     [{ privateKey: from.privateKey, accountNumber: BigInt(i), sequence }],
     CHAIN_ID,
   );
@@ -174,7 +179,7 @@ describe('admission', () => {
     await t.close();
   });
 
-  test('full by count: refused with CometBFT\'s text, and CheckTx state untouched', async () => {
+  test("full by count: refused with CometBFT's text, and CheckTx state untouched", async () => {
     const { t, pool } = setup({ maxTxs: 2 });
     const txs = [tx(alice, 0n), tx(alice, 1n), tx(alice, 2n)];
     ok(pool.add(txs[0]));
@@ -244,7 +249,10 @@ describe('reaping', () => {
 
     // the reaped order is a valid block: every tx succeeds
     const res = t.block(all);
-    assert.deepEqual(res.txResults.map((r) => r.code), [0, 0, 0, 0, 0]);
+    assert.deepEqual(
+      res.txResults.map((r) => r.code),
+      [0, 0, 0, 0, 0],
+    );
     await t.close();
   });
 
@@ -274,7 +282,10 @@ describe('update after a block', () => {
     // another proposer's block: bob's tx from this pool, and an alice tx with sequence 0 this pool never saw
     const other = tx(alice, 0n, { amount: '77' });
     const block = [other, b0];
-    assert.deepEqual(t.block(block).txResults.map((r) => r.code), [0, 0]);
+    assert.deepEqual(
+      t.block(block).txResults.map((r) => r.code),
+      [0, 0],
+    );
     const u = pool.update(height(), block);
     assert.equal(u.committed, 1);
     assert.equal(u.dropped, 2);
@@ -302,7 +313,10 @@ describe('update after a block', () => {
     ok(pool.add(tx(alice, 2n)));
     const next = pool.reap(-1);
     assert.equal(next.length, 3);
-    assert.deepEqual(t.block(next).txResults.map((r) => r.code), [0, 0, 0]);
+    assert.deepEqual(
+      t.block(next).txResults.map((r) => r.code),
+      [0, 0, 0],
+    );
     assert.deepEqual(pool.update(height(), next), { committed: 3, dropped: 0, evicted: [] });
     assert.equal(pool.size(), 0);
     assert.equal(t.account(alice.address)?.sequence, 3n);
@@ -344,7 +358,11 @@ describe('bounds against floods', () => {
     const refusedTxs: Uint8Array[] = [];
     const pool = new Mempool({ app, refused: (b) => refusedTxs.push(b) });
     // signed for the wrong account number: the signature fails, whatever else the account does in this block
-    const bad = encodeTx({ msgs: [sendMsg(alice.address, bob.address, '1')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } }, [{ privateKey: alice.privateKey, accountNumber: 9n, sequence: 0n }], CHAIN_ID);
+    const bad = encodeTx(
+      { msgs: [sendMsg(alice.address, bob.address, '1')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: GAS } },
+      [{ privateKey: alice.privateKey, accountNumber: 9n, sequence: 0n }],
+      CHAIN_ID,
+    );
     const first = await pool.submit(bad);
     assert.equal(first.code, 4);
     assert.deepEqual([calls(), refusedTxs.length, pool.rememberedRefusals()], [1, 1, 1]);

@@ -268,7 +268,10 @@ export class Mempool {
   /** Senders in the order their oldest pending tx arrived, each with its txs by sequence. */
   private queues(): Entry[][] {
     const oldest = (list: Entry[]): number => Math.min(...list.map((e) => e.arrival));
-    return [...this.bySender.values()].map((list) => ({ list, first: oldest(list) })).sort((a, b) => a.first - b.first).map((x) => x.list);
+    return [...this.bySender.values()]
+      .map((list) => ({ list, first: oldest(list) }))
+      .sort((a, b) => a.first - b.first)
+      .map((x) => x.list);
   }
 
   /**

@@ -16,11 +16,19 @@ const bob = testKey(1);
 
 test('a tx CheckTx refuses leaves nothing in the verified-signature cache; an accepted one leaves its digest', async () => {
   const t = testApp({ funded: [alice.address, bob.address] });
-  const pre = new SignaturePreverifier({ threads: 1, logger: nopLogger, signaturesOf: (tx) => t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, tx)) });
+  const pre = new SignaturePreverifier({
+    threads: 1,
+    logger: nopLogger,
+    signaturesOf: (tx) => t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, tx)),
+  });
   const pool = new Mempool({ app: t.app, preverify: (b) => pre.preverify(b), refused: (b) => pre.refused(b) });
   try {
     const send = (memo: string, sequence: bigint): Uint8Array =>
-      encodeTx({ msgs: [sendMsg(alice.address, bob.address, '1')], memo, fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n } }, [{ privateKey: alice.privateKey, accountNumber: 0n, sequence }], CHAIN_ID);
+      encodeTx(
+        { msgs: [sendMsg(alice.address, bob.address, '1')], memo, fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n } },
+        [{ privateKey: alice.privateKey, accountNumber: 0n, sequence }],
+        CHAIN_ID,
+      );
     // a correct signature on a tx the ante handler refuses after pre-verification (memo over 256 bytes)
     const refused = await pool.submit(send('x'.repeat(300), 0n));
     assert.equal(refused.code, 12, refused.log);
@@ -37,11 +45,19 @@ test('a tx CheckTx refuses leaves nothing in the verified-signature cache; an ac
 
 test('a pre-verified tx the mempool itself refuses (full) leaves nothing behind either', async () => {
   const t = testApp({ funded: [alice.address, bob.address] });
-  const pre = new SignaturePreverifier({ threads: 1, logger: nopLogger, signaturesOf: (tx) => t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, tx)) });
+  const pre = new SignaturePreverifier({
+    threads: 1,
+    logger: nopLogger,
+    signaturesOf: (tx) => t.app.withQueryContext((ctx) => signaturesToPreverify(ctx, t.ak, t.app.modules.msgRouter, tx)),
+  });
   const pool = new Mempool({ app: t.app, maxTxs: 1, preverify: (b) => pre.preverify(b), refused: (b) => pre.refused(b) });
   try {
     const send = (from: typeof alice, to: string, accountNumber: bigint): Uint8Array =>
-      encodeTx({ msgs: [sendMsg(from.address, to, '1')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n } }, [{ privateKey: from.privateKey, accountNumber, sequence: 0n }], CHAIN_ID);
+      encodeTx(
+        { msgs: [sendMsg(from.address, to, '1')], fee: { amount: [{ denom: DENOM, amount: '200' }], gasLimit: 200_000n } },
+        [{ privateKey: from.privateKey, accountNumber, sequence: 0n }],
+        CHAIN_ID,
+      );
     // both arrive while the pool is empty: both are pre-verified, the second is refused in its turn
     const [first, second] = [pool.submit(send(alice, bob.address, 0n)), pool.submit(send(bob, alice.address, 1n))];
     assert.equal((await first).code, 0);

@@ -42,7 +42,8 @@ class PreDecoded {
     this.drop(bytes);
     this.entries.set(bytes, { copy: copyBytes(bytes), tx });
     this.bytes += 2 * bytes.length;
-    while (this.entries.size > this.capacity || (this.bytes > this.maxBytes && this.entries.size > 1)) this.drop(this.entries.keys().next().value as Uint8Array);
+    while (this.entries.size > this.capacity || (this.bytes > this.maxBytes && this.entries.size > 1))
+      this.drop(this.entries.keys().next().value as Uint8Array);
   }
 
   take(bytes: Uint8Array): DecodedTx | undefined {

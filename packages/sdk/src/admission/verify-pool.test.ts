@@ -38,7 +38,12 @@ describe('signature verification pool', () => {
       const got = await pool.verify(cases.map(([, t]) => t));
       assert.deepEqual(
         cases.map(([name], i) => [name, got[i]]),
-        cases.map(([name, t]) => [name, name === 'tampered doc' ? verifySignature(t.pubkey, Buffer.from('sign doc 2'), t.signature) : verifySignature(t.pubkey, Buffer.from('sign doc 1'), t.signature)]),
+        cases.map(([name, t]) => [
+          name,
+          name === 'tampered doc'
+            ? verifySignature(t.pubkey, Buffer.from('sign doc 2'), t.signature)
+            : verifySignature(t.pubkey, Buffer.from('sign doc 1'), t.signature),
+        ]),
       );
       assert.deepEqual(got, [true, false, false, false, false, false]);
       assert.equal(cache.size, 1);
@@ -60,7 +65,10 @@ describe('signature verification pool', () => {
       const ts = Array.from({ length: 300 }, (_, i) => triple(i));
       const bad = ts.map((t, i) => (i % 3 === 0 ? over(t, 'other') : t));
       const got = (await Promise.all(bad.map((t) => pool.verify([t])))).flat();
-      assert.deepEqual(got, bad.map((_, i) => i % 3 !== 0));
+      assert.deepEqual(
+        got,
+        bad.map((_, i) => i % 3 !== 0),
+      );
       assert.equal(cache.size, 200);
     } finally {
       await pool.close();
@@ -167,7 +175,11 @@ describe('signature verification pool', () => {
     const a = triple(1);
     // a made-up signature with a's first 7 bytes: the cache is only ever given verified ones, but the
     // slot is all it shares with a
-    const twin: SignatureTriple = { pubkey: triple(2).pubkey, digest: signBytesDigest(Buffer.from('twin')), signature: Buffer.concat([a.signature.subarray(0, 7), Buffer.alloc(57, 1)]) };
+    const twin: SignatureTriple = {
+      pubkey: triple(2).pubkey,
+      digest: signBytesDigest(Buffer.from('twin')),
+      signature: Buffer.concat([a.signature.subarray(0, 7), Buffer.alloc(57, 1)]),
+    };
     cache.add(a);
     assert.equal(cache.has(twin), false);
     cache.add(twin);

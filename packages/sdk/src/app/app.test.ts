@@ -9,15 +9,7 @@ import type { ResponseQuery } from 'cosmjs-types/tendermint/abci/types';
 import { QueryAuthorityRequest, QueryAuthorityResponse, QueryDefinition } from '../gen/chain/upgrade/v1beta1/query.ts';
 import { CommitMultiStore, toHex, utf8 } from '../store/index.ts';
 import { QueryCache } from './query-cache.ts';
-import {
-  BaseApp,
-  Context,
-  ModuleManager,
-  registerError,
-  errors,
-  type AppModule,
-  type Tx,
-} from './index.ts';
+import { BaseApp, Context, ModuleManager, registerError, errors, type AppModule, type Tx } from './index.ts';
 import { blockRequest } from '@chaind/sdk/testing';
 
 const dirs: string[] = [];
@@ -37,7 +29,8 @@ const decodeTx = (bytes: Uint8Array): Tx => {
 };
 const encodeTx = (msgs: MsgSend[], memo = ''): Uint8Array =>
   TxBody.encode(TxBody.fromPartial({ memo, messages: msgs.map((m) => ({ typeUrl: SEND, value: MsgSend.encode(m).finish() })) })).finish();
-const send = (from: string, to: string, amount: string): MsgSend => MsgSend.fromPartial({ fromAddress: from, toAddress: to, amount: [{ denom: 'stake', amount }] });
+const send = (from: string, to: string, amount: string): MsgSend =>
+  MsgSend.fromPartial({ fromAddress: from, toAddress: to, amount: [{ denom: 'stake', amount }] });
 
 const ledgerErr = registerError('ledger-test', 2, 'refused');
 
@@ -99,7 +92,11 @@ function ledgerModule(name: string, trace: Trace, version = 1n): AppModule {
   };
 }
 
-function makeApp(path: string, trace: Trace, opts: { ante?: (ctx: Context, tx: Tx) => void; simulationGasLimit?: bigint; simulationMaxTxBytes?: number } = {}): BaseApp {
+function makeApp(
+  path: string,
+  trace: Trace,
+  opts: { ante?: (ctx: Context, tx: Tx) => void; simulationGasLimit?: bigint; simulationMaxTxBytes?: number } = {},
+): BaseApp {
   const mm = new ModuleManager([ledgerModule('ledger', trace), ledgerModule('audit', trace)]);
   mm.setOrder('endBlock', ['audit', 'ledger']);
   const app = new BaseApp({
@@ -138,8 +135,20 @@ describe('block phases', () => {
     assert.deepEqual(trace.calls, ['ledger.initGenesis:g1', 'audit.initGenesis:default']);
     trace.calls.length = 0;
     const res = block(app, 1n, [encodeTx([send('a', 'b', '5')]), encodeTx([send('a', 'c', '7')])]);
-    assert.deepEqual(trace.calls, ['ledger.preBlock', 'audit.preBlock', 'ledger.beginBlock', 'audit.beginBlock', 'tx:5', 'tx:7', 'audit.endBlock', 'ledger.endBlock']);
-    assert.deepEqual(res.txResults.map((r) => r.code), [0, 0]);
+    assert.deepEqual(trace.calls, [
+      'ledger.preBlock',
+      'audit.preBlock',
+      'ledger.beginBlock',
+      'audit.beginBlock',
+      'tx:5',
+      'tx:7',
+      'audit.endBlock',
+      'ledger.endBlock',
+    ]);
+    assert.deepEqual(
+      res.txResults.map((r) => r.code),
+      [0, 0],
+    );
     app.commit();
     assert.equal(read(app, 'ledger', 'sent/c'), '7');
     assert.equal(read(app, 'ledger', 'seed'), 'g1');
@@ -310,7 +319,16 @@ describe('routers and queries', () => {
 
   test('the query cache is bounded in entries and bytes', () => {
     const c = new QueryCache({ maxEntries: 3, maxBytes: 100 });
-    const res = (n: number): ResponseQuery => ({ code: 0, log: '', info: '', index: 0n, key: new Uint8Array(0), value: new Uint8Array(n), height: 1n, codespace: '' });
+    const res = (n: number): ResponseQuery => ({
+      code: 0,
+      log: '',
+      info: '',
+      index: 0n,
+      key: new Uint8Array(0),
+      value: new Uint8Array(n),
+      height: 1n,
+      codespace: '',
+    });
     c.reset({});
     for (const k of ['a', 'b', 'c']) c.set(k, res(1));
     assert.equal(c.size, 3);
@@ -369,7 +387,11 @@ describe('module manager migrations', () => {
   test('runs registered steps from → to in order, InitGenesis for new modules, and returns the target map', async () => {
     const trace: Trace = { calls: [] };
     const m = mm(trace, { auth: 2n, bank: 3n, fresh: 1n, gov: 1n });
-    for (const [name, from] of [['bank', 1n], ['bank', 2n], ['auth', 1n]] as const) {
+    for (const [name, from] of [
+      ['bank', 1n],
+      ['bank', 2n],
+      ['auth', 1n],
+    ] as const) {
       m.registerMigration(name, from, () => trace.calls.push(`${name}:${from}->${from + 1n}`));
     }
     const { ctx: c, close } = ctx(tmp(), ['auth', 'bank', 'fresh', 'gov']);

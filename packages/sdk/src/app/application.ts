@@ -308,7 +308,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     this.assertLoaded();
     const max = this.simulationMaxTxBytes;
     // anyone may simulate, for free: a tx no mempool would take is not worth decoding
-    if (max !== undefined && txBytes.length > max) return failedTx(errors.txTooLarge.wrap(`tx of ${txBytes.length} bytes exceeds the simulation limit of ${max} bytes`), 0n, 0n, []);
+    if (max !== undefined && txBytes.length > max)
+      return failedTx(errors.txTooLarge.wrap(`tx of ${txBytes.length} bytes exceeds the simulation limit of ${max} bytes`), 0n, 0n, []);
     const snap = this.store.snapshot();
     try {
       return this.runTx('simulate', txBytes, new ScratchMultiStore(snap), this.stateHeader(snap.height + 1n), gasCap);
@@ -386,7 +387,17 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       this.anteHandler?.(ante.ctx, tx, mode === 'simulate');
       ante.write();
       if (mode === 'check' || mode === 'recheck' || mode === 'prepare') {
-        return { code: 0, codespace: '', log: '', data: NO_DATA, info: '', gasWanted: tx.gasLimit, gasUsed: meter.consumed(), events: ctx.events.events(), msgResponses: [] };
+        return {
+          code: 0,
+          codespace: '',
+          log: '',
+          data: NO_DATA,
+          info: '',
+          gasWanted: tx.gasLimit,
+          gasUsed: meter.consumed(),
+          events: ctx.events.events(),
+          msgResponses: [],
+        };
       }
       const run = ctx.branch();
       const router = this.modules.msgRouter;

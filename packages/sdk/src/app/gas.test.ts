@@ -64,7 +64,13 @@ test('a metered iterator stops with out-of-gas at the entry that exceeds the lim
     ...empty,
     iterator: () => {
       const it = entries[Symbol.iterator]();
-      return { next: () => it.next(), return: (): IteratorResult<never> => (closed++, { done: true, value: undefined }), [Symbol.iterator]() { return this; } };
+      return {
+        next: () => it.next(),
+        return: (): IteratorResult<never> => (closed++, { done: true, value: undefined }),
+        [Symbol.iterator]() {
+          return this;
+        },
+      };
     },
   };
   // each entry: IterNextFlat 30 + ValuePerByte 3 × 10 = 60 gas

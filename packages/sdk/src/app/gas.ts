@@ -97,7 +97,6 @@ export class InfiniteGasMeter implements GasMeter {
   }
 }
 
-
 /** cost × n for the small n of key and value lengths, computed once per (cost, n): no bigint work per access. */
 const perByteTables = new Map<bigint, bigint[]>();
 function perByte(cost: bigint, n: number): bigint {
@@ -239,5 +238,4 @@ export class GasKVStore implements KVStore {
     };
     return charged;
   }
-
 }

@@ -50,7 +50,8 @@ export interface AminoForm<M> {
 export class MsgRouter {
   private readonly routes = new Map<string, MsgRoute>();
   /** The Any decoded last, as it was then, with its message (a decoded message is never changed). */
-  private lastDecoded: { readonly any: Any; readonly typeUrl: string; readonly value: Uint8Array; readonly decoded: { route: MsgRoute; msg: unknown } } | null = null;
+  private lastDecoded: { readonly any: Any; readonly typeUrl: string; readonly value: Uint8Array; readonly decoded: { route: MsgRoute; msg: unknown } } | null =
+    null;
 
   register<M, R>(route: MsgRoute<M, R>): void {
     if (!route.typeUrl.startsWith('/')) throw new Error(`type URL must start with "/": ${route.typeUrl}`);

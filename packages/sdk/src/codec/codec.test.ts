@@ -34,13 +34,33 @@ function rng(seed: number): { int(n: number): number; pick<T>(xs: readonly T[]):
 }
 
 const R = rng(20261122);
-const U64S = [0n, 1n, 127n, 128n, 300n, 2n ** 28n - 1n, 2n ** 28n, 2n ** 31n - 1n, 2n ** 31n, 3_000_000_000n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 49n, 2n ** 53n + 1n, 2n ** 63n, 2n ** 64n - 1n];
+const U64S = [
+  0n,
+  1n,
+  127n,
+  128n,
+  300n,
+  2n ** 28n - 1n,
+  2n ** 28n,
+  2n ** 31n - 1n,
+  2n ** 31n,
+  3_000_000_000n,
+  2n ** 32n - 1n,
+  2n ** 32n,
+  2n ** 49n,
+  2n ** 53n + 1n,
+  2n ** 63n,
+  2n ** 64n - 1n,
+];
 const STRINGS = ['', 'a', 'chain1qyqszqgpqyqszqgpqyqszqgpqyqszqgp9z4ggx', 'stake', 'x'.repeat(200), 'memo with spaces', 'ünïcödé ✓', '\u0000nul', '😀'];
 const u64 = (): bigint => R.pick(U64S);
 const str = (): string => R.pick(STRINGS);
 const bytes = (): Uint8Array => R.bytes(R.pick([0, 1, 20, 33, 64, 130]));
 const any = (): Any => ({ typeUrl: R.pick(['', '/cosmos.crypto.secp256k1.PubKey', '/cosmos.bank.v1beta1.MsgSend', '/x.ü']), value: bytes() });
-const coin = (): { denom: string; amount: string } => ({ denom: str(), amount: R.pick(['', '0', '1', '200', '115792089237316195423570985008687907853269984665640564039457584007913129639935', '-5', '1.5']) });
+const coin = (): { denom: string; amount: string } => ({
+  denom: str(),
+  amount: R.pick(['', '0', '1', '200', '115792089237316195423570985008687907853269984665640564039457584007913129639935', '-5', '1.5']),
+});
 const times = <T>(n: number, f: () => T): T[] => Array.from({ length: R.int(n) }, f);
 
 function body(): TxBody {
@@ -58,7 +78,10 @@ function authInfo(): AuthInfo {
   return AuthInfo.fromPartial({
     signerInfos: times(4, () => ({
       publicKey: R.int(3) === 0 ? undefined : any(),
-      modeInfo: R.int(4) === 0 ? undefined : { single: { mode: R.pick([SignMode.SIGN_MODE_DIRECT, SignMode.SIGN_MODE_UNSPECIFIED, SignMode.SIGN_MODE_LEGACY_AMINO_JSON]) } },
+      modeInfo:
+        R.int(4) === 0
+          ? undefined
+          : { single: { mode: R.pick([SignMode.SIGN_MODE_DIRECT, SignMode.SIGN_MODE_UNSPECIFIED, SignMode.SIGN_MODE_LEGACY_AMINO_JSON]) } },
       sequence: u64(),
     })),
     fee: R.int(5) === 0 ? undefined : { amount: times(3, coin), gasLimit: u64(), payer: str(), granter: str() },
@@ -111,7 +134,11 @@ function damaged(b: Uint8Array): Uint8Array[] {
 function sameDecode<T>(fast: (b: Uint8Array) => T, slow: (b: Uint8Array) => T, b: Uint8Array, what: string): void {
   for (const input of [b, ...damaged(b)]) {
     // each decoder gets its own private copy, as decodeTx gives the TxBody and AuthInfo decoders
-    assert.deepEqual(outcome(() => fast(Uint8Array.from(input))), outcome(() => slow(Uint8Array.from(input))), `${what}: ${Buffer.from(input).toString('hex')}`);
+    assert.deepEqual(
+      outcome(() => fast(Uint8Array.from(input))),
+      outcome(() => slow(Uint8Array.from(input))),
+      `${what}: ${Buffer.from(input).toString('hex')}`,
+    );
   }
 }
 
@@ -157,7 +184,14 @@ describe('fast codecs are cosmjs-types, byte for byte', () => {
       }
     }
     const mod: Account = { address: 'chain1m', pubKey: undefined, accountNumber: 3n, sequence: 0n, module: { name: 'gov', permissions: ['burner'] } };
-    const bytes = Any.encode({ typeUrl: '/cosmos.auth.v1beta1.ModuleAccount', value: ModuleAccount.encode({ baseAccount: BaseAccount.fromPartial({ address: 'chain1m', accountNumber: 3n }), name: 'gov', permissions: ['burner'] }).finish() }).finish();
+    const bytes = Any.encode({
+      typeUrl: '/cosmos.auth.v1beta1.ModuleAccount',
+      value: ModuleAccount.encode({
+        baseAccount: BaseAccount.fromPartial({ address: 'chain1m', accountNumber: 3n }),
+        name: 'gov',
+        permissions: ['burner'],
+      }).finish(),
+    }).finish();
     assert.deepEqual(encodeAccount(mod), bytes);
     assert.deepEqual(decodeAccount(bytes), mod);
   });
@@ -167,7 +201,12 @@ describe('fast codecs are cosmjs-types, byte for byte', () => {
       const p = { maxMemoCharacters: u64(), txSigLimit: u64(), txSizeCostPerByte: u64(), sigVerifyCostEd25519: u64(), sigVerifyCostSecp256k1: u64() };
       sameDecode(decodeParams, (x) => Params.decode(x), Params.encode(p).finish(), 'Params');
       const m = MsgSend.fromPartial({ fromAddress: str(), toAddress: str(), amount: times(4, coin) });
-      sameDecode((x) => msgSendCodec.decode(x), (x) => MsgSend.decode(x), MsgSend.encode(m).finish(), 'MsgSend');
+      sameDecode(
+        (x) => msgSendCodec.decode(x),
+        (x) => MsgSend.decode(x),
+        MsgSend.encode(m).finish(),
+        'MsgSend',
+      );
     }
   });
 

@@ -17,7 +17,21 @@ function varint(v: bigint): string {
   return Buffer.from(out).toString('hex');
 }
 
-const VALUES = [0n, 1n, 2n ** 31n - 1n, 2n ** 31n, 2n ** 31n + 1n, 3_000_000_000n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n, 2n ** 63n - 1n, -1n, -(2n ** 31n), -(2n ** 63n)];
+const VALUES = [
+  0n,
+  1n,
+  2n ** 31n - 1n,
+  2n ** 31n,
+  2n ** 31n + 1n,
+  3_000_000_000n,
+  2n ** 32n - 1n,
+  2n ** 32n,
+  2n ** 53n,
+  2n ** 63n - 1n,
+  -1n,
+  -(2n ** 31n),
+  -(2n ** 63n),
+];
 
 test('gas_wanted (int64) of ResponseCheckTx and ExecTxResult: field 5 holds the varint of the value, and decodes to it', () => {
   for (const v of VALUES) {

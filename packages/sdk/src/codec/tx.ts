@@ -47,7 +47,15 @@ function fastTxRaw(bytes: Uint8Array): TxRaw {
 /** `bytes` must be private (a decoded TxRaw's field): decoded bytes fields are views of it. */
 function fastTxBody(bytes: Uint8Array): TxBody {
   const r = new WireReader(bytes);
-  const m: TxBody = { messages: [], memo: '', timeoutHeight: 0n, unordered: false, timeoutTimestamp: undefined, extensionOptions: [], nonCriticalExtensionOptions: [] };
+  const m: TxBody = {
+    messages: [],
+    memo: '',
+    timeoutHeight: 0n,
+    unordered: false,
+    timeoutTimestamp: undefined,
+    extensionOptions: [],
+    nonCriticalExtensionOptions: [],
+  };
   while (r.next()) {
     switch (r.field) {
       case 1:
@@ -88,7 +96,8 @@ function readModeInfo(r: WireReader): ModeInfo {
         else s.skip();
       }
       m.single = { mode };
-    } else if (r.field === 2) throw notFast; // multisig: not supported, the ante handler refuses it
+    } else if (r.field === 2)
+      throw notFast; // multisig: not supported, the ante handler refuses it
     else r.skip();
   }
   return m;
@@ -124,7 +133,8 @@ function fastAuthInfo(bytes: Uint8Array): AuthInfo {
   while (r.next()) {
     if (r.field === 1) m.signerInfos.push(readSignerInfo(r.sub()));
     else if (r.field === 2) m.fee = readFee(r.sub());
-    else if (r.field === 3) throw notFast; // tip: deprecated, rare
+    else if (r.field === 3)
+      throw notFast; // tip: deprecated, rare
     else r.skip();
   }
   return m;
@@ -173,7 +183,6 @@ const slowAny = (a: Any): Uint8Array => AnyCodec.encode(a).finish();
 export function encodeAnyMessage(a: Any): Uint8Array {
   return fastOr(fastAny, slowAny, a);
 }
-
 
 function fastSignDoc(d: SignDoc): Uint8Array {
   const { bodyBytes, authInfoBytes, chainId, accountNumber } = d;

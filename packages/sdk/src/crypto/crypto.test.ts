@@ -18,8 +18,7 @@ import {
 } from './index.ts';
 import { generateMnemonic, hdPath, privateKeyFromMnemonic, validateMnemonic } from './mnemonic.ts';
 
-const MNEMONIC =
-  'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';
+const MNEMONIC = 'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';
 const MNEMONIC_24 =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon art';
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -76,7 +75,10 @@ describe('mnemonics and derivation', () => {
     assert.throws(() => privateKeyFromMnemonic('not a mnemonic'), /invalid mnemonic/);
   });
 
-  for (const [label, mnemonic] of [['18 words', MNEMONIC], ['24 words', MNEMONIC_24]] as const) {
+  for (const [label, mnemonic] of [
+    ['18 words', MNEMONIC],
+    ['24 words', MNEMONIC_24],
+  ] as const) {
     test(`address from a fixed mnemonic (${label}) equals CosmJS' DirectSecp256k1HdWallet`, async () => {
       const { account } = await cosmjsAccount(mnemonic);
       const pub = publicKeyFromPrivate(privateKeyFromMnemonic(mnemonic));
@@ -122,7 +124,10 @@ describe('addresses', () => {
     const addr = moduleAddress('gov');
     const last = addr.at(-1) === 'q' ? 'p' : 'q';
     const bad = (s: string, re: RegExp) =>
-      assert.throws(() => fromBech32(s, 'chain'), (e: unknown) => e instanceof CodedError && errors.invalidAddress.is(e) && re.test(e.message));
+      assert.throws(
+        () => fromBech32(s, 'chain'),
+        (e: unknown) => e instanceof CodedError && errors.invalidAddress.is(e) && re.test(e.message),
+      );
     bad(addr.slice(0, -1) + last, /invalid checksum/);
     bad(moduleAddress('gov', 'cosmos'), /expected "chain", got "cosmos"/);
     bad(addr.slice(0, 8) + addr.slice(8).toUpperCase(), /mixed-case/);
@@ -140,10 +145,16 @@ describe('addresses', () => {
 
   test('addressFromPublicKey rejects anything but a 33-byte compressed key', () => {
     const pub = publicKeyFromPrivate(privateKeyFromMnemonic(MNEMONIC));
-    assert.throws(() => addressFromPublicKey(pub.subarray(1)), (e: unknown) => errors.invalidPubKey.is(e));
+    assert.throws(
+      () => addressFromPublicKey(pub.subarray(1)),
+      (e: unknown) => errors.invalidPubKey.is(e),
+    );
     const wrongTag = Uint8Array.from(pub);
     wrongTag[0] = 4;
-    assert.throws(() => addressFromPublicKey(wrongTag), (e: unknown) => errors.invalidPubKey.is(e));
+    assert.throws(
+      () => addressFromPublicKey(wrongTag),
+      (e: unknown) => errors.invalidPubKey.is(e),
+    );
   });
 
   test('rawAddressFromPublicKey: each call gets its own copy; keys sharing their first bytes get their own addresses', () => {

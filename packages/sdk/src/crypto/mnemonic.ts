@@ -29,7 +29,10 @@ export function validateMnemonic(mnemonic: string): boolean {
 }
 
 export function hdPath(account = 0, index = 0): string {
-  for (const [what, n] of [['account', account], ['index', index]] as const) {
+  for (const [what, n] of [
+    ['account', account],
+    ['index', index],
+  ] as const) {
     if (!Number.isInteger(n) || n < 0 || n >= 0x80000000) throw new RangeError(`${what} must be an integer in [0, 2^31), got ${n}`);
   }
   return `m/44'/${COSMOS_COIN_TYPE}'/${account}'/0/${index}`;

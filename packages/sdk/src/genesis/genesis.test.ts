@@ -21,7 +21,13 @@ after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const CHAIN_ID = 'chaind-test-1';
 const addr = (i: number): string => addressFromPublicKey(publicKeyFromPrivate(new Uint8Array(32).fill(i + 1)));
 const b64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
-const account = (address: string): Record<string, unknown> => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' });
+const account = (address: string): Record<string, unknown> => ({
+  '@type': '/cosmos.auth.v1beta1.BaseAccount',
+  address,
+  pub_key: null,
+  account_number: '0',
+  sequence: '0',
+});
 const balance = (address: string, amount: string): Record<string, unknown> => ({ address, coins: [{ denom: 'stake', amount }] });
 const validator = (i: number): Record<string, unknown> => ({
   operator_address: addr(i),
@@ -48,7 +54,13 @@ function genesisJSON(): Json {
     app_hash: '',
     app_state: {
       auth: {
-        params: { max_memo_characters: '256', tx_sig_limit: '7', tx_size_cost_per_byte: '10', sig_verify_cost_ed25519: '590', sig_verify_cost_secp256k1: '1000' },
+        params: {
+          max_memo_characters: '256',
+          tx_sig_limit: '7',
+          tx_size_cost_per_byte: '10',
+          sig_verify_cost_ed25519: '590',
+          sig_verify_cost_secp256k1: '1000',
+        },
         accounts: [account(addr(0)), account(addr(1)), account(addr(2))],
       },
       bank: {
@@ -154,22 +166,62 @@ describe('genesis document', () => {
     ['block max_bytes 0', mutate((g) => (g.consensus_params.block.max_bytes = '0')), 'genesis consensus_params.block.max_bytes cannot be 0'],
     ['max_gas < -1', mutate((g) => (g.consensus_params.block.max_gas = '-2')), 'genesis consensus_params.block.max_gas must be -1 or greater, got -2'],
     ['evidence missing', mutate((g) => delete g.consensus_params.evidence), 'genesis consensus_params.evidence is missing'],
-    ['evidence bigger than a block', mutate((g) => (g.consensus_params.evidence.max_bytes = '22020097')), 'evidence.max_bytes is greater than the block\'s max bytes: 22020097 > 22020096'],
+    [
+      'evidence bigger than a block',
+      mutate((g) => (g.consensus_params.evidence.max_bytes = '22020097')),
+      "evidence.max_bytes is greater than the block's max bytes: 22020097 > 22020096",
+    ],
     ['no ed25519', mutate((g) => (g.consensus_params.validator.pub_key_types = ['secp256k1'])), 'pub_key_types must include "ed25519"'],
-    ['unknown key type', mutate((g) => (g.consensus_params.validator.pub_key_types = ['ed25519', 'rsa'])), 'pub_key_types[1] "rsa" is an unknown public key type'],
+    [
+      'unknown key type',
+      mutate((g) => (g.consensus_params.validator.pub_key_types = ['ed25519', 'rsa'])),
+      'pub_key_types[1] "rsa" is an unknown public key type',
+    ],
     ['vote extensions', mutate((g) => (g.consensus_params.abci.vote_extensions_enable_height = '10')), 'vote extensions are not supported'],
     ['unknown module', mutate((g) => (g.app_state.staking = {})), 'genesis app_state has an unknown module "staking"'],
     ['app_state not an object', mutate((g) => (g.app_state = [] as never)), 'genesis app_state must be a JSON object'],
     ['empty validator set', mutate((g) => (g.app_state.validators.validators = [])), 'genesis has no validators: app_state.validators.validators is empty'],
     ['no validators module state', mutate((g) => delete g.app_state.validators), 'genesis has no validators'],
-    ['validator without account', mutate((g) => accounts(g).splice(1, 1)), `genesis validator "node-1" (${addr(1)}) has no account: its operator must be listed in app_state.auth.accounts`],
-    ['invalid validator', mutate((g) => (vals(g)[1].power = '0')), `invalid genesis app_state: validators genesis: validators[1] "node-1" (${addr(1)}): power must be between 1`],
-    ['duplicate account', mutate((g) => accounts(g).push(account(addr(2)))), `invalid genesis app_state: auth genesis: duplicate account found in genesis state; address: ${addr(2)}`],
-    ['duplicate balance', mutate((g) => balances(g).push(balance(addr(0), '1'))), `invalid genesis app_state: bank genesis: duplicate balance for address ${addr(0)}`],
-    ['negative coins', mutate((g) => balances(g).push(balance(addr(1), '-5'))), `invalid genesis app_state: bank genesis: balance of ${addr(1)}: coin stake: invalid amount "-5"`],
-    ['malformed coins', mutate((g) => balances(g).push({ address: addr(1), coins: [{ denom: '1stake', amount: '5' }] })), `invalid genesis app_state: bank genesis: balance of ${addr(1)}`],
-    ['auth params out of range', mutate((g) => ((g.app_state.auth.params as Record<string, string>).tx_sig_limit = '0')), 'invalid genesis app_state: auth genesis: params: invalid tx signature limit: 0'],
-    ['wrong supply', mutate((g) => (g.app_state.bank.supply = [{ denom: 'stake', amount: '1' }])), 'invalid genesis app_state: bank genesis: genesis supply is incorrect, expected 1stake, got 1500stake'],
+    [
+      'validator without account',
+      mutate((g) => accounts(g).splice(1, 1)),
+      `genesis validator "node-1" (${addr(1)}) has no account: its operator must be listed in app_state.auth.accounts`,
+    ],
+    [
+      'invalid validator',
+      mutate((g) => (vals(g)[1].power = '0')),
+      `invalid genesis app_state: validators genesis: validators[1] "node-1" (${addr(1)}): power must be between 1`,
+    ],
+    [
+      'duplicate account',
+      mutate((g) => accounts(g).push(account(addr(2)))),
+      `invalid genesis app_state: auth genesis: duplicate account found in genesis state; address: ${addr(2)}`,
+    ],
+    [
+      'duplicate balance',
+      mutate((g) => balances(g).push(balance(addr(0), '1'))),
+      `invalid genesis app_state: bank genesis: duplicate balance for address ${addr(0)}`,
+    ],
+    [
+      'negative coins',
+      mutate((g) => balances(g).push(balance(addr(1), '-5'))),
+      `invalid genesis app_state: bank genesis: balance of ${addr(1)}: coin stake: invalid amount "-5"`,
+    ],
+    [
+      'malformed coins',
+      mutate((g) => balances(g).push({ address: addr(1), coins: [{ denom: '1stake', amount: '5' }] })),
+      `invalid genesis app_state: bank genesis: balance of ${addr(1)}`,
+    ],
+    [
+      'auth params out of range',
+      mutate((g) => ((g.app_state.auth.params as Record<string, string>).tx_sig_limit = '0')),
+      'invalid genesis app_state: auth genesis: params: invalid tx signature limit: 0',
+    ],
+    [
+      'wrong supply',
+      mutate((g) => (g.app_state.bank.supply = [{ denom: 'stake', amount: '1' }])),
+      'invalid genesis app_state: bank genesis: genesis supply is incorrect, expected 1stake, got 1500stake',
+    ],
   ];
   for (const [name, json, want] of cases) {
     test(`invalid: ${name}`, () => {
@@ -187,7 +239,10 @@ describe('genesis document', () => {
 
   test('an operator with another prefix is refused by the validators module', () => {
     const other = toBech32('cosmos', new Uint8Array(20).fill(3));
-    assert.throws(() => load(mutate((g) => (vals(g)[0].operator_address = other))), /validators genesis: validators\[0\] "node-0" \(cosmos1.*\): invalid operator_address: invalid bech32 prefix/);
+    assert.throws(
+      () => load(mutate((g) => (vals(g)[0].operator_address = other))),
+      /validators genesis: validators\[0\] "node-0" \(cosmos1.*\): invalid operator_address: invalid bech32 prefix/,
+    );
   });
 });
 
@@ -209,8 +264,13 @@ describe('InitChain from the genesis document', () => {
     // CometBFT sends no validators (its genesis.json has none): the app's validators module supplies them
     const init = app.initChain({ ...req, validators: [] });
     // InitChain hands the genesis set to consensus, ordered by operator address bytes
-    const byOperator = [0, 1].sort((a, b) => Buffer.compare(Buffer.from(validators.keeper.addressBytes(addr(a))), Buffer.from(validators.keeper.addressBytes(addr(b)))));
-    assert.deepEqual(init.validators, byOperator.map((i) => ({ pubKey: { ed25519: testConsensusKey(i) }, power: BigInt(10 * (i + 1)) })));
+    const byOperator = [0, 1].sort((a, b) =>
+      Buffer.compare(Buffer.from(validators.keeper.addressBytes(addr(a))), Buffer.from(validators.keeper.addressBytes(addr(b)))),
+    );
+    assert.deepEqual(
+      init.validators,
+      byOperator.map((i) => ({ pubKey: { ed25519: testConsensusKey(i) }, power: BigInt(10 * (i + 1)) })),
+    );
     assert.equal(app.info({ version: '', blockVersion: 0n, p2pVersion: 0n, abciVersion: '' }).lastBlockHeight, 0n, 'nothing committed before the first block');
 
     const fin = app.finalizeBlock(blockRequest(5n, doc.genesisTime.seconds + 5n));
@@ -221,14 +281,32 @@ describe('InitChain from the genesis document', () => {
     assert.deepEqual(info.lastBlockAppHash, fin.appHash);
 
     // the state is the document's: accounts, balances, validators (and the keeper's view of them)
-    assert.equal(app.query({ path: '/cosmos.auth.v1beta1.Query/Account', data: QueryAccountRequest.encode({ address: addr(1) }).finish(), height: 0n, prove: false }).code, 0);
-    const bal = app.query({ path: '/cosmos.bank.v1beta1.Query/Balance', data: QueryBalanceRequest.encode({ address: addr(2), denom: 'stake' }).finish(), height: 0n, prove: false });
+    assert.equal(
+      app.query({ path: '/cosmos.auth.v1beta1.Query/Account', data: QueryAccountRequest.encode({ address: addr(1) }).finish(), height: 0n, prove: false }).code,
+      0,
+    );
+    const bal = app.query({
+      path: '/cosmos.bank.v1beta1.Query/Balance',
+      data: QueryBalanceRequest.encode({ address: addr(2), denom: 'stake' }).finish(),
+      height: 0n,
+      prove: false,
+    });
     assert.equal(QueryBalanceResponse.decode(bal.value).balance?.amount, '500');
     const snap = app.store.snapshot();
     try {
-      const ctx = new Context({ store: new ScratchMultiStore(snap), header: { chainId: CHAIN_ID, height: 5n, time: doc.genesisTime, proposerAddress: new Uint8Array(0) }, mode: 'query' });
+      const ctx = new Context({
+        store: new ScratchMultiStore(snap),
+        header: { chainId: CHAIN_ID, height: 5n, time: doc.genesisTime, proposerAddress: new Uint8Array(0) },
+        mode: 'query',
+      });
       assert.equal(validators.keeper.totalPower(ctx), 30n);
-      assert.deepEqual([...validators.keeper.votingPower(ctx)].sort(), [[addr(0), 10n], [addr(1), 20n]].sort());
+      assert.deepEqual(
+        [...validators.keeper.votingPower(ctx)].sort(),
+        [
+          [addr(0), 10n],
+          [addr(1), 20n],
+        ].sort(),
+      );
       // export → a new document that validates and carries the same validators
       const exported: GenesisDoc = { ...doc, appState: mm.exportGenesis(ctx) };
       validateGenesis(parseGenesis(writeGenesis(exported)), modules().mm);

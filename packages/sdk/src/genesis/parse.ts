@@ -18,7 +18,8 @@ const { object } = jsonFields({ fail: (detail) => new GenesisError(`genesis ${de
 
 /** An int64 as cmtjson writes it: a decimal string (strconv.ParseInt syntax). */
 function int64(v: unknown, where: string, max = INT64_MAX, min = INT64_MIN): bigint {
-  if (typeof v !== 'string' || !/^[+-]?[0-9]+$/.test(v)) throw new GenesisError(`genesis ${where} must be an integer as a decimal string, got ${JSON.stringify(v) ?? 'nothing'}`);
+  if (typeof v !== 'string' || !/^[+-]?[0-9]+$/.test(v))
+    throw new GenesisError(`genesis ${where} must be an integer as a decimal string, got ${JSON.stringify(v) ?? 'nothing'}`);
   const n = BigInt(v);
   if (n < min || n > max) throw new GenesisError(`genesis ${where} is out of range: ${v}`);
   return n;
@@ -66,7 +67,9 @@ function consensusParams(v: unknown): ConsensusParams {
     version: { app: version?.app === undefined ? 0n : int64(version.app, 'consensus_params.version.app', UINT64_MAX, 0n) },
     abci: {
       voteExtensionsEnableHeight:
-        abci?.vote_extensions_enable_height === undefined ? 0n : int64(abci.vote_extensions_enable_height, 'consensus_params.abci.vote_extensions_enable_height'),
+        abci?.vote_extensions_enable_height === undefined
+          ? 0n
+          : int64(abci.vote_extensions_enable_height, 'consensus_params.abci.vote_extensions_enable_height'),
     },
   };
 }

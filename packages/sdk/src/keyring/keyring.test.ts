@@ -7,8 +7,7 @@ import { DirectSecp256k1HdWallet, makeSignDoc, makeSignBytes } from '@cosmjs/pro
 import { addressFromPublicKey, publicKeyFromPrivate, verifySignature } from '../crypto/index.ts';
 import { Keyring, KeyringError, type KeyringBackend, type KeyringErrorKind } from './index.ts';
 
-const MNEMONIC =
-  'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';
+const MNEMONIC = 'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put';
 const PASS = 'correct horse battery staple';
 
 const dirs: string[] = [];
@@ -23,7 +22,11 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 /** Every file in the keyring directory with its bytes, to prove a failed operation changed nothing. */
 function snapshot(dir: string): Map<string, string> {
-  return new Map(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f)).toString('base64')]));
+  return new Map(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f)).toString('base64')]),
+  );
 }
 
 async function rejectsWith(p: Promise<unknown>, kind: KeyringErrorKind, message: RegExp): Promise<void> {
@@ -59,7 +62,10 @@ for (const backend of ['test', 'file'] as const) {
       assert.equal(alice.pubkey.length, 33);
       assert.deepEqual(
         (await again.list()).map((k) => [k.name, k.address]),
-        [['alice', alice.address], ['bob', bob.address]],
+        [
+          ['alice', alice.address],
+          ['bob', bob.address],
+        ],
       );
       assert.equal((await again.getByAddress(bob.address)).name, 'bob');
       assert.equal((await again.getByAddress(bob.address.toUpperCase())).name, 'bob');
@@ -70,14 +76,17 @@ for (const backend of ['test', 'file'] as const) {
       assert.ok(verifySignature(alice.pubkey, doc, byName));
       assert.equal(hex(await again.sign(alice.address, doc)), hex(byName), 'sign by address');
       const wallet = await DirectSecp256k1HdWallet.fromMnemonic(MNEMONIC, { prefix: 'chain' });
-      const cosmjsSig = (await wallet.signDirect(alice.address, makeSignDoc(new Uint8Array([1, 2, 3]), new Uint8Array([4, 5]), 'chain-1', 3)))
-        .signature.signature;
+      const cosmjsSig = (await wallet.signDirect(alice.address, makeSignDoc(new Uint8Array([1, 2, 3]), new Uint8Array([4, 5]), 'chain-1', 3))).signature
+        .signature;
       assert.equal(Buffer.from(byName).toString('base64'), cosmjsSig);
 
       await again.delete('bob');
       await rejectsWith(again.get('bob'), 'key-not-found', /key "bob" not found/);
       await rejectsWith(again.getByAddress(bob.address), 'key-not-found', new RegExp(`no key with address ${bob.address}`));
-      assert.deepEqual((await kr.list()).map((k) => k.name), ['alice']);
+      assert.deepEqual(
+        (await kr.list()).map((k) => k.name),
+        ['alice'],
+      );
       // Only keys, the check file (file backend) and no leftover temp files.
       assert.deepEqual(readdirSync(kr.dir).sort(), backend === 'file' ? ['alice.info', 'keyring.check'] : ['alice.info']);
     });
@@ -97,7 +106,7 @@ for (const backend of ['test', 'file'] as const) {
       assert.equal(addressFromPublicKey(publicKeyFromPrivate(Buffer.from(exported, 'hex'))), alice.address);
       const other = await open(tmp(), backend);
       assert.equal((await other.importPrivateKeyHex('imported', exported)).address, alice.address);
-      assert.equal((await other.importPrivateKeyHex('x', '0x' + exported.toUpperCase()).catch((e: KeyringError) => e.kind)), 'address-exists');
+      assert.equal(await other.importPrivateKeyHex('x', '0x' + exported.toUpperCase()).catch((e: KeyringError) => e.kind), 'address-exists');
       assert.equal(await other.exportPrivateKeyHex('imported'), exported);
       assert.equal(hex(await other.privateKey('imported')), exported);
     });
@@ -118,7 +127,11 @@ for (const backend of ['test', 'file'] as const) {
         () => kr.privateKey('nobody'),
       ];
       for (const op of onNobody) await rejectsWith(op(), 'key-not-found', /key "nobody" not found/);
-      await rejectsWith(kr.sign(addressFromPublicKey(publicKeyFromPrivate(Buffer.alloc(32, 7))), new Uint8Array(1)), 'key-not-found', /no key with address chain1/);
+      await rejectsWith(
+        kr.sign(addressFromPublicKey(publicKeyFromPrivate(Buffer.alloc(32, 7))), new Uint8Array(1)),
+        'key-not-found',
+        /no key with address chain1/,
+      );
 
       const badNames: [string, RegExp][] = [
         ['', /empty/],
@@ -148,7 +161,10 @@ for (const backend of ['test', 'file'] as const) {
         await rejectsWith(kr.importPrivateKeyHex('h', bad), 'invalid-private-key', /invalid private key (hex )?for key "h"/);
       }
       assert.deepEqual(snapshot(kr.dir), before);
-      assert.deepEqual((await kr.list()).map((k) => k.name), ['alice']);
+      assert.deepEqual(
+        (await kr.list()).map((k) => k.name),
+        ['alice'],
+      );
     });
 
     test('a 64-character name and unicode names are fine; a stray temp file from a crash is ignored', async () => {
@@ -156,7 +172,10 @@ for (const backend of ['test', 'file'] as const) {
       await kr.add('x'.repeat(64));
       await kr.add('ключ ✓');
       writeFileSync(join(kr.dir, '.tmp-0123456789abcdef'), '{"half": ');
-      assert.deepEqual((await kr.list()).map((k) => k.name), ['x'.repeat(64), 'ключ ✓']);
+      assert.deepEqual(
+        (await kr.list()).map((k) => k.name),
+        ['x'.repeat(64), 'ключ ✓'],
+      );
     });
 
     test('a renamed or edited key file is reported as corrupt, not used', async () => {
@@ -209,7 +228,8 @@ describe('file backend encryption', () => {
   test('a keyring written with the former scrypt cost (N=2^16, recorded in its files) still opens; new keys in it get the new cost', async () => {
     const home = tmp();
     cpSync(new URL('../../test/fixtures/keyring-n16/keyring-file', import.meta.url), join(home, 'keyring-file'), { recursive: true });
-    const cost = (f: string): number => (JSON.parse(readFileSync(join(home, 'keyring-file', f), 'utf8')) as { crypto: { kdfparams: { N: number } } }).crypto.kdfparams.N;
+    const cost = (f: string): number =>
+      (JSON.parse(readFileSync(join(home, 'keyring-file', f), 'utf8')) as { crypto: { kdfparams: { N: number } } }).crypto.kdfparams.N;
     assert.equal(cost('old.info'), 2 ** 16);
     await rejectsWith(Keyring.open(home, 'file', { passphrase: PASS }), 'wrong-passphrase', /wrong passphrase/);
     const kr = await Keyring.open(home, 'file', { passphrase: 'a long enough passphrase' });

@@ -99,8 +99,12 @@ export class Sealer {
     const hit = this.cache.get(id);
     if (hit) return hit;
     const key = await new Promise<Buffer>((resolve, reject) =>
-      scrypt(this.passphrase.normalize('NFKC'), Buffer.from(p.salt, 'hex'), p.dklen, { N: p.N, r: p.r, p: p.p, maxmem: 128 * p.N * p.r * p.p + 2 ** 24 }, (err, k) =>
-        err ? reject(err) : resolve(k),
+      scrypt(
+        this.passphrase.normalize('NFKC'),
+        Buffer.from(p.salt, 'hex'),
+        p.dklen,
+        { N: p.N, r: p.r, p: p.p, maxmem: 128 * p.N * p.r * p.p + 2 ** 24 },
+        (err, k) => (err ? reject(err) : resolve(k)),
       ),
     );
     this.cache.set(id, key);

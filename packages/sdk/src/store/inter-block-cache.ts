@@ -86,7 +86,10 @@ export class InterBlockCache {
   constructor(bounds: InterBlockCacheBounds = {}) {
     this.maxEntries = bounds.maxEntries ?? INTER_BLOCK_CACHE_ENTRIES;
     this.maxBytes = bounds.maxBytes ?? INTER_BLOCK_CACHE_BYTES;
-    for (const [name, v] of [['maxEntries', this.maxEntries], ['maxBytes', this.maxBytes]] as const) {
+    for (const [name, v] of [
+      ['maxEntries', this.maxEntries],
+      ['maxBytes', this.maxBytes],
+    ] as const) {
       if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${v}`);
     }
   }

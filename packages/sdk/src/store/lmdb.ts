@@ -101,5 +101,4 @@ export class LmdbStoreView implements ReadKVStore {
     };
     return stripped;
   }
-
 }

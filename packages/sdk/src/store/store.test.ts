@@ -88,9 +88,12 @@ describe('write sets and branches', () => {
     await ms.close();
   });
 
-  test("a branch reads a key its parent write set does not hold once, and sees any later write under it", () => {
+  test('a branch reads a key its parent write set does not hold once, and sees any later write under it', () => {
     let reads = 0;
-    const base = new Map([['a', '1'], ['b', '2']]);
+    const base = new Map([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
     const committed: ReadKVStore = {
       get: (k) => (reads++, base.has(s(k) as string) ? b(base.get(s(k) as string) as string) : undefined),
       has: (k) => (reads++, base.has(s(k) as string)),
@@ -137,7 +140,7 @@ describe('a write set filled in key order, then out of order (the two layouts of
   test('reads, iteration in both directions over ranges, layer writes and commits agree with a plain model at every step', async () => {
     // a deterministic pseudo-random sequence, so a failure replays
     let seed = 12345;
-    const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const rnd = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
     const k = (i: number): Uint8Array => Uint8Array.of(i >> 8, i & 0xff, 0xff - (i & 0x7f));
     const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
     const c = CommitMultiStore.open(tmp());
@@ -155,9 +158,17 @@ describe('a write set filled in key order, then out of order (the two layouts of
       const sorted = [...model.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
       const got = [...ws.iterator()].map((e) => [hex(e.key), Buffer.from(e.value).toString()]);
       assert.deepEqual(got, sorted, `${phase}: forward iteration`);
-      assert.deepEqual([...ws.reverseIterator()].map((e) => hex(e.key)), sorted.map(([h]) => h).reverse(), `${phase}: reverse`);
+      assert.deepEqual(
+        [...ws.reverseIterator()].map((e) => hex(e.key)),
+        sorted.map(([h]) => h).reverse(),
+        `${phase}: reverse`,
+      );
       const [lo, hi] = [k(100), k(250)];
-      assert.deepEqual([...ws.iterator(lo, hi)].map((e) => hex(e.key)), sorted.map(([h]) => h).filter((h) => h >= hex(lo) && h < hex(hi)), `${phase}: range`);
+      assert.deepEqual(
+        [...ws.iterator(lo, hi)].map((e) => hex(e.key)),
+        sorted.map(([h]) => h).filter((h) => h >= hex(lo) && h < hex(hi)),
+        `${phase}: range`,
+      );
       for (let i = 0; i < 420; i++) {
         const want = model.get(hex(k(i)));
         assert.equal(ws.has(k(i)), want !== undefined, `${phase}: has ${i}`);
@@ -263,8 +274,14 @@ describe('iterators', () => {
     ms.getStore('x').set(Uint8Array.from([0x80]), b('mid'));
     const order = [...ms.getStore('x').iterator()].map((e) => toHex(e.key));
     assert.deepEqual(order, ['0001', '7f', '80', 'ff']);
-    assert.deepEqual([...ms.getStore('x').reverseIterator()].map((e) => toHex(e.key)), ['ff', '80', '7f', '0001']);
-    assert.deepEqual([...ms.getStore('y').iterator()].map((e) => toHex(e.key)), ['01']);
+    assert.deepEqual(
+      [...ms.getStore('x').reverseIterator()].map((e) => toHex(e.key)),
+      ['ff', '80', '7f', '0001'],
+    );
+    assert.deepEqual(
+      [...ms.getStore('y').iterator()].map((e) => toHex(e.key)),
+      ['01'],
+    );
     await ms.close();
   });
 });
@@ -274,13 +291,21 @@ describe('commit and app hash', () => {
     const empty = { get: () => undefined, has: () => false, iterator: () => [][Symbol.iterator](), reverseIterator: () => [][Symbol.iterator]() };
     const prev = createHash('sha256').update('prev').digest();
     // final changes, in byte order of key: values of several lengths (one empty) and deletes
-    const final: [string, string | null][] = Array.from({ length: 40 }, (_, i) => [`key-${String(i).padStart(3, '0')}`, i % 7 === 3 ? null : 'v'.repeat(i % 5)]);
+    const final: [string, string | null][] = Array.from({ length: 40 }, (_, i) => [
+      `key-${String(i).padStart(3, '0')}`,
+      i % 7 === 3 ? null : 'v'.repeat(i % 5),
+    ]);
     const u32 = (n: number): Buffer => Buffer.from([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
     const expected = createHash('sha256')
       .update(prev)
       .update(
         createHash('sha256')
-          .update(Buffer.concat([u32(final.length), ...final.map(([k, v]) => Buffer.concat([u32(k.length), Buffer.from([v === null ? 0 : 1]), u32(v?.length ?? 0)]))]))
+          .update(
+            Buffer.concat([
+              u32(final.length),
+              ...final.map(([k, v]) => Buffer.concat([u32(k.length), Buffer.from([v === null ? 0 : 1]), u32(v?.length ?? 0)])),
+            ]),
+          )
           .update(Buffer.concat(final.map(([k]) => Buffer.from(k))))
           .update(Buffer.concat(final.map(([, v]) => Buffer.from(v ?? ''))))
           .digest(),
@@ -301,7 +326,6 @@ describe('commit and app hash', () => {
     for (const [k, v] of [...final].reverse()) apply(reversed, k, v);
     for (const ws of [inOrder, replaced, reversed]) assert.equal(toHex(nextStoreHash(prev, ws)), toHex(expected));
   });
-
 
   test('height and app hash survive a reopen; the same writes in a different order give the same hash', async () => {
     const p1 = tmp();
@@ -420,7 +444,6 @@ describe('the inter-block cache (committed values kept from block to block)', ()
     snap.release();
     await ms.close();
   });
-
 
   test('a key read again, present or absent, is not read from its store again, in later blocks too, until the bound clears the cache', () => {
     const cache = new InterBlockCache({ maxEntries: 3 });
@@ -602,7 +625,7 @@ describe('the inter-block cache (committed values kept from block to block)', ()
     up.commit(2n);
     const snap = up.snapshot();
     assert.equal(s(snap.getStore('money').get(b('k'))), 'bank');
-    assert.equal(snap.getStore('old').get(b('k')), undefined, 'a store added under a deleted one\'s name starts empty');
+    assert.equal(snap.getStore('old').get(b('k')), undefined, "a store added under a deleted one's name starts empty");
     snap.release();
     await up.close();
   });

@@ -25,7 +25,7 @@ function writes(get: (name: string) => KVStore): void {
   get('d').set(k(0), v(0));
 }
 
-test("wouldCommit: per-store counts of a block over store upgrades, and the app hash the commit then makes", async () => {
+test('wouldCommit: per-store counts of a block over store upgrades, and the app hash the commit then makes', async () => {
   const path = mkdtempSync(join(tmpdir(), 'chaind-would-'));
   dirs.push(path);
   let ms = CommitMultiStore.open(path);
@@ -47,7 +47,9 @@ test("wouldCommit: per-store counts of a block over store upgrades, and the app 
 
   const row = (name: string): string => {
     const d = w.stores.find((s) => s.name === name);
-    return d === undefined ? 'none' : `${d.layout}${d.renamedFrom ? `<-${d.renamedFrom}` : ''} +${d.keysAdded} ~${d.keysChanged} -${d.keysDeleted} w${d.bytesWritten} d${d.bytesDeleted} n${d.netBytes}`;
+    return d === undefined
+      ? 'none'
+      : `${d.layout}${d.renamedFrom ? `<-${d.renamedFrom}` : ''} +${d.keysAdded} ~${d.keysChanged} -${d.keysDeleted} w${d.bytesWritten} d${d.bytesDeleted} n${d.netBytes}`;
   };
   // a: 1667 sets of which 834 (even i) change a value; 5 deletes; 20 keys of 4-5 bytes and one of 8 added with 8-byte values
   assert.equal(row('a'), `kept +21 ~834 -5 w${834 * 8 + 10 * (4 + 8) + 10 * (5 + 8) + 16} d${5 * 15} n${10 * 12 + 10 * 13 + 16 - 5 * 15}`);

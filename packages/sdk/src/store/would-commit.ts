@@ -52,8 +52,10 @@ export function wouldCommit(snapshot: Snapshot, u: StoreUpgrades, branch: Branch
     const ws = branch.writeSet(name);
     if (ws === undefined || ws.size === 0) {
       hashes.set(name, { hash: prev });
-      if (from === undefined) stores.push({ name, layout: 'added', keysAdded: 0, keysChanged: 0, keysDeleted: 0, bytesWritten: 0, bytesDeleted: 0, netBytes: 0 });
-      else if (from !== name) stores.push({ name, renamedFrom: from, layout: 'kept', keysAdded: 0, keysChanged: 0, keysDeleted: 0, bytesWritten: 0, bytesDeleted: 0, netBytes: 0 });
+      if (from === undefined)
+        stores.push({ name, layout: 'added', keysAdded: 0, keysChanged: 0, keysDeleted: 0, bytesWritten: 0, bytesDeleted: 0, netBytes: 0 });
+      else if (from !== name)
+        stores.push({ name, renamedFrom: from, layout: 'kept', keysAdded: 0, keysChanged: 0, keysDeleted: 0, bytesWritten: 0, bytesDeleted: 0, netBytes: 0 });
       continue;
     }
     changed = true;

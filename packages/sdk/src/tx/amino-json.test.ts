@@ -40,15 +40,27 @@ describe('amino JSON rules', () => {
     assert.equal(aminoTime({ seconds: 1_700_000_000n, nanos: 1 }), '2023-11-14T22:13:20.000000001Z');
     assert.equal(aminoTime({ seconds: 253_402_300_799n, nanos: 0 }), '9999-12-31T23:59:59Z');
     // out of the Timestamp's range: a coded refusal, never a RangeError
-    for (const t of [{ seconds: 253_402_300_800n, nanos: 0 }, { seconds: -62_135_596_801n, nanos: 0 }, { seconds: 0n, nanos: 1e9 }]) {
-      assert.throws(() => aminoTime(t), (e: unknown) => e instanceof CodedError && e.code === 18);
+    for (const t of [
+      { seconds: 253_402_300_800n, nanos: 0 },
+      { seconds: -62_135_596_801n, nanos: 0 },
+      { seconds: 0n, nanos: 1e9 },
+    ]) {
+      assert.throws(
+        () => aminoTime(t),
+        (e: unknown) => e instanceof CodedError && e.code === 18,
+      );
     }
   });
 
   test("the sign bytes are CosmJS's serializeSignDoc of the StdSignDoc: fee payer and granter, timeout height, escaping", () => {
     const msg = { fromAddress: 'chain1from', toAddress: 'chain1to<&>', amount: [{ denom: 'stake', amount: '7' }] };
     const parts = encodeTxParts(
-      { msgs: [{ typeUrl: SEND, value: MsgSend.encode(msg).finish() }], memo: 'a <b> & c', timeoutHeight: 99n, fee: { amount: [], gasLimit: 200_000n, payer: 'chain1payer', granter: 'chain1granter' } },
+      {
+        msgs: [{ typeUrl: SEND, value: MsgSend.encode(msg).finish() }],
+        memo: 'a <b> & c',
+        timeoutHeight: 99n,
+        fee: { amount: [], gasLimit: 200_000n, payer: 'chain1payer', granter: 'chain1granter' },
+      },
       [{ privateKey: KEY, accountNumber: 3n, sequence: 4n }],
     );
     const tx = decodeTx(encodeTxRaw({ ...parts, signatures: [new Uint8Array(64)] }));
@@ -74,9 +86,10 @@ describe('amino JSON rules', () => {
   });
 
   test('a message without an amino form, and non-critical extension options, are refused with code 37', () => {
-    const parts = encodeTxParts({ msgs: [{ typeUrl: SEND, value: MsgSend.encode({ fromAddress: 'a', toAddress: 'b', amount: [] }).finish() }], fee: { amount: [], gasLimit: 1n } }, [
-      { privateKey: KEY, accountNumber: 0n, sequence: 0n },
-    ]);
+    const parts = encodeTxParts(
+      { msgs: [{ typeUrl: SEND, value: MsgSend.encode({ fromAddress: 'a', toAddress: 'b', amount: [] }).finish() }], fee: { amount: [], gasLimit: 1n } },
+      [{ privateKey: KEY, accountNumber: 0n, sequence: 0n }],
+    );
     const tx = decodeTx(encodeTxRaw({ ...parts, signatures: [new Uint8Array(64)] }));
     assert.throws(
       () => aminoSignBytes(tx, router(undefined), 'c', 0n, 0n),
@@ -84,7 +97,11 @@ describe('amino JSON rules', () => {
     );
     const body = TxBody.decode(parts.bodyBytes);
     const withExt = decodeTx(
-      encodeTxRaw({ ...parts, bodyBytes: TxBody.encode({ ...body, nonCriticalExtensionOptions: [{ typeUrl: '/x.Ext', value: new Uint8Array() }] }).finish(), signatures: [new Uint8Array(64)] }),
+      encodeTxRaw({
+        ...parts,
+        bodyBytes: TxBody.encode({ ...body, nonCriticalExtensionOptions: [{ typeUrl: '/x.Ext', value: new Uint8Array() }] }).finish(),
+        signatures: [new Uint8Array(64)],
+      }),
     );
     assert.throws(
       () => aminoSignBytes(withExt, router(sendAmino), 'c', 0n, 0n),
@@ -110,6 +127,12 @@ test('messages nest at most MAX_AMINO_MSG_DEPTH deep in amino JSON (code 18 beyo
     return any;
   };
   assert.equal(aminoMsg(r, nested(MAX_AMINO_MSG_DEPTH)).type, 'p');
-  assert.throws(() => aminoMsg(r, nested(MAX_AMINO_MSG_DEPTH + 1)), (e: unknown) => e instanceof CodedError && e.code === 18 && /nested more than 16 deep/.test(e.message));
-  assert.throws(() => aminoMsg(r, nested(20_000)), (e: unknown) => e instanceof CodedError && e.code === 18);
+  assert.throws(
+    () => aminoMsg(r, nested(MAX_AMINO_MSG_DEPTH + 1)),
+    (e: unknown) => e instanceof CodedError && e.code === 18 && /nested more than 16 deep/.test(e.message),
+  );
+  assert.throws(
+    () => aminoMsg(r, nested(20_000)),
+    (e: unknown) => e instanceof CodedError && e.code === 18,
+  );
 });

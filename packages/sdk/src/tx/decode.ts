@@ -2,7 +2,18 @@
 import type { AuthInfo, Fee, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { Tx } from '../app/application.ts';
 import { errors } from '../app/errors.ts';
-import { authInfoSchema, decodeAuthInfoMessage, NestingDepthError, decodeTxBodyMessage, decodeTxRawMessage, rejectNonAdr027TxRaw, rejectUnknownFields, txBodySchema, txRawSchema, type Schema } from '../codec/index.ts';
+import {
+  authInfoSchema,
+  decodeAuthInfoMessage,
+  NestingDepthError,
+  decodeTxBodyMessage,
+  decodeTxRawMessage,
+  rejectNonAdr027TxRaw,
+  rejectUnknownFields,
+  txBodySchema,
+  txRawSchema,
+  type Schema,
+} from '../codec/index.ts';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {

@@ -38,15 +38,17 @@ export interface TxSigner {
 }
 
 /** TxRaw bytes from its three parts. */
-export function encodeTxRaw(parts: { readonly bodyBytes: Uint8Array; readonly authInfoBytes: Uint8Array; readonly signatures: readonly Uint8Array[] }): Uint8Array {
+export function encodeTxRaw(parts: {
+  readonly bodyBytes: Uint8Array;
+  readonly authInfoBytes: Uint8Array;
+  readonly signatures: readonly Uint8Array[];
+}): Uint8Array {
   return TxRaw.encode({ bodyBytes: parts.bodyBytes, authInfoBytes: parts.authInfoBytes, signatures: [...parts.signatures] }).finish();
 }
 
 /** Body and auth-info bytes of a tx, signer infos in `signers` order with SIGN_MODE_DIRECT. */
 export function encodeTxParts(tx: UnsignedTx, signers: readonly TxSigner[]): { bodyBytes: Uint8Array; authInfoBytes: Uint8Array } {
-  const bodyBytes = TxBody.encode(
-    TxBody.fromPartial({ messages: [...tx.msgs], memo: tx.memo ?? '', timeoutHeight: tx.timeoutHeight ?? 0n }),
-  ).finish();
+  const bodyBytes = TxBody.encode(TxBody.fromPartial({ messages: [...tx.msgs], memo: tx.memo ?? '', timeoutHeight: tx.timeoutHeight ?? 0n })).finish();
   const authInfoBytes = AuthInfo.encode(
     AuthInfo.fromPartial({
       signerInfos: signers.map((s) => ({

@@ -13,7 +13,10 @@ import { decodeSecp256k1PubKey, decodeSignedParts, decodeTx, encodeSecp256k1PubK
 const key = new Uint8Array(32).fill(7);
 const pub = publicKeyFromPrivate(key);
 const from = addressFromPublicKey(pub);
-const send = { typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode({ fromAddress: from, toAddress: from, amount: [{ denom: 'stake', amount: '5' }] }).finish() };
+const send = {
+  typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+  value: MsgSend.encode({ fromAddress: from, toAddress: from, amount: [{ denom: 'stake', amount: '5' }] }).finish(),
+};
 
 describe('decodeTx', () => {
   test('decodes a CosmJS-built tx, keeping the raw body and auth-info bytes and the size', () => {
@@ -58,7 +61,10 @@ describe('decodeTx', () => {
       );
     };
     fails(Uint8Array.from([0xff, 0xff, 0xff]), /^cannot decode TxRaw: /);
-    fails(TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish(), /^cannot decode TxBody: /);
+    fails(
+      TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish(),
+      /^cannot decode TxBody: /,
+    );
     fails(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(), /^cannot decode AuthInfo: /);
     // decodeSignedParts gives the same errors for the parts it reads, and does not read the body
     const partsFail = (bytes: Uint8Array, re: RegExp): void => {
@@ -68,7 +74,10 @@ describe('decodeTx', () => {
       );
     };
     partsFail(Uint8Array.from([0xff, 0xff, 0xff]), /^cannot decode TxRaw: /);
-    partsFail(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(), /^cannot decode AuthInfo: /);
+    partsFail(
+      TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: Uint8Array.from([0x12, 0x7f]), signatures: [] }).finish(),
+      /^cannot decode AuthInfo: /,
+    );
     const badBody = TxRaw.encode({ bodyBytes: Uint8Array.from([0x0a, 0x05, 0x01]), authInfoBytes: new Uint8Array(0), signatures: [] }).finish();
     assert.deepEqual(decodeSignedParts(badBody).bodyBytes, Uint8Array.from([0x0a, 0x05, 0x01]));
   });
@@ -76,7 +85,11 @@ describe('decodeTx', () => {
 
 describe('unknown fields below the top levels (the SDK recurses into known message fields and Anys)', () => {
   const refuses = (raw: { bodyBytes?: Uint8Array; authInfoBytes?: Uint8Array }, log: string): void => {
-    const bytes = TxRaw.encode({ bodyBytes: raw.bodyBytes ?? new Uint8Array(0), authInfoBytes: raw.authInfoBytes ?? new Uint8Array(0), signatures: [] }).finish();
+    const bytes = TxRaw.encode({
+      bodyBytes: raw.bodyBytes ?? new Uint8Array(0),
+      authInfoBytes: raw.authInfoBytes ?? new Uint8Array(0),
+      signatures: [],
+    }).finish();
     assert.throws(
       () => decodeTx(bytes),
       (e: unknown) => e instanceof CodedError && errors.txDecode.is(e) && e.message === `${log}: tx parse error`,
@@ -86,13 +99,20 @@ describe('unknown fields below the top levels (the SDK recurses into known messa
 
   test('in a secp256k1 PubKey Any, a Coin of the fee, a mode_info.multi, a body timeout_timestamp, a message Any', () => {
     const pk = { typeUrl: '/cosmos.crypto.secp256k1.PubKey', value: Uint8Array.from([...PubKey.encode({ key: pub }).finish(), ...extra]) };
-    refuses({ authInfoBytes: AuthInfo.encode(AuthInfo.fromPartial({ signerInfos: [{ publicKey: pk }] })).finish() }, 'errUnknownField "PubKey": {TagNum: 4, WireType:"bytes"}');
+    refuses(
+      { authInfoBytes: AuthInfo.encode(AuthInfo.fromPartial({ signerInfos: [{ publicKey: pk }] })).finish() },
+      'errUnknownField "PubKey": {TagNum: 4, WireType:"bytes"}',
+    );
     const fee = AuthInfo.encode(AuthInfo.fromPartial({ fee: { amount: [{ denom: 'stake', amount: '1' }], gasLimit: 1n } })).finish();
     // AuthInfo{fee{amount{…}}}: add the field inside the coin, fixing the two enclosing lengths
     const coinEnd = 4 + fee[3];
     const withCoinExtra = Uint8Array.from([fee[0], fee[1] + 3, fee[2], fee[3] + 3, ...fee.subarray(4, coinEnd), ...extra, ...fee.subarray(coinEnd)]);
     refuses({ authInfoBytes: withCoinExtra }, 'errUnknownField "Coin": {TagNum: 4, WireType:"bytes"}');
-    const multi = AuthInfo.encode(AuthInfo.fromPartial({ signerInfos: [{ modeInfo: { multi: { bitarray: { extraBitsStored: 1, elems: Uint8Array.of(1) }, modeInfos: [{ single: { mode: 1 } }] } } }] })).finish();
+    const multi = AuthInfo.encode(
+      AuthInfo.fromPartial({
+        signerInfos: [{ modeInfo: { multi: { bitarray: { extraBitsStored: 1, elems: Uint8Array.of(1) }, modeInfos: [{ single: { mode: 1 } }] } } }],
+      }),
+    ).finish();
     assert.doesNotThrow(() => decodeSignedParts(TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes: multi, signatures: [] }).finish()));
     const ts = TxBody.encode(TxBody.fromPartial({ timeoutTimestamp: { seconds: 5n, nanos: 0 } })).finish();
     assert.doesNotThrow(() => decodeTx(TxRaw.encode({ bodyBytes: ts, authInfoBytes: new Uint8Array(0), signatures: [] }).finish()));
@@ -120,7 +140,8 @@ describe('nesting depth', () => {
     for (const levels of [49, 5_000, 100_000]) {
       assert.throws(
         () => decodeTx(tx(levels)),
-        (e: unknown) => e instanceof CodedError && errors.txDecode.is(e) && e.message === 'protobuf message nesting depth exceeded maximum of 100: tx parse error',
+        (e: unknown) =>
+          e instanceof CodedError && errors.txDecode.is(e) && e.message === 'protobuf message nesting depth exceeded maximum of 100: tx parse error',
         `${levels} multisig levels`,
       );
     }
@@ -129,7 +150,11 @@ describe('nesting depth', () => {
 
 describe('signing', () => {
   test('signDocBytes is CosmJS’ makeSignBytes; encodeTx signs SIGN_MODE_DIRECT and CosmJS decodes it', () => {
-    const bytes = encodeTx({ msgs: [send], memo: 'm', fee: { amount: [{ denom: 'stake', amount: '1' }], gasLimit: 100000n } }, [{ privateKey: key, accountNumber: 4n, sequence: 2n }], 'c-1');
+    const bytes = encodeTx(
+      { msgs: [send], memo: 'm', fee: { amount: [{ denom: 'stake', amount: '1' }], gasLimit: 100000n } },
+      [{ privateKey: key, accountNumber: 4n, sequence: 2n }],
+      'c-1',
+    );
     const tx = decodeTx(bytes);
     const doc = signDocBytes(tx, 'c-1', 4n);
     assert.deepEqual(doc, makeSignBytes(makeSignDoc(tx.bodyBytes, tx.authInfoBytes, 'c-1', 4)));
@@ -143,7 +168,13 @@ describe('signing', () => {
 
   test('public keys: only 33-byte compressed secp256k1 keys', () => {
     assert.deepEqual(decodeSecp256k1PubKey(encodeSecp256k1PubKey(pub)), pub);
-    assert.throws(() => decodeSecp256k1PubKey({ typeUrl: '/cosmos.crypto.ed25519.PubKey', value: new Uint8Array(34) }), /unsupported public key type \/cosmos\.crypto\.ed25519\.PubKey/);
-    assert.throws(() => decodeSecp256k1PubKey(encodeSecp256k1PubKey(new Uint8Array(65).fill(4))), /expected a 33-byte compressed secp256k1 public key, got 65 bytes: invalid pubkey/);
+    assert.throws(
+      () => decodeSecp256k1PubKey({ typeUrl: '/cosmos.crypto.ed25519.PubKey', value: new Uint8Array(34) }),
+      /unsupported public key type \/cosmos\.crypto\.ed25519\.PubKey/,
+    );
+    assert.throws(
+      () => decodeSecp256k1PubKey(encodeSecp256k1PubKey(new Uint8Array(65).fill(4))),
+      /expected a 33-byte compressed secp256k1 public key, got 65 bytes: invalid pubkey/,
+    );
   });
 });

@@ -131,7 +131,10 @@ describe('coin sets', () => {
     invalidCoins(() => normalizeCoins([c(2, 'stake'), c(1, 'stake')]), /duplicate denomination stake/);
     invalidCoins(() => normalizeCoins([c(-2, 'stake')]), /negative/);
     // uppercase sorts before lowercase, as Go's byte order
-    assert.deepEqual(normalizeCoins([c(1, 'abc'), c(1, 'ABC')]).map((x) => x.denom), ['ABC', 'abc']);
+    assert.deepEqual(
+      normalizeCoins([c(1, 'abc'), c(1, 'ABC')]).map((x) => x.denom),
+      ['ABC', 'abc'],
+    );
   });
 
   test('add merges denoms and refuses overflow', () => {
@@ -208,8 +211,22 @@ describe('protobuf coins', () => {
   test('fromProtoCoins requires a valid set; toProtoCoins refuses invalid coins', () => {
     invalidCoins(() => fromProtoCoin({ denom: 'x', amount: '1' }), /invalid denom: x/);
     invalidCoins(() => fromProtoCoins([{ denom: 'stake', amount: '0' }]), /amount is not positive/);
-    invalidCoins(() => fromProtoCoins([{ denom: 'stake', amount: '1' }, { denom: 'atom', amount: '1' }]), /not sorted/);
-    invalidCoins(() => fromProtoCoins([{ denom: 'atom', amount: '1' }, { denom: 'atom', amount: '1' }]), /duplicate denomination atom/);
+    invalidCoins(
+      () =>
+        fromProtoCoins([
+          { denom: 'stake', amount: '1' },
+          { denom: 'atom', amount: '1' },
+        ]),
+      /not sorted/,
+    );
+    invalidCoins(
+      () =>
+        fromProtoCoins([
+          { denom: 'atom', amount: '1' },
+          { denom: 'atom', amount: '1' },
+        ]),
+      /duplicate denomination atom/,
+    );
     invalidCoins(() => fromProtoCoins([{ denom: 'atom', amount: '-1' }]), /coin atom: invalid amount "-1"/);
     assert.deepEqual(fromProtoCoin({ denom: 'stake', amount: '0' }), c(0, 'stake'));
     invalidCoins(() => toProtoCoins([c(-1, 'stake')]), /negative/);

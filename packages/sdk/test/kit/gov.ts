@@ -67,7 +67,10 @@ function upgradeTestModule(): AppModule {
 }
 
 export function upgradeMsg(name: string, authority: string = GOV_ADDRESS, height = 100n): Any {
-  return { typeUrl: UPGRADE_TYPE_URL, value: MsgSoftwareUpgrade.encode({ authority, plan: { name, height, info: '', time: { seconds: 0n, nanos: 0 } } }).finish() };
+  return {
+    typeUrl: UPGRADE_TYPE_URL,
+    value: MsgSoftwareUpgrade.encode({ authority, plan: { name, height, info: '', time: { seconds: 0n, nanos: 0 } } }).finish(),
+  };
 }
 
 export function submitMsg(proposer: string, messages: Any[], deposit: string, o: Partial<MsgSubmitProposal> = {}): Any {
@@ -150,7 +153,15 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
   const gov = govModule({ bank: bank.keeper, accounts: ak, votingPower: () => powers });
   const mm = new ModuleManager([authModule({ keeper: ak }), bank, gov, upgradeTestModule()]);
   const logger = new MemoryLogger();
-  const app = new BaseApp<DecodedTx>({ name: 'govtest', version: '0.0.1', store: CommitMultiStore.open(dir), modules: mm, txDecoder: decodeTx, chainId: GOV_CHAIN_ID, logger });
+  const app = new BaseApp<DecodedTx>({
+    name: 'govtest',
+    version: '0.0.1',
+    store: CommitMultiStore.open(dir),
+    modules: mm,
+    txDecoder: decodeTx,
+    chainId: GOV_CHAIN_ID,
+    logger,
+  });
   app.setAnteHandler(
     newAnteHandler({
       accountKeeper: ak,
@@ -165,7 +176,13 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
     bank: { balances: [...o.funded.map((address) => ({ address, coins: [{ denom: DENOM, amount: balance }] })), ...(o.extraBalances ?? [])] },
     gov: o.govGenesis ?? { ...gov.defaultGenesis(), params: { ...gov.defaultGenesis().params, ...TEST_PARAMS, ...o.params } },
   };
-  app.initChain({ time: { seconds: GENESIS_TIME, nanos: 0 }, chainId: GOV_CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
+  app.initChain({
+    time: { seconds: GENESIS_TIME, nanos: 0 },
+    chainId: GOV_CHAIN_ID,
+    validators: [],
+    appStateBytes: utf8(JSON.stringify(appState)),
+    initialHeight: 1n,
+  });
   let height = 0n;
   let time = GENESIS_TIME;
   const pending = new Map<string, bigint>();
@@ -187,7 +204,11 @@ export function govTestApp(o: GovTestAppOptions): GovTestApp {
       if (acc === undefined) throw new Error(`test account ${key.address} does not exist`);
       const offset = pending.get(key.address) ?? 0n;
       pending.set(key.address, offset + 1n);
-      return encodeTx({ msgs, fee: { amount: fee, gasLimit: 5_000_000n } }, [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }], GOV_CHAIN_ID);
+      return encodeTx(
+        { msgs, fee: { amount: fee, gasLimit: 5_000_000n } },
+        [{ privateKey: key.privateKey, accountNumber: acc.accountNumber, sequence: acc.sequence + offset }],
+        GOV_CHAIN_ID,
+      );
     },
     block(txs = [], advance = 1n) {
       height++;

@@ -87,7 +87,12 @@ export function txJSON(bytes: Uint8Array): JsonValue {
             fee:
               fee === undefined
                 ? null
-                : { amount: fee.amount.map((c) => ({ denom: c.denom, amount: c.amount })), gas_limit: fee.gasLimit.toString(), payer: fee.payer, granter: fee.granter },
+                : {
+                    amount: fee.amount.map((c) => ({ denom: c.denom, amount: c.amount })),
+                    gas_limit: fee.gasLimit.toString(),
+                    payer: fee.payer,
+                    granter: fee.granter,
+                  },
             tip: auth.tip === undefined ? null : { amount: auth.tip.amount.map((c) => ({ denom: c.denom, amount: c.amount })), tipper: auth.tip.tipper },
           },
     signatures: tx.signatures.map(b64),
@@ -102,7 +107,9 @@ export function txResponseJSON(r: RpcTx, timestamp: string): JsonObject {
     txhash: r.hash.toUpperCase(),
     codespace: res.codespace ?? '',
     code: res.code ?? 0,
-    data: Buffer.from(res.data ?? '', 'base64').toString('hex').toUpperCase(),
+    data: Buffer.from(res.data ?? '', 'base64')
+      .toString('hex')
+      .toUpperCase(),
     raw_log: res.log ?? '',
     // ABCI 2.0 results carry no per-message logs: the SDK v0.50 leaves them empty
     logs: [],

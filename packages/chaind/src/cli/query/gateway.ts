@@ -91,7 +91,10 @@ export function addPageOptions(cmd: Command, what: string): Command {
 /** The PageRequest in proto JSON; a bad flag is a UserError. */
 export function pageRequest(o: PageOptions): JsonObject {
   const p: JsonObject = {};
-  for (const [flag, key, value] of [['--limit', 'limit', o.limit], ['--offset', 'offset', o.offset]] as const) {
+  for (const [flag, key, value] of [
+    ['--limit', 'limit', o.limit],
+    ['--offset', 'offset', o.offset],
+  ] as const) {
     if (value === undefined) continue;
     if (!/^\d+$/.test(value)) throw new UserError(`invalid ${flag} ${JSON.stringify(value)}: expected a non-negative integer`);
     p[key] = value;

@@ -8,7 +8,7 @@ import { addNodeOption, RpcClient } from './rpc.ts';
 import { registerUpgradeQueries } from './upgrade.ts';
 
 export function registerQueryCommands(program: Command): void {
-  const query = program.command('query').alias('q').description('querying subcommands (read-only, over the node\'s JSON-RPC)');
+  const query = program.command('query').alias('q').description("querying subcommands (read-only, over the node's JSON-RPC)");
   registerModuleQueries(query);
   registerUpgradeQueries(query);
   registerChainQueries(query);

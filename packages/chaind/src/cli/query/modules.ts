@@ -22,7 +22,10 @@ export function proposalIdArg(id: string): string {
 
 /** --status as the SDK accepts it (NormalizeProposalStatus): deposit_period, DepositPeriod, PROPOSAL_STATUS_DEPOSIT_PERIOD, … */
 export function proposalStatusArg(s: string): string {
-  const key = s.replace(/^PROPOSAL_STATUS_/i, '').replace(/[_\s-]/g, '').toLowerCase();
+  const key = s
+    .replace(/^PROPOSAL_STATUS_/i, '')
+    .replace(/[_\s-]/g, '')
+    .toLowerCase();
   const status = { depositperiod: 'DEPOSIT_PERIOD', votingperiod: 'VOTING_PERIOD', passed: 'PASSED', rejected: 'REJECTED', failed: 'FAILED' }[key];
   if (status === undefined) throw new UserError(`invalid --status ${JSON.stringify(s)}: expected deposit_period, voting_period, passed, rejected or failed`);
   return `PROPOSAL_STATUS_${status}`;
@@ -107,11 +110,11 @@ function registerGov(query: Command): void {
     printOutput(await run(o, `${GOV}/Proposals`, req), o.output);
   });
 
-  stateQuery(gov.command('tally').description('query the tally of a proposal (live while it is being voted on)').argument('<proposal-id>', 'the proposal id')).action(
-    async (id: string, o: HeightOptions) => {
-      printOutput(await run(o, `${GOV}/TallyResult`, { proposal_id: proposalIdArg(id) }), o.output);
-    },
-  );
+  stateQuery(
+    gov.command('tally').description('query the tally of a proposal (live while it is being voted on)').argument('<proposal-id>', 'the proposal id'),
+  ).action(async (id: string, o: HeightOptions) => {
+    printOutput(await run(o, `${GOV}/TallyResult`, { proposal_id: proposalIdArg(id) }), o.output);
+  });
 
   stateQuery(addPageOptions(gov.command('votes').description('query the votes on a proposal').argument('<proposal-id>', 'the proposal id'), 'votes')).action(
     async (id: string, o: HeightOptions & PageOptions) => {

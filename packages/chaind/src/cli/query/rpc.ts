@@ -175,7 +175,10 @@ export async function resolveNode(o: { node?: string; home: string }): Promise<s
 export function addNodeOption(cmd: Command): Command {
   if (!cmd.options.some((opt) => opt.long === '--home')) addHomeOption(cmd);
   return cmd
-    .option('--node <url>', `the CometBFT JSON-RPC address of the node (tcp:// or http://; default: the [rpc] laddr of the home's config.toml, else ${DEFAULT_NODE})`)
+    .option(
+      '--node <url>',
+      `the CometBFT JSON-RPC address of the node (tcp:// or http://; default: the [rpc] laddr of the home's config.toml, else ${DEFAULT_NODE})`,
+    )
     .hook('preAction', async (_cmd, action) => {
       action.setOptionValue('node', await resolveNode(action.opts<{ node?: string; home: string }>()));
     });

@@ -27,8 +27,7 @@ export function timestampJSON(t: Timestamp | undefined): string {
   return t === undefined ? '0001-01-01T00:00:00Z' : formatRFC3339(t, 'proto');
 }
 
-const anyJSON = (a: Any | undefined): unknown =>
-  a === undefined ? null : { type_url: a.typeUrl, value: Buffer.from(a.value).toString('base64') };
+const anyJSON = (a: Any | undefined): unknown => (a === undefined ? null : { type_url: a.typeUrl, value: Buffer.from(a.value).toString('base64') });
 
 /** A Plan with its proto (snake_case) field names, int64 as a string. */
 export function planJSON(p: Plan): Record<string, unknown> {

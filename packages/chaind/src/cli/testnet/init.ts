@@ -88,7 +88,11 @@ export async function testnetInit(o: TestnetInitOptions): Promise<TestnetNode[]>
   }
   const genesis = join(c.home, 'config', 'genesis.json');
   const doc = JSON.parse(readFileSync(genesis, 'utf8')) as { app_state: { gov: { params: Record<string, unknown> } } };
-  Object.assign(doc.app_state.gov.params, { voting_period: govPeriod, max_deposit_period: govPeriod, min_deposit: [{ denom: TESTNET_DENOM, amount: '10000000' }] });
+  Object.assign(doc.app_state.gov.params, {
+    voting_period: govPeriod,
+    max_deposit_period: govPeriod,
+    min_deposit: [{ denom: TESTNET_DENOM, amount: '10000000' }],
+  });
   writeFileSync(genesis, JSON.stringify(doc, null, 2) + '\n');
   await chaind(c, ['genesis', 'validate']);
   const ids = await Promise.all(nodes.map(async (n) => (await chaind(n, ['comet', 'show-node-id'])).stdout.trim()));

@@ -12,7 +12,8 @@ import { checkoutRoot } from '../../checkout.ts';
 /** The checkout `chaind testnet` runs from: it installs that checkout's releases and chainvisor. */
 function repo(): string {
   const root = checkoutRoot();
-  if (root === undefined) throw new UserError('chaind testnet runs from a checkout of the chaind repository (its releases and chainvisor): this chaind runs from none');
+  if (root === undefined)
+    throw new UserError('chaind testnet runs from a checkout of the chaind repository (its releases and chainvisor): this chaind runs from none');
   return root;
 }
 
@@ -32,7 +33,13 @@ export function releaseArchives(dir: string | undefined, log: (line: string) => 
   const from = dir ?? join(REPO, 'dist', 'releases');
   const want = RELEASES.map((release) => ({ release, archive: releaseArchive(from, release) }));
   if (want.every((w) => existsSync(w.archive))) return want;
-  if (dir !== undefined) throw new UserError(`--releases ${dir} lacks ${want.filter((w) => !existsSync(w.archive)).map((w) => w.archive).join(', ')}`);
+  if (dir !== undefined)
+    throw new UserError(
+      `--releases ${dir} lacks ${want
+        .filter((w) => !existsSync(w.archive))
+        .map((w) => w.archive)
+        .join(', ')}`,
+    );
   const script = join(REPO, 'scripts', 'release.mjs');
   if (!existsSync(script)) throw new UserError(`no release archives in ${from} and no scripts/release.mjs to build them: give --releases <dir>`);
   log(`building the releases (${RELEASES.join(', ')}) into ${from}`);

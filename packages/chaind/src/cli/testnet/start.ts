@@ -32,7 +32,11 @@ export interface TestnetFile {
 }
 
 export async function readTestnet(dir: string): Promise<TestnetFile> {
-  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^node\d+$/.test(n)).sort((a, b) => Number(a.slice(4)) - Number(b.slice(4))) : [];
+  const names = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => /^node\d+$/.test(n))
+        .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)))
+    : [];
   if (names.length === 0) throw new UserError(`${dir} holds no testnet (no node0, node1, …): make one with \`chaind testnet init --output ${dir}\``);
   let chainId = '';
   const nodes = await Promise.all(
@@ -86,7 +90,8 @@ export async function testnetStart(dirArg: string, log: (line: string) => void):
         detached: true,
       });
       running.set(n.name, child);
-      for (const s of [child.stdout, child.stderr]) if (s !== null) createInterface({ input: s, crlfDelay: Infinity }).on('line', (l) => log(`${n.name}| ${l}`));
+      for (const s of [child.stdout, child.stderr])
+        if (s !== null) createInterface({ input: s, crlfDelay: Infinity }).on('line', (l) => log(`${n.name}| ${l}`));
       const started = Date.now();
       const code = await new Promise<number | string>((res) => child.once('close', (c, sig) => res(c ?? sig ?? 'unknown')));
       running.delete(n.name);

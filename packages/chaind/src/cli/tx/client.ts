@@ -43,7 +43,11 @@ export function addTxOptions(cmd: Command, withFrom = true): Command {
     .option('--gas-adjustment <factor>', 'factor applied to the simulated gas when --gas auto', String(DEFAULT_GAS_ADJUSTMENT))
     .option('--note <memo>', 'the memo of the tx', '')
     .option('-y, --yes', 'sign and broadcast without asking for confirmation')
-    .addOption(new Option('--broadcast-mode <mode>', 'sync: wait for CheckTx; async: return at once; commit: wait for the block').choices(['sync', 'async', 'commit']).default('sync'));
+    .addOption(
+      new Option('--broadcast-mode <mode>', 'sync: wait for CheckTx; async: return at once; commit: wait for the block')
+        .choices(['sync', 'async', 'commit'])
+        .default('sync'),
+    );
 }
 
 /** A coin list flag or argument ("" → none) in the cosmjs-types shape. */
@@ -68,7 +72,8 @@ export function addressArg(address: string, what: string): string {
 function gasArg(o: TxOptions): { auto: true; adjustment: number } | { auto: false; limit: bigint } {
   if (o.gas === 'auto') {
     const adjustment = Number(o.gasAdjustment);
-    if (!Number.isFinite(adjustment) || adjustment <= 0) throw new UserError(`invalid --gas-adjustment ${JSON.stringify(o.gasAdjustment)}: expected a positive number`);
+    if (!Number.isFinite(adjustment) || adjustment <= 0)
+      throw new UserError(`invalid --gas-adjustment ${JSON.stringify(o.gasAdjustment)}: expected a positive number`);
     return { auto: true, adjustment };
   }
   if (!/^\d+$/.test(o.gas) || BigInt(o.gas) === 0n) throw new UserError(`invalid --gas ${JSON.stringify(o.gas)}: expected a positive integer or "auto"`);
@@ -95,11 +100,13 @@ async function account(rpc: RpcClient, address: string): Promise<{ accountNumber
   try {
     bytes = await rpc.abciQuery('/cosmos.auth.v1beta1.Query/Account', QueryAccountRequest.encode({ address }).finish());
   } catch (e) {
-    if (e instanceof UserError && /NotFound|not found/.test(e.message)) throw new UserError(`account ${address} not found on chain: it must receive funds first`);
+    if (e instanceof UserError && /NotFound|not found/.test(e.message))
+      throw new UserError(`account ${address} not found on chain: it must receive funds first`);
     throw e;
   }
   const any = QueryAccountResponse.decode(bytes).account;
-  if (any?.typeUrl !== '/cosmos.auth.v1beta1.BaseAccount') throw new UserError(`account ${address} is not a base account (${any?.typeUrl ?? 'none'}): it cannot sign`);
+  if (any?.typeUrl !== '/cosmos.auth.v1beta1.BaseAccount')
+    throw new UserError(`account ${address} is not a base account (${any?.typeUrl ?? 'none'}): it cannot sign`);
   const a = BaseAccount.decode(any.value);
   return { accountNumber: a.accountNumber, sequence: a.sequence };
 }
@@ -166,11 +173,7 @@ async function broadcast(rpc: RpcClient, txBytes: Uint8Array, mode: TxOptions['b
  * node are known (client-side checks needing the chain, e.g. the cancel-window warning). Prints the tx
  * response; a tx the chain rejects (code ≠ 0) is a UserError after the response is printed.
  */
-export async function runTx(
-  o: TxOptions,
-  msgs: (signer: string) => TxMsg[],
-  before?: (rpc: RpcClient) => Promise<void>,
-): Promise<void> {
+export async function runTx(o: TxOptions, msgs: (signer: string) => TxMsg[], before?: (rpc: RpcClient) => Promise<void>): Promise<void> {
   const gas = gasArg(o);
   const fees = coinsArg(o.fees, '--fees');
   const input = new Input();
@@ -210,7 +213,8 @@ export async function runTx(
       const txBytes = encodeTx(unsigned(gasLimit), [signer], chainId);
       const res = await broadcast(rpc, txBytes, o.broadcastMode);
       printOutput(res, o.output);
-      if (res.code !== 0) throw new UserError(`the chain rejected the tx (code ${res.code}${res.codespace !== '' ? `, ${res.codespace}` : ''}): ${res.raw_log}`);
+      if (res.code !== 0)
+        throw new UserError(`the chain rejected the tx (code ${res.code}${res.codespace !== '' ? `, ${res.codespace}` : ''}): ${res.raw_log}`);
     } finally {
       key.fill(0);
     }

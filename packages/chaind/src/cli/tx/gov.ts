@@ -30,7 +30,8 @@ export function voteOptionArg(s: string): VoteOption {
 export function weightedOptionsArg(s: string): WeightedVoteOption[] {
   const options = s.split(',').map((part) => {
     const m = /^\s*([A-Za-z_]+)\s*=\s*(\S+)\s*$/.exec(part);
-    if (m === null) throw new UserError(`invalid weighted vote options ${JSON.stringify(s)}: expected option=weight pairs separated by commas, e.g. yes=0.6,no=0.4`);
+    if (m === null)
+      throw new UserError(`invalid weighted vote options ${JSON.stringify(s)}: expected option=weight pairs separated by commas, e.g. yes=0.6,no=0.4`);
     let weight: bigint;
     try {
       weight = parseDec(m[2]);
@@ -69,7 +70,8 @@ export function parseProposalFile(text: string, file: string): ProposalFile {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`invalid proposal file ${file}: expected a JSON object`);
   const o = v as Record<string, JsonValue>;
   const unknown = Object.keys(o).filter((k) => !PROPOSAL_KEYS.includes(k));
-  if (unknown.length > 0) throw new UserError(`invalid proposal file ${file}: unknown field ${JSON.stringify(unknown[0])}; expected ${PROPOSAL_KEYS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UserError(`invalid proposal file ${file}: unknown field ${JSON.stringify(unknown[0])}; expected ${PROPOSAL_KEYS.join(', ')}`);
   const str = (k: string): string => {
     const x = o[k] ?? '';
     if (typeof x !== 'string') throw new UserError(`invalid proposal file ${file}: "${k}" must be a string`);
@@ -122,7 +124,15 @@ export function registerGovTxCommands(tx: Command): void {
             expedited: p.expedited,
           }).finish(),
         },
-        json: { messages: p.messagesJSON, initial_deposit: p.deposit, proposer, metadata: p.metadata, title: p.title, summary: p.summary, expedited: p.expedited },
+        json: {
+          messages: p.messagesJSON,
+          initial_deposit: p.deposit,
+          proposer,
+          metadata: p.metadata,
+          title: p.title,
+          summary: p.summary,
+          expedited: p.expedited,
+        },
       },
     ]);
   });

@@ -9,7 +9,7 @@ import { registerGovTxCommands } from './gov.ts';
 import { registerUpgradeTxCommands } from './upgrade.ts';
 
 export function registerTxCommands(program: Command): void {
-  const tx = program.command('tx').description('transaction subcommands (signed with a keyring key, broadcast over the node\'s JSON-RPC)');
+  const tx = program.command('tx').description("transaction subcommands (signed with a keyring key, broadcast over the node's JSON-RPC)");
 
   const bank = tx.command('bank').description('bank transaction subcommands');
   addTxOptions(

@@ -121,8 +121,15 @@ export function registerUpgradeTxCommands(tx: Command): void {
       .option('--upgrade-info <info>', 'the plan info: JSON {"binaries":{"os/arch":"url?checksum=sha256:…"}} or a URL', '')
       .option('--no-validate', 'skip the checks of --upgrade-info (which fetch it when it is a URL and download every binary)')
       .option('--no-checksum-required', 'accept binaries URLs without a checksum')
-      .option('--allow-loopback-http', 'accept plain http from a loopback host and redirects to loopback or private addresses (a local mirror; chainvisor: DAEMON_ALLOW_LOOPBACK_HTTP)')
-      .option('--daemon-name <name>', 'the executable every binaries archive must hold, as bin/<name> or <name> ($DAEMON_NAME)', process.env.DAEMON_NAME || 'chaind'),
+      .option(
+        '--allow-loopback-http',
+        'accept plain http from a loopback host and redirects to loopback or private addresses (a local mirror; chainvisor: DAEMON_ALLOW_LOOPBACK_HTTP)',
+      )
+      .option(
+        '--daemon-name <name>',
+        'the executable every binaries archive must hold, as bin/<name> or <name> ($DAEMON_NAME)',
+        process.env.DAEMON_NAME || 'chaind',
+      ),
   ).action(async (name: string, o: SoftwareUpgradeOptions) => {
     try {
       validatePlanName(name);
@@ -140,18 +147,23 @@ export function registerUpgradeTxCommands(tx: Command): void {
       json: { authority, plan: { name, height: height.toString(), info: o.upgradeInfo } },
     });
     // the flags are checked first: the info check downloads every binary
-    if (o.validate) await checkUpgradeInfo(o.upgradeInfo, { daemonName: o.daemonName, checksumRequired: o.checksumRequired, allowLoopbackHttp: o.allowLoopbackHttp === true });
+    if (o.validate)
+      await checkUpgradeInfo(o.upgradeInfo, {
+        daemonName: o.daemonName,
+        checksumRequired: o.checksumRequired,
+        allowLoopbackHttp: o.allowLoopbackHttp === true,
+      });
     await runTx(o, msgs, (rpc) => warnIfNotCancellable(rpc, height));
   });
 
-  addProposalOptions(
-    upgrade.command('cancel-software-upgrade').description('submit a governance proposal to cancel the scheduled software upgrade'),
-  ).action(async (o: ProposalOptions) => {
-    const authority = authorityOf(o);
-    const msgs = proposal(o, {
-      any: { typeUrl: MSG_CANCEL_UPGRADE, value: MsgCancelUpgrade.encode({ authority }).finish() },
-      json: { authority },
-    });
-    await runTx(o, msgs);
-  });
+  addProposalOptions(upgrade.command('cancel-software-upgrade').description('submit a governance proposal to cancel the scheduled software upgrade')).action(
+    async (o: ProposalOptions) => {
+      const authority = authorityOf(o);
+      const msgs = proposal(o, {
+        any: { typeUrl: MSG_CANCEL_UPGRADE, value: MsgCancelUpgrade.encode({ authority }).finish() },
+        json: { authority },
+      });
+      await runTx(o, msgs);
+    },
+  );
 }

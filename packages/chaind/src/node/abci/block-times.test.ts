@@ -6,7 +6,7 @@ import { BlockTimes } from './block-times.ts';
 const at = (s: number, nanos = 0): Timestamp => ({ seconds: BigInt(s), nanos });
 
 describe('BlockTimes (header times behind CometBFT)', () => {
-  test("recorded times are answered without asking; others asked once and kept; an absence or failure is asked again", async () => {
+  test('recorded times are answered without asking; others asked once and kept; an absence or failure is asked again', async () => {
     const asked: bigint[] = [];
     let fail = false;
     const times = new BlockTimes({

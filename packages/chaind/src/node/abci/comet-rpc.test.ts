@@ -15,18 +15,24 @@ let comet: TestNode;
 let app: AbciTestApp;
 let offline: AbciTestApp;
 
-before(async () => {
-  comet = await TestNode.start({ manual: true });
-  app = await AbciTestApp.start({ comet: new CometRpc({ url: comet.url, timeoutMs: 5_000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 }) });
-  offline = await AbciTestApp.start();
-}, { timeout: 30_000 });
+before(
+  async () => {
+    comet = await TestNode.start({ manual: true });
+    app = await AbciTestApp.start({ comet: new CometRpc({ url: comet.url, timeoutMs: 5_000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 }) });
+    offline = await AbciTestApp.start();
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  await app?.stop();
-  await offline?.stop();
-  await comet?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    await app?.stop();
+    await offline?.stop();
+    await comet?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 const HEX = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase();
 const SYNC = BroadcastMode.BROADCAST_MODE_SYNC;
@@ -37,7 +43,7 @@ describe('broadcasts and GetTx forwarded to CometBFT', { timeout: 60_000 }, () =
     const tx = comet.send(ALICE, BOB.address, '2');
     const r = (await broadcastTx(txNode(app), { txBytes: tx, mode: SYNC })).txResponse;
     assert.deepEqual([r?.code, r?.txhash], [0, HEX(sha256(tx))]);
-    assert.equal(comet.mempool.size(), 1, 'the tx is in the CometBFT node\'s mempool');
+    assert.equal(comet.mempool.size(), 1, "the tx is in the CometBFT node's mempool");
     const again = (await broadcastTx(txNode(app), { txBytes: tx, mode: SYNC })).txResponse;
     assert.deepEqual([again?.code, again?.codespace, again?.rawLog], [19, 'sdk', 'tx already exists in cache']);
     // a CheckTx failure is an answer too: a sequence from the future

@@ -54,7 +54,8 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
     } catch {
       throw new CometRpcError(`invalid CometBFT RPC address ${JSON.stringify(o.url)}: expected http://host:port`);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CometRpcError(`invalid CometBFT RPC address ${JSON.stringify(o.url)}: expected http://host:port`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new CometRpcError(`invalid CometBFT RPC address ${JSON.stringify(o.url)}: expected http://host:port`);
     this.url = u.toString();
     this.timeoutMs = o.timeoutMs;
     this.maxTxBytes = o.maxTxBytes;
@@ -153,7 +154,8 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
     if (reply.error !== undefined) {
       const text = CometRpc.errorText(reply.error);
       // CometBFT's words for a height it has not reached or has pruned (rpc/core/env.go getHeight)
-      if (/must be less than or equal to the current blockchain height|is not available|lowest height is|could not find|not found/i.test(text)) return undefined;
+      if (/must be less than or equal to the current blockchain height|is not available|lowest height is|could not find|not found/i.test(text))
+        return undefined;
       throw new CometRpcError(`CometBFT could not give the header at height ${height}: ${text}`);
     }
     const h = isObject(reply.result) && isObject(reply.result.header) ? reply.result.header : undefined;

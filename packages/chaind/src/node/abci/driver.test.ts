@@ -19,7 +19,19 @@ import {
   ResponseVerifyVoteExtension_VerifyStatus,
 } from 'cosmjs-types/tendermint/abci/types';
 import { DENOM, sendMsg } from '@chaind/sdk/testing';
-import { ALICE, AbciTestApp, AppConnections, BOB, CometNetwork, committedAccount, one, removeTmpDirs, signTx, testGenesis, testKey } from '@chaind/chaind/testing';
+import {
+  ALICE,
+  AbciTestApp,
+  AppConnections,
+  BOB,
+  CometNetwork,
+  committedAccount,
+  one,
+  removeTmpDirs,
+  signTx,
+  testGenesis,
+  testKey,
+} from '@chaind/chaind/testing';
 import { testConsensusKey } from '@chaind/sdk/testing';
 import { consensusAddress } from '@chaind/sdk/x/validators';
 import { createNodeMetrics } from '../metrics/index.ts';
@@ -190,16 +202,49 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       const stale = signTx(app.chain.app, BOB, [sendMsg(BOB.address, ALICE.address, '1')], 5n);
       const garbage = Uint8Array.from([0xff, 0x01, 0x02]);
       const h = net.height + 1n;
-      const common = { misbehavior: [], height: h, time: { seconds: 1_800_000_000n, nanos: 0 }, nextValidatorsHash: new Uint8Array(32), proposerAddress: consensusAddress(testConsensusKey(0)) };
-      const p = await one(conns.consensus, { prepareProposal: { ...common, maxTxBytes: 1_048_576n, txs: [garbage, stale, good], localLastCommit: { round: 0, votes: [] } } }, 'prepareProposal');
+      const common = {
+        misbehavior: [],
+        height: h,
+        time: { seconds: 1_800_000_000n, nanos: 0 },
+        nextValidatorsHash: new Uint8Array(32),
+        proposerAddress: consensusAddress(testConsensusKey(0)),
+      };
+      const p = await one(
+        conns.consensus,
+        { prepareProposal: { ...common, maxTxBytes: 1_048_576n, txs: [garbage, stale, good], localLastCommit: { round: 0, votes: [] } } },
+        'prepareProposal',
+      );
       assert.deepEqual(p.txs.map(hex), [hex(good)]);
       // max_tx_bytes counts the proto size of Data: one byte short of `good`'s leaves nothing
       const size = BigInt(good.length + 3);
-      assert.equal((await one(conns.consensus, { prepareProposal: { ...common, maxTxBytes: size - 1n, txs: [good], localLastCommit: { round: 0, votes: [] } } }, 'prepareProposal')).txs.length, 0);
-      assert.equal((await one(conns.consensus, { prepareProposal: { ...common, maxTxBytes: size, txs: [good], localLastCommit: { round: 0, votes: [] } } }, 'prepareProposal')).txs.length, 1);
-      const pp = (txs: Uint8Array[]) => one(conns.consensus, { processProposal: { ...common, txs, hash: new Uint8Array(32), proposedLastCommit: { round: 0, votes: [] } } }, 'processProposal');
+      assert.equal(
+        (
+          await one(
+            conns.consensus,
+            { prepareProposal: { ...common, maxTxBytes: size - 1n, txs: [good], localLastCommit: { round: 0, votes: [] } } },
+            'prepareProposal',
+          )
+        ).txs.length,
+        0,
+      );
+      assert.equal(
+        (
+          await one(
+            conns.consensus,
+            { prepareProposal: { ...common, maxTxBytes: size, txs: [good], localLastCommit: { round: 0, votes: [] } } },
+            'prepareProposal',
+          )
+        ).txs.length,
+        1,
+      );
+      const pp = (txs: Uint8Array[]) =>
+        one(conns.consensus, { processProposal: { ...common, txs, hash: new Uint8Array(32), proposedLastCommit: { round: 0, votes: [] } } }, 'processProposal');
       assert.equal((await pp([good, garbage])).status, ResponseProcessProposal_ProposalStatus.REJECT);
-      assert.equal((await pp([good, stale])).status, ResponseProcessProposal_ProposalStatus.ACCEPT, 'a failing but decodable tx is the block\'s result, not a reason to reject it');
+      assert.equal(
+        (await pp([good, stale])).status,
+        ResponseProcessProposal_ProposalStatus.ACCEPT,
+        "a failing but decodable tx is the block's result, not a reason to reject it",
+      );
     } finally {
       await conns.close();
       await app.stop();
@@ -209,15 +254,51 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
   test('vote extensions, Echo, the snapshot methods, raw store queries and Simulate over Query', async () => {
     const { app, conns } = await network();
     try {
-      const ext = await one(conns.consensus, { extendVote: { hash: new Uint8Array(32), height: 2n, time: { seconds: 1_800_000_000n, nanos: 0 }, txs: [], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) } }, 'extendVote');
+      const ext = await one(
+        conns.consensus,
+        {
+          extendVote: {
+            hash: new Uint8Array(32),
+            height: 2n,
+            time: { seconds: 1_800_000_000n, nanos: 0 },
+            txs: [],
+            proposedLastCommit: { round: 0, votes: [] },
+            misbehavior: [],
+            nextValidatorsHash: new Uint8Array(32),
+            proposerAddress: new Uint8Array(20),
+          },
+        },
+        'extendVote',
+      );
       assert.equal(ext.voteExtension.length, 0);
-      const ver = await one(conns.consensus, { verifyVoteExtension: { hash: new Uint8Array(32), validatorAddress: new Uint8Array(20), height: 2n, voteExtension: new Uint8Array(0) } }, 'verifyVoteExtension');
+      const ver = await one(
+        conns.consensus,
+        { verifyVoteExtension: { hash: new Uint8Array(32), validatorAddress: new Uint8Array(20), height: 2n, voteExtension: new Uint8Array(0) } },
+        'verifyVoteExtension',
+      );
       assert.equal(ver.status, ResponseVerifyVoteExtension_VerifyStatus.ACCEPT);
       assert.equal((await one(conns.query, { echo: { message: 'hello' } }, 'echo')).message, 'hello');
       assert.deepEqual((await one(conns.snapshot, { listSnapshots: {} }, 'listSnapshots')).snapshots, []);
-      assert.equal((await one(conns.snapshot, { offerSnapshot: { snapshot: { height: 5n, format: 1, chunks: 1, hash: new Uint8Array(32), metadata: new Uint8Array(0) }, appHash: new Uint8Array(32) } }, 'offerSnapshot')).result, ResponseOfferSnapshot_Result.REJECT);
+      assert.equal(
+        (
+          await one(
+            conns.snapshot,
+            {
+              offerSnapshot: {
+                snapshot: { height: 5n, format: 1, chunks: 1, hash: new Uint8Array(32), metadata: new Uint8Array(0) },
+                appHash: new Uint8Array(32),
+              },
+            },
+            'offerSnapshot',
+          )
+        ).result,
+        ResponseOfferSnapshot_Result.REJECT,
+      );
       assert.equal((await one(conns.snapshot, { loadSnapshotChunk: { height: 5n, format: 1, chunk: 0 } }, 'loadSnapshotChunk')).chunk.length, 0);
-      assert.equal((await one(conns.snapshot, { applySnapshotChunk: { index: 0, chunk: new Uint8Array(1), sender: 'x' } }, 'applySnapshotChunk')).result, ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
+      assert.equal(
+        (await one(conns.snapshot, { applySnapshotChunk: { index: 0, chunk: new Uint8Array(1), sender: 'x' } }, 'applySnapshotChunk')).result,
+        ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT,
+      );
       const acc = committedAccount(app.chain.app, ALICE.address);
       assert.ok(acc.accountNumber >= 0n);
       const raw = await conns.abciQuery('/store/upgrade/key', Uint8Array.from([0x03]));
@@ -238,12 +319,21 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       const info = frame({ info: { version: '0.38.17', blockVersion: 11n, p2pVersion: 8n, abciVersion: '2.0.0' } });
       const flush = frame({ flush: {} });
       const bytes = Buffer.concat([info, flush]);
-      const slow = await rawExchange(app.address, [...bytes].map((b) => Uint8Array.from([b])));
-      assert.deepEqual(slow.responses.map((r) => Object.keys(Response.toJSON(r) as object)), [['info'], ['flush']]);
+      const slow = await rawExchange(
+        app.address,
+        [...bytes].map((b) => Uint8Array.from([b])),
+      );
+      assert.deepEqual(
+        slow.responses.map((r) => Object.keys(Response.toJSON(r) as object)),
+        [['info'], ['flush']],
+      );
       const many = Buffer.concat(Array.from({ length: 100 }, (_, i) => frame({ echo: { message: `m${i}` } })).concat([flush]));
       const fast = await rawExchange(app.address, [many]);
       assert.equal(fast.responses.length, 101);
-      assert.deepEqual(fast.responses.slice(0, 100).map((r) => r.echo?.message), Array.from({ length: 100 }, (_, i) => `m${i}`));
+      assert.deepEqual(
+        fast.responses.slice(0, 100).map((r) => r.echo?.message),
+        Array.from({ length: 100 }, (_, i) => `m${i}`),
+      );
       assert.ok(fast.responses[100].flush !== undefined);
     } finally {
       await app.stop();
@@ -257,7 +347,11 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.equal(garbage.responses.length, 1);
       assert.ok(garbage.responses[0].exception !== undefined, 'an exception');
       // the query connection carries Info; FinalizeBlock there is refused
-      const wrong = await rawExchange(app.address, [frame({ info: { version: '', blockVersion: 0n, p2pVersion: 0n, abciVersion: '' } }), frame({ commit: {} }), frame({ flush: {} })]);
+      const wrong = await rawExchange(app.address, [
+        frame({ info: { version: '', blockVersion: 0n, p2pVersion: 0n, abciVersion: '' } }),
+        frame({ commit: {} }),
+        frame({ flush: {} }),
+      ]);
       assert.ok(wrong.responses[0].info !== undefined);
       assert.match(wrong.responses[1].exception?.error ?? '', /commit is a consensus request, but this is the query connection/);
       assert.equal(wrong.responses.length, 2, 'nothing after the exception');
@@ -312,7 +406,10 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.equal(hex((await again.info()).lastBlockAppHash), hex(first.appHash));
       assert.equal(await balance(again, BOB.address), before + 3n, 'the tx applied once');
       assert.match((await conns.consensus.closed)?.message ?? '', /closed/, 'the old consensus connection is closed by the node');
-      assert.ok(app.logger.lines.some((l) => l.level === 'warn' && /a new consensus connection replaces the open one/.test(l.msg)), 'logged');
+      assert.ok(
+        app.logger.lines.some((l) => l.level === 'warn' && /a new consensus connection replaces the open one/.test(l.msg)),
+        'logged',
+      );
       const b = await net.block();
       assert.equal(b.request.height, 3n);
       await again.close();
@@ -341,7 +438,10 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.equal(want[3], '0', 'CAROL is not funded by the plain genesis');
 
       // the first InitChain (the same genesis, or one funding CAROL that the operator then corrects); CometBFT stops before block 1
-      for (const [app, first] of [[same, testGenesis()], [corrected, testGenesis([CAROL.address])]] as const) {
+      for (const [app, first] of [
+        [same, testGenesis()],
+        [corrected, testGenesis([CAROL.address])],
+      ] as const) {
         const gone = await AppConnections.open(app.address);
         await new CometNetwork([gone], { genesis: first, validators }).handshake(0);
         await gone.close();
@@ -349,7 +449,11 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
         assert.equal((await back.info()).lastBlockHeight, 0n);
         const net = new CometNetwork([back], { genesis: testGenesis(), validators });
         await net.handshake(0);
-        assert.equal(hex(net.initChainResponses[0]?.appHash ?? new Uint8Array(0)), hex(n0.initChainResponses[0]?.appHash ?? new Uint8Array(1)), 'the InitChain app hash of a clean start');
+        assert.equal(
+          hex(net.initChainResponses[0]?.appHash ?? new Uint8Array(0)),
+          hex(n0.initChainResponses[0]?.appHash ?? new Uint8Array(1)),
+          'the InitChain app hash of a clean start',
+        );
         assert.deepEqual(await run(back, net), want);
         await back.close();
       }
@@ -374,7 +478,10 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
       assert.ok(r !== 'running' && r.reason === 'error', `the driver stops with an error, got ${r === 'running' ? r : r.reason}`);
       assert.match(r.error.message, /state database full/);
       assert.equal(r.reason, 'error', 'an error: chaind start exits 1 for it (start.ts exitCodeOf)');
-      assert.ok(app.logger.lines.some((l) => l.level === 'error' && /^Commit failed: the node stops/.test(l.msg) && l.fields?.height === '1'), 'logged');
+      assert.ok(
+        app.logger.lines.some((l) => l.level === 'error' && /^Commit failed: the node stops/.test(l.msg) && l.fields?.height === '1'),
+        'logged',
+      );
       assert.equal(app.driver.height, 0n);
       await conns.close();
     } finally {
@@ -382,7 +489,7 @@ describe('chaind behind CometBFT: the ABCI server', { timeout: 60_000 }, () => {
     }
   });
 
-  test('Query with prove=true is refused (no proofs yet); /p2p/filter/addr/… and /p2p/filter/id/… answer code 0 (CometBFT\'s filter_peers)', async () => {
+  test("Query with prove=true is refused (no proofs yet); /p2p/filter/addr/… and /p2p/filter/id/… answer code 0 (CometBFT's filter_peers)", async () => {
     const { app, conns } = await network();
     try {
       const data = QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish();

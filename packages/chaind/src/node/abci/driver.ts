@@ -118,7 +118,8 @@ export class AbciDriver implements ConsensusDriver {
       },
       // the server's own lines are detail: this driver logs what an operator needs (listening, CometBFT gone)
       // (and connections closing because the node stops are no news)
-      log: (level, msg, fields) => d.logger[level === 'info' || (d.finished && level === 'warn') ? 'debug' : level](msg, fields === undefined ? undefined : definedFields(fields)),
+      log: (level, msg, fields) =>
+        d.logger[level === 'info' || (d.finished && level === 'warn') ? 'debug' : level](msg, fields === undefined ? undefined : definedFields(fields)),
     });
     d.logger.info('ABCI server listening: waiting for CometBFT', { address: d.server.address, height: o.app.lastBlockHeight.toString() });
     return d;
@@ -217,7 +218,9 @@ export class AbciDriver implements ConsensusDriver {
         return { processProposal: app.processProposal(req.processProposal!) };
       case 'finalizeBlock':
         this.assertConsensus(from);
-        return this.lingerOnHalt(() => ({ finalizeBlock: this.failStops('FinalizeBlock', req.finalizeBlock!.height, () => this.finalizeBlock(req.finalizeBlock!)) }));
+        return this.lingerOnHalt(() => ({
+          finalizeBlock: this.failStops('FinalizeBlock', req.finalizeBlock!.height, () => this.finalizeBlock(req.finalizeBlock!)),
+        }));
       case 'commit':
         this.assertConsensus(from);
         return { commit: this.failStops('Commit', this.pending?.req.height ?? this.app.lastBlockHeight + 1n, () => this.commit()) };
@@ -258,7 +261,10 @@ export class AbciDriver implements ConsensusDriver {
     } catch (e) {
       if (this.halting !== undefined) throw e; // the upgrade halt, already on its way
       const error = e instanceof Error ? e : new Error(String(e));
-      this.logger.error(`${method} failed: the node stops (CometBFT would replay the block into the same failure)`, { height: height.toString(), error: error.message });
+      this.logger.error(`${method} failed: the node stops (CometBFT would replay the block into the same failure)`, {
+        height: height.toString(),
+        error: error.message,
+      });
       const r: DriverStopResult = { reason: 'error', error, height: this.app.lastBlockHeight };
       this.halting = r;
       setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();

@@ -4,7 +4,16 @@
 // REST and abci_query answer alike. Given the node's parts, it also serves the tx service
 // (cosmos.tx.v1beta1.Service: BroadcastTx, Simulate, GetTx, tx-service.ts), bytes in and bytes out as
 // well. Server reflection serves the protobuf descriptors.
-import { Metadata, Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  status,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { nopLogger, type Logger } from '@chaind/sdk/app';

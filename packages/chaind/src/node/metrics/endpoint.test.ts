@@ -32,7 +32,10 @@ describe('which /metrics endpoint a node serves', () => {
       namespace: 'chaind',
     });
     const clash = loaded('[instrumentation]\nprometheus = true\nprometheus_listen_addr = ":26660"', `${ours}\nprometheus-listen-addr = "127.0.0.1:26660"`);
-    assert.throws(() => metricsEndpoint(clash, false), (e: unknown) => e instanceof ConfigError && /is the address of CometBFT's own metrics .*give chaind's metrics another port/.test(e.message));
+    assert.throws(
+      () => metricsEndpoint(clash, false),
+      (e: unknown) => e instanceof ConfigError && /is the address of CometBFT's own metrics .*give chaind's metrics another port/.test(e.message),
+    );
     // CometBFT's metrics off: its port is free
     const free = loaded('[instrumentation]\nprometheus_listen_addr = ":26660"', `${ours}\nprometheus-listen-addr = "127.0.0.1:26660"`);
     assert.equal(metricsEndpoint(free, false).endpoint?.listenAddr.port, 26660);

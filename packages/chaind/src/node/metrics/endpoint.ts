@@ -12,7 +12,9 @@ export function metricsEndpoint(c: LoadedConfig, solo: boolean): { endpoint: Ins
   const comet = c.node.instrumentation;
   const ours = c.app.instrumentation;
   if (solo) {
-    const warnings = ours.prometheus ? ['app.toml [instrumentation] prometheus = true is for a node behind CometBFT (`chaind start`) only: a solo node serves config.toml\'s [instrumentation]'] : [];
+    const warnings = ours.prometheus
+      ? ["app.toml [instrumentation] prometheus = true is for a node behind CometBFT (`chaind start`) only: a solo node serves config.toml's [instrumentation]"]
+      : [];
     return { endpoint: comet.prometheus ? comet : undefined, warnings };
   }
   if (!ours.prometheus) return { endpoint: undefined, warnings: [] };

@@ -16,7 +16,13 @@ describe('node metrics', () => {
     metrics.blockCommitted(5n, 2, { seconds: 1_000n, nanos: 0 });
     metrics.plan({ name: 'v2', height: 20n }, 5n);
     metrics.timeCheckTx(() => 1);
-    assert.throws(() => metrics.timeFinalizeBlock(() => { throw new Error('halt'); }), /halt/);
+    assert.throws(
+      () =>
+        metrics.timeFinalizeBlock(() => {
+          throw new Error('halt');
+        }),
+      /halt/,
+    );
     let text = await registry.metrics();
     for (const line of [
       'chaind_consensus_height 5',
@@ -29,7 +35,8 @@ describe('node metrics', () => {
       'chaind_abci_connection_method_timing_seconds_count{method="check_tx",type="sync"} 1',
       // a FinalizeBlock that throws (an upgrade halt) is timed too
       'chaind_abci_connection_method_timing_seconds_count{method="finalize_block",type="sync"} 1',
-    ]) assert.ok(text.split('\n').includes(line), `${line} in\n${text}`);
+    ])
+      assert.ok(text.split('\n').includes(line), `${line} in\n${text}`);
     pool = { txs: 0, bytes: 0 };
     metrics.plan(undefined, 6n);
     metrics.haltedForUpgrade();
@@ -39,7 +46,7 @@ describe('node metrics', () => {
     assert.match(text, /^chaind_mempool_size 0$/m);
   });
 
-  test("block_interval_seconds: between header times of a block and its parent, never the wall clock", async () => {
+  test('block_interval_seconds: between header times of a block and its parent, never the wall clock', async () => {
     const { metrics, registry } = createNodeMetrics('chaind');
     metrics.blockCommitted(10n, 0, { seconds: 1_800_000_000n, nanos: 900_000_000 });
     metrics.blockCommitted(11n, 0, { seconds: 1_800_000_002n, nanos: 150_000_000 });
@@ -93,7 +100,12 @@ describe('node metrics', () => {
     try {
       // one connection held open takes the only slot: the next is dropped
       const port = Number(new URL(s.url).port);
-      const open = (): Promise<Socket> => new Promise((res, rej) => { const c = connect(port, '127.0.0.1', () => res(c)); c.on('error', rej); held.push(c); });
+      const open = (): Promise<Socket> =>
+        new Promise((res, rej) => {
+          const c = connect(port, '127.0.0.1', () => res(c));
+          c.on('error', rej);
+          held.push(c);
+        });
       await open();
       await new Promise((r) => setTimeout(r, 50));
       await assert.rejects(fetch(s.url, { signal: AbortSignal.timeout(2000) }));

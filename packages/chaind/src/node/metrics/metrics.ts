@@ -56,7 +56,12 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
     registers,
   });
   const numTxs = new Gauge({ name: n('consensus_num_txs'), help: 'Transactions in the last committed block.', registers });
-  const blockTxs = new Histogram({ name: n('consensus_block_txs'), help: 'Transactions per committed block (its _sum: transactions committed since the node started).', buckets: [0, 1, 10, 100, 1000, 5000], registers });
+  const blockTxs = new Histogram({
+    name: n('consensus_block_txs'),
+    help: 'Transactions per committed block (its _sum: transactions committed since the node started).',
+    buckets: [0, 1, 10, 100, 1000, 5000],
+    registers,
+  });
   const abciTiming = new Histogram({
     name: n('abci_connection_method_timing_seconds'),
     help: 'Time spent in an ABCI method of the app (check_tx, finalize_block).',
@@ -64,13 +69,37 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
     buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers,
   });
-  const planHeight = new Gauge({ name: n('upgrade_plan_height'), help: 'Height of the scheduled upgrade plan (no series when none).', labelNames: ['name'], registers });
-  const blocksToPlan = new Gauge({ name: n('upgrade_blocks_to_plan'), help: 'Blocks from the last committed one to the scheduled upgrade plan (no series when none).', labelNames: ['name'], registers });
+  const planHeight = new Gauge({
+    name: n('upgrade_plan_height'),
+    help: 'Height of the scheduled upgrade plan (no series when none).',
+    labelNames: ['name'],
+    registers,
+  });
+  const blocksToPlan = new Gauge({
+    name: n('upgrade_blocks_to_plan'),
+    help: 'Blocks from the last committed one to the scheduled upgrade plan (no series when none).',
+    labelNames: ['name'],
+    registers,
+  });
   const halted = new Gauge({ name: n('upgrade_halted'), help: '1 once the node has halted at an upgrade height.', registers });
   halted.set(0);
   let read: (() => { readonly txs: number; readonly bytes: number }) | undefined;
-  new Gauge({ name: n('mempool_size'), help: 'Transactions in the mempool.', registers, collect() { if (read) this.set(read().txs); } });
-  new Gauge({ name: n('mempool_size_bytes'), help: 'Bytes of the transactions in the mempool.', registers, collect() { if (read) this.set(read().bytes); } });
+  new Gauge({
+    name: n('mempool_size'),
+    help: 'Transactions in the mempool.',
+    registers,
+    collect() {
+      if (read) this.set(read().txs);
+    },
+  });
+  new Gauge({
+    name: n('mempool_size_bytes'),
+    help: 'Bytes of the transactions in the mempool.',
+    registers,
+    collect() {
+      if (read) this.set(read().bytes);
+    },
+  });
   let readSimulation: (() => { readonly name: string; readonly passed: boolean } | undefined) | undefined;
   new Gauge({
     name: n('upgrade_simulate_passed'),

@@ -17,7 +17,17 @@ export const SIMULATE_PATH = '/cosmos.tx.v1beta1.Service/Simulate';
 
 /** The Simulate query's response at `height` (the latest: simulation always runs on the latest state). */
 export function simulateQuery(app: AnswerApp, data: Uint8Array, height: bigint): ResponseQuery {
-  const base: ResponseQuery = { code: 0, log: '', info: '', index: 0n, key: new Uint8Array(0), value: new Uint8Array(0), proofOps: undefined, height, codespace: '' };
+  const base: ResponseQuery = {
+    code: 0,
+    log: '',
+    info: '',
+    index: 0n,
+    key: new Uint8Array(0),
+    value: new Uint8Array(0),
+    proofOps: undefined,
+    height,
+    codespace: '',
+  };
   try {
     let req: SimulateRequest;
     try {
@@ -27,7 +37,8 @@ export function simulateQuery(app: AnswerApp, data: Uint8Array, height: bigint):
     }
     const out = simulateTx(app, req);
     if (!out.ok) {
-      if (out.code === status.INVALID_ARGUMENT && out.result === undefined) throw errors.invalidRequest.wrap(`rpc error: code = InvalidArgument desc = ${out.message}`);
+      if (out.code === status.INVALID_ARGUMENT && out.result === undefined)
+        throw errors.invalidRequest.wrap(`rpc error: code = InvalidArgument desc = ${out.message}`);
       // the SDK's txServer reports every failed simulation as Unknown
       throw errors.unknownRequest.wrap(`rpc error: code = Unknown desc = ${out.message}`);
     }
@@ -45,7 +56,17 @@ const P2P_FILTER_PATH = /^\/p2p\/filter\/(?:addr|id)\/./;
  * abci_query are answered; the app's own Simulate route wins once it has one.
  */
 export function answerQuery(app: AnswerApp, req: RequestQuery, latest: bigint): ResponseQuery {
-  const base: ResponseQuery = { code: 0, log: '', info: '', index: 0n, key: new Uint8Array(0), value: new Uint8Array(0), proofOps: undefined, height: latest, codespace: '' };
+  const base: ResponseQuery = {
+    code: 0,
+    log: '',
+    info: '',
+    index: 0n,
+    key: new Uint8Array(0),
+    value: new Uint8Array(0),
+    proofOps: undefined,
+    height: latest,
+    codespace: '',
+  };
   // an answer without the proof asked for would pass for a proven one
   if (req.prove) return { ...base, key: req.data, ...abciError(errors.invalidRequest.wrap('proofs are not supported yet: query without prove')) };
   // every peer is accepted, as by a Cosmos SDK app without peer filters (baseapp FilterPeerByAddrPort/ByID)

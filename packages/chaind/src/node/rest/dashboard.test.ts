@@ -37,7 +37,11 @@ describe('GET /upgrade and /upgrade/status', () => {
       txs: undefined as never,
       done: new Promise(() => {}),
     };
-    s = await startRestServer({ port: 0, app: c.app, dashboard: { home: c.home, driver, history: () => c.app.withQueryContext((ctx) => c.chain.upgradeHistory(ctx)) } });
+    s = await startRestServer({
+      port: 0,
+      app: c.app,
+      dashboard: { home: c.home, driver, history: () => c.app.withQueryContext((ctx) => c.chain.upgradeHistory(ctx)) },
+    });
   });
   after(async () => {
     await s.close();
@@ -91,7 +95,14 @@ describe('GET /upgrade and /upgrade/status', () => {
     writeFileSync(join(c.home, VISOR_STATUS_FILE), '{"state": "downl');
     const half = (await status()).chainvisor;
     assert.ok(half !== null && !half.ok && /is not valid JSON/.test(half.error), JSON.stringify(half));
-    const whole = { state: 'prepared', plan: { name: 'v2', height: '40' }, checksum: 'sha256:ab', download: { bytes: 3, total: 3 }, updated: new Date().toISOString(), pid: 1 };
+    const whole = {
+      state: 'prepared',
+      plan: { name: 'v2', height: '40' },
+      checksum: 'sha256:ab',
+      download: { bytes: 3, total: 3 },
+      updated: new Date().toISOString(),
+      pid: 1,
+    };
     writeFileSync(join(c.home, VISOR_STATUS_FILE), JSON.stringify(whole));
     assert.deepEqual((await status()).chainvisor, { ok: true, value: whole });
     mkdirSync(join(c.home, 'data'), { recursive: true });
@@ -102,16 +113,23 @@ describe('GET /upgrade and /upgrade/status', () => {
   });
 });
 
-describe('ChainApp.upgradeHistory (the dashboard\'s applied upgrades)', () => {
+describe("ChainApp.upgradeHistory (the dashboard's applied upgrades)", () => {
   /** A v1 chain upgraded to `upgrade` at its height; the history seen after. */
   async function historyAfter(upgrade: Upgrade): Promise<{ h: bigint; history: { name: string; height: bigint }[] }> {
     const home = newHome();
     const old = TestChain.open(home);
     const h = old.height + 25n;
-    assert.deepEqual(old.app.withQueryContext((ctx) => old.chain.upgradeHistory(ctx)), [], 'none before');
+    assert.deepEqual(
+      old.app.withQueryContext((ctx) => old.chain.upgradeHistory(ctx)),
+      [],
+      'none before',
+    );
     old.pass([softwareUpgrade('v2', h)]);
     old.blocksUntil(h - 1n);
-    assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError);
+    assert.throws(
+      () => old.block(),
+      (e: Error) => e instanceof UpgradeHaltError,
+    );
     await old.close();
     const c = TestChain.open(home, { upgrades: [upgrade] });
     c.block();

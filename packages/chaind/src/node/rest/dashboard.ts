@@ -109,14 +109,29 @@ export function registerDashboard(f: FastifyInstance, src: DashboardSource): () 
   });
   f.get(
     DASHBOARD_STATUS_PATH,
-    { schema: { summary: "What the upgrade dashboard needs besides the gateway routes: height, block times, upgrade history, chainvisor's status, the last upgrade simulation.", tags: ['chaind'] } },
+    {
+      schema: {
+        summary:
+          "What the upgrade dashboard needs besides the gateway routes: height, block times, upgrade history, chainvisor's status, the last upgrade simulation.",
+        tags: ['chaind'],
+      },
+    },
     async (_req, reply) => {
       const height = src.driver.height;
-      if (height === 0n) return reply.code(503).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify({ code: status.UNAVAILABLE, message: NO_STATE_YET, details: [] }));
+      if (height === 0n)
+        return reply
+          .code(503)
+          .header('cache-control', 'no-store')
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify({ code: status.UNAVAILABLE, message: NO_STATE_YET, details: [] }));
       const back = height - BigInt(n) > 0n ? height - BigInt(n) : 1n;
       const history = src.history();
       // one await for all: behind CometBFT each may be a call to its RPC (bounded by its timeout)
-      const [latest, backTime, ...historyTimes] = await Promise.all([timeOf(src.driver, height), timeOf(src.driver, back), ...history.map((u) => timeOf(src.driver, u.height))]);
+      const [latest, backTime, ...historyTimes] = await Promise.all([
+        timeOf(src.driver, height),
+        timeOf(src.driver, back),
+        ...history.map((u) => timeOf(src.driver, u.height)),
+      ]);
       let first = backTime;
       let from = back;
       const oldest = recent.at(0);

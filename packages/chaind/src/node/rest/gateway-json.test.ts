@@ -18,14 +18,28 @@ const schema = (name: string) => {
 
 test('an absent message is null, a non-nullable timestamp is the zero time, an empty list is []', () => {
   assert.deepEqual(renderGatewayJson(schema('chain.upgrade.v1beta1.QueryCurrentPlanResponse'), new Uint8Array(0), registry), { plan: null });
-  const bytes = QueryCurrentPlanResponse.encode({ plan: { name: 'v2', height: 9007199254740993n, info: '', time: undefined, upgradedClientState: undefined } }).finish();
+  const bytes = QueryCurrentPlanResponse.encode({
+    plan: { name: 'v2', height: 9007199254740993n, info: '', time: undefined, upgradedClientState: undefined },
+  }).finish();
   assert.deepEqual(renderGatewayJson(schema('chain.upgrade.v1beta1.QueryCurrentPlanResponse'), bytes, registry), {
     plan: { name: 'v2', time: ZERO_TIME, height: '9007199254740993', info: '', upgraded_client_state: null },
   });
-  assert.deepEqual(renderGatewayJson(schema('chain.upgrade.v1beta1.QueryModuleVersionsResponse'), QueryModuleVersionsResponse.encode({ moduleVersions: [] }).finish(), registry), { module_versions: [] });
+  assert.deepEqual(
+    renderGatewayJson(
+      schema('chain.upgrade.v1beta1.QueryModuleVersionsResponse'),
+      QueryModuleVersionsResponse.encode({ moduleVersions: [] }).finish(),
+      registry,
+    ),
+    { module_versions: [] },
+  );
   // a set timestamp renders as RFC 3339 with its nanoseconds
-  const withTime = QueryCurrentPlanResponse.encode({ plan: { name: 'a', height: 1n, info: '', time: { seconds: 1_700_000_000n, nanos: 5_000_000 }, upgradedClientState: undefined } }).finish();
-  assert.equal((renderGatewayJson(schema('chain.upgrade.v1beta1.QueryCurrentPlanResponse'), withTime, registry).plan as { time: string }).time, '2023-11-14T22:13:20.005Z');
+  const withTime = QueryCurrentPlanResponse.encode({
+    plan: { name: 'a', height: 1n, info: '', time: { seconds: 1_700_000_000n, nanos: 5_000_000 }, upgradedClientState: undefined },
+  }).finish();
+  assert.equal(
+    (renderGatewayJson(schema('chain.upgrade.v1beta1.QueryCurrentPlanResponse'), withTime, registry).plan as { time: string }).time,
+    '2023-11-14T22:13:20.005Z',
+  );
 });
 
 test('an Any of a type the descriptors lack cannot be rendered: a RenderError, not a crash', () => {
@@ -35,7 +49,12 @@ test('an Any of a type the descriptors lack cannot be rendered: a RenderError, n
 
 test('requests are built from path and query parameters as the gateway does', () => {
   const req = schema('cosmos.gov.v1.QueryProposalsRequest');
-  const bytes = buildRequest(req, {}, { proposal_status: 'PROPOSAL_STATUS_PASSED', voter: 'v', 'pagination.limit': '2', 'pagination.reverse': 'true', 'pagination.key': 'AQI=', ignored: 'x' }, registry);
+  const bytes = buildRequest(
+    req,
+    {},
+    { proposal_status: 'PROPOSAL_STATUS_PASSED', voter: 'v', 'pagination.limit': '2', 'pagination.reverse': 'true', 'pagination.key': 'AQI=', ignored: 'x' },
+    registry,
+  );
   assert.deepEqual(QueryProposalsRequest.decode(bytes), {
     proposalStatus: ProposalStatus.PROPOSAL_STATUS_PASSED,
     voter: 'v',

@@ -116,7 +116,20 @@ export function fieldPath(desc: DescMessage, name: string): DescField[] | undefi
   return out;
 }
 
-const BOOLS: Readonly<Record<string, boolean>> = { true: true, True: true, TRUE: true, t: true, T: true, '1': true, false: false, False: false, FALSE: false, f: false, F: false, '0': false };
+const BOOLS: Readonly<Record<string, boolean>> = {
+  true: true,
+  True: true,
+  TRUE: true,
+  t: true,
+  T: true,
+  '1': true,
+  false: false,
+  False: false,
+  FALSE: false,
+  f: false,
+  F: false,
+  '0': false,
+};
 const INTEGER = /^-?[0-9]+$/;
 const INT32_TYPES: ReadonlySet<ScalarType> = new Set([ScalarType.INT32, ScalarType.UINT32, ScalarType.SINT32, ScalarType.FIXED32, ScalarType.SFIXED32]);
 const INT64_TYPES: ReadonlySet<ScalarType> = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
@@ -132,7 +145,8 @@ function scalarParam(name: string, t: ScalarType, raw: string): JsonValue {
     return INT64_TYPES.has(t) ? raw : Number(raw);
   }
   if (t === ScalarType.DOUBLE || t === ScalarType.FLOAT) {
-    if (raw.trim() === '' || (Number.isNaN(Number(raw)) && raw !== 'NaN')) throw new ParamError(`invalid value "${raw}" for parameter ${name}: expected a number`);
+    if (raw.trim() === '' || (Number.isNaN(Number(raw)) && raw !== 'NaN'))
+      throw new ParamError(`invalid value "${raw}" for parameter ${name}: expected a number`);
     return raw === 'NaN' || raw === 'Infinity' || raw === '-Infinity' ? raw : Number(raw);
   }
   // strings, and bytes as base64 (fromJson accepts the standard and the URL-safe alphabet)

@@ -18,9 +18,21 @@ const BANK = '/cosmos.bank.v1beta1.Query';
 const GOV = '/cosmos.gov.v1.Query';
 
 export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
-  { path: '/chain/upgrade/v1beta1/current_plan', method: `${UPGRADE}/CurrentPlan`, summary: 'The currently scheduled upgrade plan ({"plan": null} when none).' },
-  { path: '/chain/upgrade/v1beta1/applied_plan/{name}', method: `${UPGRADE}/AppliedPlan`, summary: 'The height at which the named plan was applied ("0" when never).' },
-  { path: '/chain/upgrade/v1beta1/module_versions', method: `${UPGRADE}/ModuleVersions`, summary: 'Consensus versions of the modules; ?module_name= selects one (404 when unknown).' },
+  {
+    path: '/chain/upgrade/v1beta1/current_plan',
+    method: `${UPGRADE}/CurrentPlan`,
+    summary: 'The currently scheduled upgrade plan ({"plan": null} when none).',
+  },
+  {
+    path: '/chain/upgrade/v1beta1/applied_plan/{name}',
+    method: `${UPGRADE}/AppliedPlan`,
+    summary: 'The height at which the named plan was applied ("0" when never).',
+  },
+  {
+    path: '/chain/upgrade/v1beta1/module_versions',
+    method: `${UPGRADE}/ModuleVersions`,
+    summary: 'Consensus versions of the modules; ?module_name= selects one (404 when unknown).',
+  },
   { path: '/chain/upgrade/v1beta1/authority', method: `${UPGRADE}/Authority`, summary: 'The address allowed to schedule and cancel upgrades.' },
   {
     path: '/chain/upgrade/v1beta1/upgraded_consensus_state/{last_height}',
@@ -40,7 +52,11 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { path: '/cosmos/bank/v1beta1/balances/{address}', method: `${BANK}/AllBalances`, summary: 'All balances of an address.' },
   { path: '/cosmos/bank/v1beta1/balances/{address}/by_denom', method: `${BANK}/Balance`, summary: 'The balance of an address in one denomination (?denom=).' },
   { path: '/cosmos/bank/v1beta1/spendable_balances/{address}', method: `${BANK}/SpendableBalances`, summary: 'The spendable balances of an address.' },
-  { path: '/cosmos/bank/v1beta1/spendable_balances/{address}/by_denom', method: `${BANK}/SpendableBalanceByDenom`, summary: 'The spendable balance of an address in one denomination (?denom=).' },
+  {
+    path: '/cosmos/bank/v1beta1/spendable_balances/{address}/by_denom',
+    method: `${BANK}/SpendableBalanceByDenom`,
+    summary: 'The spendable balance of an address in one denomination (?denom=).',
+  },
   { path: '/cosmos/bank/v1beta1/supply', method: `${BANK}/TotalSupply`, summary: 'The total supply of every denomination.' },
   { path: '/cosmos/bank/v1beta1/supply/by_denom', method: `${BANK}/SupplyOf`, summary: 'The supply of one denomination (?denom=).' },
   { path: '/cosmos/bank/v1beta1/params', method: `${BANK}/Params`, summary: 'The bank module parameters.' },
@@ -69,8 +85,18 @@ export const TX_ROUTES: readonly TxRoute[] = [
     method: `${TX}/BroadcastTx`,
     summary: 'Broadcasts a signed tx: {"tx_bytes": <base64 TxRaw>, "mode": "BROADCAST_MODE_SYNC" (CheckTx result) or "BROADCAST_MODE_ASYNC" (hash only)}.',
   },
-  { httpMethod: 'POST', path: '/cosmos/tx/v1beta1/simulate', method: `${TX}/Simulate`, summary: 'Runs a tx on the latest state without committing it: gas used and the result.' },
-  { httpMethod: 'GET', path: '/cosmos/tx/v1beta1/txs/{hash}', method: `${TX}/GetTx`, summary: 'A committed tx by its hash (64 hex characters): the tx and its result.' },
+  {
+    httpMethod: 'POST',
+    path: '/cosmos/tx/v1beta1/simulate',
+    method: `${TX}/Simulate`,
+    summary: 'Runs a tx on the latest state without committing it: gas used and the result.',
+  },
+  {
+    httpMethod: 'GET',
+    path: '/cosmos/tx/v1beta1/txs/{hash}',
+    method: `${TX}/GetTx`,
+    summary: 'A committed tx by its hash (64 hex characters): the tx and its result.',
+  },
 ];
 
 /** `{name}` → `:name`, Fastify's syntax. */

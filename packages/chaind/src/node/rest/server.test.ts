@@ -8,7 +8,21 @@ import { UpgradeHaltError } from '@chaind/sdk/x/upgrade';
 import type { Upgrade } from '../../upgrades/index.ts';
 import { QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../../app.ts';
-import { AbciTestApp, ALICE, BOB, cancelUpgrade, DENOM, newHome, NEWMOD, PERIOD, removeTmpDirs, softwareUpgrade, TestChain, upgradeV2, VALIDATOR } from '@chaind/chaind/testing';
+import {
+  AbciTestApp,
+  ALICE,
+  BOB,
+  cancelUpgrade,
+  DENOM,
+  newHome,
+  NEWMOD,
+  PERIOD,
+  removeTmpDirs,
+  softwareUpgrade,
+  TestChain,
+  upgradeV2,
+  VALIDATOR,
+} from '@chaind/chaind/testing';
 import { GATEWAY_ROUTES } from './routes.ts';
 import { startRestServer, type RestServer } from './server.ts';
 
@@ -111,7 +125,13 @@ describe('REST upgrade routes: no plan, then a scheduled plan', () => {
     c.pass([softwareUpgrade('v2', h, '{"binaries":{"linux/amd64":"https://example.com/v2.tar.gz?checksum=sha256:ab"}}')]);
     const a = await get(s, '/chain/upgrade/v1beta1/current_plan');
     assert.equal(a.status, 200);
-    const plan = { name: 'v2', time: '0001-01-01T00:00:00Z', height: h.toString(), info: '{"binaries":{"linux/amd64":"https://example.com/v2.tar.gz?checksum=sha256:ab"}}', upgraded_client_state: null };
+    const plan = {
+      name: 'v2',
+      time: '0001-01-01T00:00:00Z',
+      height: h.toString(),
+      info: '{"binaries":{"linux/amd64":"https://example.com/v2.tar.gz?checksum=sha256:ab"}}',
+      upgraded_client_state: null,
+    };
     // the exact text: field order as declared, nothing more
     assert.equal(a.text, JSON.stringify({ plan }));
   });
@@ -138,7 +158,10 @@ describe('REST upgrade routes after an applied upgrade', () => {
     h = old.height + 25n;
     old.pass([softwareUpgrade('v2', h)]);
     old.blocksUntil(h - 1n);
-    assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError);
+    assert.throws(
+      () => old.block(),
+      (e: Error) => e instanceof UpgradeHaltError,
+    );
     await old.close();
     c = TestChain.open(home, { upgrades: [upgradeV2()] });
     c.block(); // height h: the v2 handler runs
@@ -161,7 +184,9 @@ describe('REST upgrade routes after an applied upgrade', () => {
       list(at(all.json, 'module_versions')).map((m) => at(m, 'name')),
       ['auth', 'bank', 'gov', NEWMOD, 'upgrade', 'validators'],
     );
-    assert.deepEqual((await get(s, `/chain/upgrade/v1beta1/module_versions?module_name=${NEWMOD}`)).json, { module_versions: [{ name: NEWMOD, version: '1' }] });
+    assert.deepEqual((await get(s, `/chain/upgrade/v1beta1/module_versions?module_name=${NEWMOD}`)).json, {
+      module_versions: [{ name: NEWMOD, version: '1' }],
+    });
     assertError(await get(s, '/chain/upgrade/v1beta1/module_versions?module_name=v2'), 404, 5, 'not found');
   });
 });
@@ -177,7 +202,10 @@ describe('REST upgraded_consensus_state with IBC state stored (as an IBC upgrade
     h = old.height + 25n;
     old.pass([softwareUpgrade('v2', h)]);
     old.blocksUntil(h - 1n);
-    assert.throws(() => old.block(), (e: Error) => e instanceof UpgradeHaltError);
+    assert.throws(
+      () => old.block(),
+      (e: Error) => e instanceof UpgradeHaltError,
+    );
     await old.close();
     // a handler stores consensus states under its own height (cleared by ApplyUpgrade) and under a later one
     const afterMigrations: Upgrade['afterMigrations'] = (ctx, _plan, k) => {
@@ -195,7 +223,9 @@ describe('REST upgraded_consensus_state with IBC state stored (as an IBC upgrade
 
   test('the stored bytes as base64; the applied plan height was cleared; abci_query gives the bytes to cosmjs-types', async () => {
     assert.equal(c.height, h);
-    assert.deepEqual((await get(s, '/chain/upgrade/v1beta1/upgraded_consensus_state/1000')).json, { upgraded_consensus_state: Buffer.from(cons).toString('base64') });
+    assert.deepEqual((await get(s, '/chain/upgrade/v1beta1/upgraded_consensus_state/1000')).json, {
+      upgraded_consensus_state: Buffer.from(cons).toString('base64'),
+    });
     assertError(await get(s, `/chain/upgrade/v1beta1/upgraded_consensus_state/${h}`), 404, 5, 'upgraded consensus state not found');
     const r = c.query('/chain.upgrade.v1beta1.Query/UpgradedConsensusState', QueryUpgradedConsensusStateRequest.encode({ lastHeight: 1000n }).finish());
     assert.equal(r.code, 0, r.log);
@@ -218,7 +248,13 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
     other = c.propose([cancelUpgrade()], 'cancel');
     c.vote(voted);
     // a deposit below the minimum: the proposal stays in its deposit period, no voting times yet
-    const msg = MsgSubmitProposal.fromPartial({ messages: [cancelUpgrade()], initialDeposit: [{ denom: DENOM, amount: '10' }], proposer: ALICE.address, title: 't', summary: 's' });
+    const msg = MsgSubmitProposal.fromPartial({
+      messages: [cancelUpgrade()],
+      initialDeposit: [{ denom: DENOM, amount: '10' }],
+      proposer: ALICE.address,
+      title: 't',
+      summary: 's',
+    });
     const r = c.run(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(msg).finish() }]);
     assert.equal(r.code, 0, r.log);
     underfunded = other + 1n;
@@ -254,7 +290,9 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
     assert.equal(at(acc, 'pub_key', '@type'), '/cosmos.crypto.secp256k1.PubKey');
     assert.equal(Buffer.from(str(at(acc, 'pub_key', 'key')), 'base64').length, 33);
     const bob = await get(s, `/cosmos/auth/v1beta1/accounts/${BOB.address}`);
-    assert.deepEqual(bob.json, { account: { '@type': '/cosmos.auth.v1beta1.BaseAccount', address: BOB.address, pub_key: null, account_number: '2', sequence: '0' } });
+    assert.deepEqual(bob.json, {
+      account: { '@type': '/cosmos.auth.v1beta1.BaseAccount', address: BOB.address, pub_key: null, account_number: '2', sequence: '0' },
+    });
     const gov = await get(s, '/cosmos/auth/v1beta1/module_accounts/gov');
     assert.equal(at(gov.json, 'account', '@type'), '/cosmos.auth.v1beta1.ModuleAccount');
     assert.equal(at(gov.json, 'account', 'base_account', 'address'), GOV_AUTHORITY);
@@ -267,8 +305,21 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
   test('gov proposals: every field, enums by name, Any messages expanded, null times before voting', async () => {
     const p = at((await get(s, `/cosmos/gov/v1/proposals/${voted}`)).json, 'proposal');
     assert.deepEqual(Object.keys(p as object), [
-      'id', 'messages', 'status', 'final_tally_result', 'submit_time', 'deposit_end_time', 'total_deposit',
-      'voting_start_time', 'voting_end_time', 'metadata', 'title', 'summary', 'proposer', 'expedited', 'failed_reason',
+      'id',
+      'messages',
+      'status',
+      'final_tally_result',
+      'submit_time',
+      'deposit_end_time',
+      'total_deposit',
+      'voting_start_time',
+      'voting_end_time',
+      'metadata',
+      'title',
+      'summary',
+      'proposer',
+      'expedited',
+      'failed_reason',
     ]);
     assert.equal(at(p, 'id'), voted.toString());
     assert.equal(at(p, 'status'), 'PROPOSAL_STATUS_VOTING_PERIOD');
@@ -310,7 +361,9 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
     const tally = await get(s, `/cosmos/gov/v1/proposals/${voted}/tally`);
     assert.deepEqual(tally.json, { tally: { yes_count: '10', abstain_count: '0', no_count: '0', no_with_veto_count: '0' } });
     const votes = await get(s, `/cosmos/gov/v1/proposals/${voted}/votes`);
-    assert.deepEqual(at(votes.json, 'votes'), [{ proposal_id: voted.toString(), voter: VALIDATOR.address, options: [{ option: 'VOTE_OPTION_YES', weight: '1.000000000000000000' }], metadata: '' }]);
+    assert.deepEqual(at(votes.json, 'votes'), [
+      { proposal_id: voted.toString(), voter: VALIDATOR.address, options: [{ option: 'VOTE_OPTION_YES', weight: '1.000000000000000000' }], metadata: '' },
+    ]);
     assert.deepEqual((await get(s, `/cosmos/gov/v1/proposals/${other}/votes`)).json, { votes: [], pagination: { next_key: '', total: '0' } });
     const voting = await get(s, '/cosmos/gov/v1/params/voting');
     assert.equal(voting.status, 200);
@@ -359,8 +412,23 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
     assert.match(str(at(doc.json, 'openapi')), /^3\./);
     for (const r of GATEWAY_ROUTES) assert.ok(at(doc.json, 'paths', r.path, 'get'), `OpenAPI lacks GET ${r.path}`);
     const params = list(at(doc.json, 'paths', '/cosmos/gov/v1/proposals/{proposal_id}', 'get', 'parameters'));
-    assert.deepEqual(params.filter((p) => at(p, 'in') === 'path').map((p) => at(p, 'name')), ['proposal_id']);
-    const plan = at(doc.json, 'paths', '/chain/upgrade/v1beta1/current_plan', 'get', 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'plan');
+    assert.deepEqual(
+      params.filter((p) => at(p, 'in') === 'path').map((p) => at(p, 'name')),
+      ['proposal_id'],
+    );
+    const plan = at(
+      doc.json,
+      'paths',
+      '/chain/upgrade/v1beta1/current_plan',
+      'get',
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'schema',
+      'properties',
+      'plan',
+    );
     assert.equal(at(plan, 'nullable'), true);
     assert.equal(at(plan, 'properties', 'height', 'type'), 'string');
     assert.equal(at(plan, 'properties', 'time', 'nullable'), undefined, 'Plan.time is never null');
@@ -368,7 +436,7 @@ describe('REST Cosmos routes, bad input, OpenAPI', () => {
 });
 
 describe('REST before the first block', () => {
-  test("behind CometBFT until its InitChain and block 1: 503, \"no state yet\", on the gateway routes", async () => {
+  test('behind CometBFT until its InitChain and block 1: 503, "no state yet", on the gateway routes', async () => {
     const early = await AbciTestApp.start();
     const rest = await startRestServer({ port: 0, app: early.chain.app });
     try {

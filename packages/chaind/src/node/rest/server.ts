@@ -208,7 +208,9 @@ function registerTxRoute(f: FastifyInstance, route: TxRoute, node: TxNode, regis
     description: `gRPC ${route.method}`,
     operationId: route.method.slice(1).replace(/[./]/g, '_'),
     tags: ['cosmos.tx.v1beta1'],
-    ...(names.length > 0 ? { params: { type: 'object', properties: Object.fromEntries(names.map((n) => [n, pathParamSchema(m.input, n)])), required: names } } : {}),
+    ...(names.length > 0
+      ? { params: { type: 'object', properties: Object.fromEntries(names.map((n) => [n, pathParamSchema(m.input, n)])), required: names } }
+      : {}),
     ...(route.httpMethod === 'POST' ? { body: responseSchema(m.input) } : {}),
     response: { 200: responseSchema(m.output), default: ERROR_SCHEMA },
   };
@@ -220,7 +222,10 @@ function registerTxRoute(f: FastifyInstance, route: TxRoute, node: TxNode, regis
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       let data: Uint8Array;
       try {
-        data = route.httpMethod === 'POST' ? requestFromBody(m.input, req.body, registry) : buildRequest(m.input, req.params as Params, req.query as Params, registry);
+        data =
+          route.httpMethod === 'POST'
+            ? requestFromBody(m.input, req.body, registry)
+            : buildRequest(m.input, req.params as Params, req.query as Params, registry);
       } catch (e) {
         if (e instanceof ParamError) return sendError(reply, status.INVALID_ARGUMENT, e.message);
         throw e;
@@ -279,8 +284,10 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     },
   });
   // an unread answer is closed by the idle timeout; this bounds what all of them take meanwhile
-  const writes = guardWrites(f.server, { writeTimeoutMs: 0, maxBufferBytes: o.maxWriteBufferBytes ?? DEFAULT_MAX_WRITE_BUFFER_BYTES }, (reason, bytes, remote) =>
-    logger.warn('REST connection closed: its client does not read its answers', { reason, bytes, remote }),
+  const writes = guardWrites(
+    f.server,
+    { writeTimeoutMs: 0, maxBufferBytes: o.maxWriteBufferBytes ?? DEFAULT_MAX_WRITE_BUFFER_BYTES },
+    (reason, bytes, remote) => logger.warn('REST connection closed: its client does not read its answers', { reason, bytes, remote }),
   );
   f.addHook('onRequest', async (_req, reply) => {
     if (writes.busy()) return sendError(reply, status.UNAVAILABLE, WRITES_BUSY, 503);
@@ -295,9 +302,15 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   f.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.validation !== undefined) return sendError(reply, status.INVALID_ARGUMENT, validationMessage(err), 400);
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(reply, status.INVALID_ARGUMENT, `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`, 415);
+      return sendError(
+        reply,
+        status.INVALID_ARGUMENT,
+        `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`,
+        415,
+      );
     }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, status.RESOURCE_EXHAUSTED, `request body too large: the limit is ${bodyLimit} bytes`, 413);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendError(reply, status.RESOURCE_EXHAUSTED, `request body too large: the limit is ${bodyLimit} bytes`, 413);
     const http = err.statusCode ?? 500;
     if (http >= 500) logger.error('REST request failed', { method: req.method, url: req.url, err: err.message });
     return sendError(reply, grpcCodeOfHttp(http), http >= 500 ? `internal error: ${err.message}` : err.message, http);

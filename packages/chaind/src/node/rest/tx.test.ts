@@ -14,18 +14,24 @@ let small: RestServer;
 
 const txNode = (): TxNode => ({ driver: node.driver, admission: node.driver.admission, app: node.chain.app, logger: node.logger });
 
-before(async () => {
-  node = await TestNode.start({ manual: true });
-  rest = await startRestServer({ port: 0, app: node.chain.app, txNode: txNode() });
-  small = await startRestServer({ port: 0, app: node.chain.app, txNode: txNode(), maxBodyBytes: 1024 });
-}, { timeout: 30_000 });
+before(
+  async () => {
+    node = await TestNode.start({ manual: true });
+    rest = await startRestServer({ port: 0, app: node.chain.app, txNode: txNode() });
+    small = await startRestServer({ port: 0, app: node.chain.app, txNode: txNode(), maxBodyBytes: 1024 });
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  await small?.close();
-  await rest?.close();
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    await small?.close();
+    await rest?.close();
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 type Json = Record<string, unknown>;
 
@@ -55,7 +61,21 @@ const error = (code: number, message: string): Json => ({ code, message, details
 
 /** A sync broadcast's answer: CheckTx's code and texts, no height, no tx, no events (the SDK's NewResponseFormatBroadcastTx). */
 const broadcastAnswer = (txhash: string, code = 0, codespace = '', rawLog = ''): Json => ({
-  tx_response: { height: '0', txhash, codespace, code, data: '', raw_log: rawLog, logs: [], info: '', gas_wanted: '0', gas_used: '0', tx: null, timestamp: '', events: [] },
+  tx_response: {
+    height: '0',
+    txhash,
+    codespace,
+    code,
+    data: '',
+    raw_log: rawLog,
+    logs: [],
+    info: '',
+    gas_wanted: '0',
+    gas_used: '0',
+    tx: null,
+    timestamp: '',
+    events: [],
+  },
 });
 
 describe('REST tx routes', { timeout: 60_000 }, () => {
@@ -84,9 +104,14 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     assert.equal(res.gas_wanted, '500000');
     const t = e.block.header.time;
     assert.equal(res.timestamp, new Date(Number(t?.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
-    assert.ok((res.events as Json[]).some((ev) => ev.type === 'transfer'), JSON.stringify(res.events));
+    assert.ok(
+      (res.events as Json[]).some((ev) => ev.type === 'transfer'),
+      JSON.stringify(res.events),
+    );
     const body = (found.body.tx as Json).body as Json;
-    assert.deepEqual(body.messages, [{ '@type': '/cosmos.bank.v1beta1.MsgSend', from_address: ALICE.address, to_address: BOB.address, amount: [{ denom: DENOM, amount: '7' }] }]);
+    assert.deepEqual(body.messages, [
+      { '@type': '/cosmos.bank.v1beta1.MsgSend', from_address: ALICE.address, to_address: BOB.address, amount: [{ denom: DENOM, amount: '7' }] },
+    ]);
     assert.equal((res.tx as Json)['@type'], '/cosmos.tx.v1beta1.Tx');
     assert.deepEqual((res.tx as Json).body, body);
     const signer = (((found.body.tx as Json).auth_info as Json).signer_infos as Json[])[0];
@@ -106,7 +131,7 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     assert.equal(node.mempool.has(sha256(tx)), false);
   });
 
-  test('BROADCAST_MODE_ASYNC: the hash at once, CheckTx after; the same tx again is code 19 with CometBFT\'s text', async () => {
+  test("BROADCAST_MODE_ASYNC: the hash at once, CheckTx after; the same tx again is code 19 with CometBFT's text", async () => {
     const tx = node.send(ALICE, BOB.address, '4');
     const r = await post('/cosmos/tx/v1beta1/txs', { tx_bytes: b64(tx), mode: 'BROADCAST_MODE_ASYNC' });
     assert.equal(r.status, 200);
@@ -146,13 +171,33 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     assert.deepEqual(sim.body, error(3, `${gr.raw_log as string} With gas wanted: '0' and gas used: '0' `));
 
     const cases: readonly (readonly [string, string | object, number, Json])[] = [
-      ['/txs', { tx_bytes: '!!!!', mode: 'BROADCAST_MODE_SYNC' }, 400, error(3, 'invalid request body: cannot decode field cosmos.tx.v1beta1.BroadcastTxRequest.tx_bytes from JSON: invalid base64 string')],
-      ['/txs', { tx_bytes: garbage, mode: 'BROADCAST_MODE_FAST' }, 400, error(3, 'invalid request body: cannot decode enum cosmos.tx.v1beta1.BroadcastMode from JSON: "BROADCAST_MODE_FAST"')],
-      ['/txs', { tx_bytes: garbage, mode: 'BROADCAST_MODE_BLOCK' }, 400, error(3, 'unsupported broadcast mode BROADCAST_MODE_BLOCK: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC')],
+      [
+        '/txs',
+        { tx_bytes: '!!!!', mode: 'BROADCAST_MODE_SYNC' },
+        400,
+        error(3, 'invalid request body: cannot decode field cosmos.tx.v1beta1.BroadcastTxRequest.tx_bytes from JSON: invalid base64 string'),
+      ],
+      [
+        '/txs',
+        { tx_bytes: garbage, mode: 'BROADCAST_MODE_FAST' },
+        400,
+        error(3, 'invalid request body: cannot decode enum cosmos.tx.v1beta1.BroadcastMode from JSON: "BROADCAST_MODE_FAST"'),
+      ],
+      [
+        '/txs',
+        { tx_bytes: garbage, mode: 'BROADCAST_MODE_BLOCK' },
+        400,
+        error(3, 'unsupported broadcast mode BROADCAST_MODE_BLOCK: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC'),
+      ],
       ['/txs', { tx_bytes: garbage }, 400, error(3, 'unsupported broadcast mode BROADCAST_MODE_UNSPECIFIED: use BROADCAST_MODE_SYNC or BROADCAST_MODE_ASYNC')],
       ['/txs', { mode: 'BROADCAST_MODE_SYNC' }, 400, error(3, 'invalid empty tx')],
       ['/txs', '', 400, error(3, 'invalid empty tx')],
-      ['/txs', { tx_bytes: garbage, mode: 'BROADCAST_MODE_SYNC', gas: 5 }, 400, error(3, 'invalid request body: cannot decode message cosmos.tx.v1beta1.BroadcastTxRequest from JSON: key "gas" is unknown')],
+      [
+        '/txs',
+        { tx_bytes: garbage, mode: 'BROADCAST_MODE_SYNC', gas: 5 },
+        400,
+        error(3, 'invalid request body: cannot decode message cosmos.tx.v1beta1.BroadcastTxRequest from JSON: key "gas" is unknown'),
+      ],
       ['/txs', '{"tx_bytes": ', 400, error(3, `invalid request body: malformed JSON: ${jsonError('{"tx_bytes": ')}`)],
       ['/txs', '[1]', 400, error(3, 'invalid request body: cannot decode message cosmos.tx.v1beta1.BroadcastTxRequest from JSON: Array(1)')],
       ['/simulate', {}, 400, error(3, 'empty txBytes is not allowed')],
@@ -182,13 +227,20 @@ describe('REST tx routes', { timeout: 60_000 }, () => {
     const ok = await post('/cosmos/tx/v1beta1/txs', { tx_bytes: b64(tx), mode: 'BROADCAST_MODE_SYNC' });
     assert.deepEqual(ok.body, broadcastAnswer(HEX(sha256(tx))));
     const e = node.driver.produceBlock();
-    assert.deepEqual(e.block.data.txs.map((x) => HEX(sha256(x))), [HEX(sha256(tx))]);
+    assert.deepEqual(
+      e.block.data.txs.map((x) => HEX(sha256(x))),
+      [HEX(sha256(tx))],
+    );
     assert.equal((await get(`/cosmos/tx/v1beta1/txs/${HEX(sha256(tx))}`)).status, 200);
   });
 
   test('simulate is metered up to the gas cap of the chain app (query-gas-limit)', async () => {
     const capped = await TestNode.start({ manual: true, chain: { simulationGasLimit: 5000n } });
-    const r = await startRestServer({ port: 0, app: capped.chain.app, txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger } });
+    const r = await startRestServer({
+      port: 0,
+      app: capped.chain.app,
+      txNode: { driver: capped.driver, admission: capped.driver.admission, app: capped.chain.app, logger: capped.logger },
+    });
     try {
       const sim = await post('/cosmos/tx/v1beta1/simulate', { tx_bytes: b64(capped.send(ALICE, BOB.address, '1')) }, { url: r.url });
       assert.notEqual(sim.status, 200);

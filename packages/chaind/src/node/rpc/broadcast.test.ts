@@ -11,15 +11,21 @@ import { startRpcServer, type RpcServer } from './server.ts';
 let node: TestNode;
 const extra: RpcServer[] = [];
 
-before(async () => {
-  node = await TestNode.start({ manual: true });
-}, { timeout: 30_000 });
+before(
+  async () => {
+    node = await TestNode.start({ manual: true });
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  for (const s of extra) await s.close();
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    for (const s of extra) await s.close();
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 interface RpcReply {
   id: unknown;
@@ -28,7 +34,12 @@ interface RpcReply {
 }
 
 async function call(method: string, params: unknown = {}, url = node.url): Promise<RpcReply> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(15_000) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(15_000),
+  });
   assert.equal(r.status, 200);
   return (await r.json()) as RpcReply;
 }
@@ -99,7 +110,12 @@ describe('broadcasting through the mempool', { timeout: 60_000 }, () => {
     const e = node.driver.produceBlock();
     const r = await pending;
     assert.equal(r.error, undefined, JSON.stringify(r.error));
-    const res = r.result as { check_tx: { code: number; gas_wanted: string }; tx_result: { code: number; gas_used: string; events: unknown[] }; hash: string; height: string };
+    const res = r.result as {
+      check_tx: { code: number; gas_wanted: string };
+      tx_result: { code: number; gas_used: string; events: unknown[] };
+      hash: string;
+      height: string;
+    };
     assert.equal(res.check_tx.code, 0);
     assert.equal(res.check_tx.gas_wanted, '500000');
     assert.equal(res.tx_result.code, 0);
@@ -172,7 +188,10 @@ describe('nothing is read past the committed height', { timeout: 60_000 }, () =>
       node.driver.commitBlock(saved);
     }
     assert.equal((await call('tx', { hash: b64(sha256(tx)) })).result?.height, next.toString());
-    assert.equal(((await call('block_by_hash', { hash: b64(saved.blockId.hash) })).result?.block as { header: { height: string } }).header.height, next.toString());
+    assert.equal(
+      ((await call('block_by_hash', { hash: b64(saved.blockId.hash) })).result?.block as { header: { height: string } }).header.height,
+      next.toString(),
+    );
     assert.equal((await call('tx_search', { query: `tx.height=${next}` })).result?.total_count, '1');
   });
 

@@ -14,18 +14,24 @@ let tm: Comet38Client;
 const hex = (b: Uint8Array | undefined): string => Buffer.from(b ?? []).toString('hex');
 const ms = (t: { seconds: bigint; nanos: number }): number => Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6);
 
-before(async () => {
-  node = await TestNode.start();
-  const c = await connectComet(node.url);
-  assert.ok(isComet38Client(c), 'connectComet picked the 0.38 client');
-  tm = c;
-}, { timeout: 30_000 });
+before(
+  async () => {
+    node = await TestNode.start();
+    const c = await connectComet(node.url);
+    assert.ok(isComet38Client(c), 'connectComet picked the 0.38 client');
+    tm = c;
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  tm?.disconnect();
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    tm?.disconnect();
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 describe('Comet38Client against the RPC server', { timeout: 60_000 }, () => {
   let txHeight = 0;
@@ -201,7 +207,10 @@ describe('Comet38Client against the RPC server', { timeout: 60_000 }, () => {
     assert.equal(at1.blockHeight, 1);
     assert.equal(at1.count, 1);
 
-    const q = await tm.abciQuery({ path: '/cosmos.bank.v1beta1.Query/Balance', data: QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish() });
+    const q = await tm.abciQuery({
+      path: '/cosmos.bank.v1beta1.Query/Balance',
+      data: QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish(),
+    });
     assert.equal(q.code, 0);
     assert.ok(q.height !== undefined && q.height > 0, 'a query at height 0 reports the height it ran at');
     assert.equal(QueryBalanceResponse.decode(q.value).balance?.amount, (1_000_000_000n + (txHeight > 0 ? 777n : 0n)).toString());

@@ -68,13 +68,17 @@ export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmedi
 export function checkSearchRange(env: RpcEnv, lo: bigint, hi: bigint, tag: string): void {
   const n = hi - lo + 1n;
   if (n > BigInt(env.search.maxHeights)) {
-    throw internalError(`the query spans ${n} heights, more than the ${env.search.maxHeights} one search may scan: narrow it with ${tag} conditions (config.toml [rpc] max_search_heights)`);
+    throw internalError(
+      `the query spans ${n} heights, more than the ${env.search.maxHeights} one search may scan: narrow it with ${tag} conditions (config.toml [rpc] max_search_heights)`,
+    );
   }
 }
 
 /** Refuses a search that found more than `maxResults` matches. */
 export function searchResultsExceeded(env: RpcEnv): never {
-  throw internalError(`the query matches more than ${env.search.maxResults} results, the most one search may collect: narrow it (config.toml [rpc] max_search_results)`);
+  throw internalError(
+    `the query matches more than ${env.search.maxResults} results, the most one search may collect: narrow it (config.toml [rpc] max_search_results)`,
+  );
 }
 
 /** One JSON-RPC method: its parameters and its implementation (sync or async; throws RpcErrors). */

@@ -18,10 +18,13 @@ async function startNode(o: Parameters<typeof TestNode.start>[0]): Promise<TestN
   return n;
 }
 
-after(async () => {
-  for (const n of nodes) await n.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    for (const n of nodes) await n.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 interface Reply {
   status: number;
@@ -48,7 +51,12 @@ function send(url: string, o: { method?: string; path?: string; host?: string; c
   });
 }
 
-const rpc = (method: string, params: unknown = {}, id = 1): { jsonrpc: string; id: number; method: string; params: unknown } => ({ jsonrpc: '2.0', id, method, params });
+const rpc = (method: string, params: unknown = {}, id = 1): { jsonrpc: string; id: number; method: string; params: unknown } => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
 const post = (url: string, body: unknown, contentType = 'application/json'): Promise<Reply> => send(url, { contentType, body: JSON.stringify(body) });
 const result = (r: Reply): Record<string, unknown> => {
   const j = JSON.parse(r.text) as { result?: Record<string, unknown>; error?: { data?: string } };
@@ -58,7 +66,12 @@ const result = (r: Reply): Record<string, unknown> => {
 const errorData = (r: Reply): string => (JSON.parse(r.text) as { error?: { data?: string } }).error?.data ?? '';
 
 /** 3,000 accounts funded at genesis: a batch of 40 genesis requests then asks for tens of megabytes. */
-const MANY_ACCOUNTS = Array.from({ length: 3000 }, (_, i) => toBech32(DEFAULT_PREFIX, Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j))));
+const MANY_ACCOUNTS = Array.from({ length: 3000 }, (_, i) =>
+  toBech32(
+    DEFAULT_PREFIX,
+    Uint8Array.from({ length: 20 }, (_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 0xff : j)),
+  ),
+);
 
 /** A client that POSTs that batch and never reads a byte of the answer. */
 async function neverReadsGenesis(node: TestNode): Promise<Socket> {
@@ -176,9 +189,14 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
   });
 
   test('a client that asks for big answers and never reads them is disconnected after write_timeout; the node keeps serving', async () => {
-    const node = await startNode({ blockIntervalMs: 100, extraAccounts: MANY_ACCOUNTS, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 500, maxBufferBytes: 1024 * 1024 * 1024 } } });
+    const node = await startNode({
+      blockIntervalMs: 100,
+      extraAccounts: MANY_ACCOUNTS,
+      rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 500, maxBufferBytes: 1024 * 1024 * 1024 } },
+    });
     const reader = await neverReadsGenesis(node);
-    const closedLine = (): { fields?: Readonly<Record<string, unknown>> } | undefined => node.logger.lines.find((l) => l.msg.startsWith('RPC connection closed: its client does not read'));
+    const closedLine = (): { fields?: Readonly<Record<string, unknown>> } | undefined =>
+      node.logger.lines.find((l) => l.msg.startsWith('RPC connection closed: its client does not read'));
     const t0 = performance.now();
     while (closedLine() === undefined && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
     const line = closedLine();
@@ -193,7 +211,11 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
 
   test('while unread answers are over max_write_buffer_bytes, requests are refused with 503 and a reason; served again once they go', async () => {
     // no timeout and no periodic closing here: only the refusal is seen
-    const node = await startNode({ blockIntervalMs: 100, extraAccounts: MANY_ACCOUNTS, rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 0, maxBufferBytes: 4 * 1024 * 1024, checkIntervalMs: 600_000 } } });
+    const node = await startNode({
+      blockIntervalMs: 100,
+      extraAccounts: MANY_ACCOUNTS,
+      rpc: { maxRequestBatchSize: 0, writeLimits: { writeTimeoutMs: 0, maxBufferBytes: 4 * 1024 * 1024, checkIntervalMs: 600_000 } },
+    });
     const reader = await neverReadsGenesis(node);
     let r = await post(node.url, rpc('health'));
     for (const t0 = performance.now(); r.status !== 503 && performance.now() - t0 < 10_000; ) {
@@ -224,8 +246,12 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
     assert.match(big.log, /exceeds the simulation limit of 2000 bytes/);
     // the default cap leaves room for ordinary txs
     const plain = await startNode({ blockIntervalMs: 100 });
-    const data = Buffer.from(SimulateRequest.encode(SimulateRequest.fromPartial({ txBytes: plain.send(VALIDATOR, BOB.address, '1') })).finish()).toString('hex');
-    const ok = result(await post(plain.url, rpc('abci_query', { path: '/cosmos.tx.v1beta1.Service/Simulate', data }))) as { response: { code: number; log: string } };
+    const data = Buffer.from(SimulateRequest.encode(SimulateRequest.fromPartial({ txBytes: plain.send(VALIDATOR, BOB.address, '1') })).finish()).toString(
+      'hex',
+    );
+    const ok = result(await post(plain.url, rpc('abci_query', { path: '/cosmos.tx.v1beta1.Service/Simulate', data }))) as {
+      response: { code: number; log: string };
+    };
     assert.equal(ok.response.code, 0, ok.response.log);
   });
 
@@ -280,7 +306,9 @@ describe('JSON-RPC hardening', { timeout: 120_000 }, () => {
     const during = times.filter((t) => t >= start);
     const gaps = during.slice(1).map((t, i) => t - during[i]);
     const worst = Math.max(...gaps);
-    console.log(`block intervals under ${queries} block_search queries over 12000 heights (8 clients, 3 s): n=${gaps.length} max=${worst.toFixed(0)} ms, mean=${(gaps.reduce((a, b) => a + b, 0) / gaps.length).toFixed(0)} ms (target ${intervalMs} ms)`);
+    console.log(
+      `block intervals under ${queries} block_search queries over 12000 heights (8 clients, 3 s): n=${gaps.length} max=${worst.toFixed(0)} ms, mean=${(gaps.reduce((a, b) => a + b, 0) / gaps.length).toFixed(0)} ms (target ${intervalMs} ms)`,
+    );
     assert.ok(queries >= 8, `the searches ran: ${queries}`);
     assert.ok(gaps.length >= 10, `blocks kept coming: ${gaps.length} in 3 s`);
     // how evenly they came (the worst and mean interval) is bench/rpc-search-jitter.ts's figure: as an

@@ -32,7 +32,8 @@ async function handleOne(entry: unknown, routes: ReadonlyMap<string, RpcMethod>,
   const req = entry as Record<string, unknown>;
   const hasId = Object.hasOwn(req, 'id');
   const id = req.id;
-  if (hasId && typeof id !== 'string' && typeof id !== 'number' && id !== null) return errorResponse(null, invalidRequest('id must be a string, a number or null'));
+  if (hasId && typeof id !== 'string' && typeof id !== 'number' && id !== null)
+    return errorResponse(null, invalidRequest('id must be a string, a number or null'));
   const rid = (hasId ? id : null) as RpcId;
   if (typeof req.method !== 'string') return errorResponse(rid, invalidRequest('method must be a string'));
   if (!hasId) {

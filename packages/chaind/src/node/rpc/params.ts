@@ -107,7 +107,8 @@ function fromURI(name: string, kind: ParamKind, s: string): KindTypes[ParamKind]
   const quoted = s.length >= 2 && s.startsWith('"') && s.endsWith('"');
   if (kind === 'int' && DECIMAL.test(s)) return int64(name, s);
   if (isHex) {
-    if (kind !== 'string' && kind !== 'bytes' && kind !== 'hex') throw new ParamError(`${name}: got a hex string arg, but expected ${kind === 'int' ? 'an integer' : 'a boolean'}`);
+    if (kind !== 'string' && kind !== 'bytes' && kind !== 'hex')
+      throw new ParamError(`${name}: got a hex string arg, but expected ${kind === 'int' ? 'an integer' : 'a boolean'}`);
     const b = hexBytes(name, s.slice(2));
     return kind === 'string' ? Buffer.from(b).toString('utf8') : b;
   }

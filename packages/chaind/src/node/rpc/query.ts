@@ -63,7 +63,8 @@ export function parseQuery(text: string): Condition[] {
     if (word === 'EXISTS') {
       conditions.push({ tag, op: 'EXISTS' });
     } else {
-      const op: Operator = word === 'CONTAINS' ? 'CONTAINS' : ((match(TOKEN.op)?.[0] as Operator | undefined) ?? fail('an operator (=, <, <=, >, >=, CONTAINS, EXISTS)'));
+      const op: Operator =
+        word === 'CONTAINS' ? 'CONTAINS' : ((match(TOKEN.op)?.[0] as Operator | undefined) ?? fail('an operator (=, <, <=, >, >=, CONTAINS, EXISTS)'));
       skip();
       let operand: Operand;
       let m: RegExpExecArray | null;

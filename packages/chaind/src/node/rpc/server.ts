@@ -198,14 +198,21 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
       if (name === undefined || !allowed.has(name)) {
         req.resume();
         logger.debug('RPC request refused: Host not allowed', { host });
-        return send(res, { status: 403, body: errorResponse(null, invalidRequest(`host ${JSON.stringify(host)} is not allowed: add it to config.toml [rpc] allowed_hosts`)) }, { close: true });
+        return send(
+          res,
+          { status: 403, body: errorResponse(null, invalidRequest(`host ${JSON.stringify(host)} is not allowed: add it to config.toml [rpc] allowed_hosts`)) },
+          { close: true },
+        );
       }
     }
     if (req.method === 'POST' && req.headers['content-length'] !== '0' && !isJsonContentType(req.headers['content-type'])) {
       req.resume();
       return send(
         res,
-        { status: 415, body: errorResponse(null, invalidRequest(`content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`)) },
+        {
+          status: 415,
+          body: errorResponse(null, invalidRequest(`content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send application/json`)),
+        },
         { close: true },
       );
     }
@@ -226,7 +233,14 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
     if (m === undefined) return send(res, { status: 404, body: errorResponse(URI_ID, new RpcError(METHOD_NOT_FOUND, `no RPC method at path ${path}`)) });
     // a GET is what an <img> or a link sends: no page may broadcast through a node on localhost
     if (BROADCAST_METHODS.has(name) && o.broadcastViaGet !== true) {
-      return send(res, { status: 405, body: errorResponse(URI_ID, invalidRequest(`${name} is not served over GET: POST it as JSON-RPC (config.toml [rpc] broadcast_via_get enables it)`)) }, { pretty: true });
+      return send(
+        res,
+        {
+          status: 405,
+          body: errorResponse(URI_ID, invalidRequest(`${name} is not served over GET: POST it as JSON-RPC (config.toml [rpc] broadcast_via_get enables it)`)),
+        },
+        { pretty: true },
+      );
     }
     // the URI form is for people with curl and browsers: indented, as CometBFT writes every answer
     send(res, await handleURI(name, m, query, env), { pretty: true });

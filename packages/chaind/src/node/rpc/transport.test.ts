@@ -9,14 +9,20 @@ import { DEFAULT_MAX_BODY_BYTES } from './server.ts';
 
 let node: TestNode;
 
-before(async () => {
-  node = await TestNode.start({ blockIntervalMs: 100 });
-}, { timeout: 30_000 });
+before(
+  async () => {
+    node = await TestNode.start({ blockIntervalMs: 100 });
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  await node?.stop();
-  removeTmpDirs();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    await node?.stop();
+    removeTmpDirs();
+  },
+  { timeout: 30_000 },
+);
 
 interface RpcReply {
   jsonrpc: string;
@@ -104,7 +110,7 @@ describe('JSON-RPC envelope', { timeout: 60_000 }, () => {
     await assertAlive();
   });
 
-  test('abci_query answers as CometBFT\'s Query connection does: prove=true refused (no proofs yet), /p2p/filter/addr and /p2p/filter/id code 0', async () => {
+  test("abci_query answers as CometBFT's Query connection does: prove=true refused (no proofs yet), /p2p/filter/addr and /p2p/filter/id code 0", async () => {
     const data = Buffer.from(QueryBalanceRequest.encode({ address: BOB.address, denom: DENOM }).finish()).toString('hex');
     const proved = await call('abci_query', { path: '/cosmos.bank.v1beta1.Query/Balance', data, prove: true });
     const refused = proved.result?.response as { code: number; log: string };
@@ -236,7 +242,13 @@ describe('bad input gets its documented error, then the server answers normally'
         c.close();
       },
     });
-    const s = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half', signal: AbortSignal.timeout(10_000) } as RequestInit);
+    const s = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+      signal: AbortSignal.timeout(10_000),
+    } as RequestInit);
     assert.equal(s.status, 400);
     await s.text();
     // just under the limit is read (and is then merely bad JSON)

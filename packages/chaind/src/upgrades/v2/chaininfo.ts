@@ -41,7 +41,8 @@ function parseGenesis(raw: unknown): { name: string; height: bigint }[] {
   return list.map((x: unknown, i) => {
     const r = x as Record<string, unknown> | null;
     if (typeof r?.name !== 'string' || r.name === '') throw new ChainInfoGenesisError(`upgrades[${i}].name must be a non-empty string`);
-    if (typeof r.height !== 'string' || !/^[1-9][0-9]*$/.test(r.height)) throw new ChainInfoGenesisError(`upgrades[${i}].height must be a positive integer as a decimal string`);
+    if (typeof r.height !== 'string' || !/^[1-9][0-9]*$/.test(r.height))
+      throw new ChainInfoGenesisError(`upgrades[${i}].height must be a positive integer as a decimal string`);
     if (seen.has(r.name)) throw new ChainInfoGenesisError(`upgrades[${i}]: upgrade "${r.name}" is listed twice`);
     seen.add(r.name);
     return { name: r.name, height: BigInt(r.height) };

@@ -23,7 +23,12 @@ export const v2: Upgrade = {
   name: V2,
   storeUpgrades: { added: [CHAININFO], renamed: [{ oldKey: 'validators', newKey: VALSET_STORE_KEY }] },
   modules: {
-    chaininfo: { consensusVersion: 1n, create: chainInfoModule, onEveryUpgrade: (ctx, plan) => recordUpgrade(ctx, plan.name, ctx.height), history: upgradeHistory },
+    chaininfo: {
+      consensusVersion: 1n,
+      create: chainInfoModule,
+      onEveryUpgrade: (ctx, plan) => recordUpgrade(ctx, plan.name, ctx.height),
+      history: upgradeHistory,
+    },
     validators: { consensusVersion: 2n, storeKey: VALSET_STORE_KEY, migrate: (ctx, k) => writeTotalPower(ctx, k.validators) },
   },
 };

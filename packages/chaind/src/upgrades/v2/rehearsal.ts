@@ -14,7 +14,8 @@ export const rehearsal: RehearsalChecks = {
     const totalPower = await node.storeKey(VALSET_STORE_KEY, TOTAL_POWER_KEY);
     const oldStore = await node.storeKey('validators', TOTAL_POWER_KEY);
     if (started.code !== 0 || started.value === undefined) throw new RehearsalCheckError(`the chaininfo store: code ${started.code}: ${started.log}`);
-    if (totalPower.code !== 0 || totalPower.value === undefined) throw new RehearsalCheckError(`valset total power: code ${totalPower.code}: ${totalPower.log}`);
+    if (totalPower.code !== 0 || totalPower.value === undefined)
+      throw new RehearsalCheckError(`valset total power: code ${totalPower.code}: ${totalPower.log}`);
     if (oldStore.code === 0) throw new RehearsalCheckError('the old "validators" store name still answers');
     node.report(`abci_query /store/chaininfo/key 0x01 (the height chaininfo started): ${hex(started.value)}`);
     node.report(`abci_query /store/valset/key 0x03 (validators v2: total power, migrated): ${hex(totalPower.value)}`);

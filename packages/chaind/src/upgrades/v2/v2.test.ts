@@ -36,7 +36,10 @@ describe('upgrade v2', () => {
     assert.notEqual(v1.raw('validators', VALIDATOR_RECORD), undefined, 'v1 keeps the set in "validators"');
     assert.throws(() => v1.raw('valset', VALIDATOR_RECORD), { message: 'unknown store "valset": unknown request' });
     assert.deepEqual(versions(v1), { auth: '1', bank: '1', gov: '1', upgrade: '1', validators: '1' });
-    assert.throws(() => v1.block(), (e: Error) => e instanceof UpgradeHaltError && e.message === `UPGRADE "v2" NEEDED at height: ${h}: `);
+    assert.throws(
+      () => v1.block(),
+      (e: Error) => e instanceof UpgradeHaltError && e.message === `UPGRADE "v2" NEEDED at height: ${h}: `,
+    );
     assert.equal(v1.height, h - 1n);
     assert.ok(existsSync(upgradeInfoPath(home)));
     await v1.close();

@@ -43,7 +43,13 @@ export function accountFromAny(any: Any): Account {
     if (any.typeUrl === MODULE_ACCOUNT_TYPE_URL) {
       const m = ModuleAccount.decode(any.value);
       const b = m.baseAccount ?? BaseAccount.fromPartial({});
-      return { address: b.address, pubKey: b.pubKey, accountNumber: b.accountNumber, sequence: b.sequence, module: { name: m.name, permissions: m.permissions } };
+      return {
+        address: b.address,
+        pubKey: b.pubKey,
+        accountNumber: b.accountNumber,
+        sequence: b.sequence,
+        module: { name: m.name, permissions: m.permissions },
+      };
     }
   } catch (e) {
     throw errors.unpackAny.wrap(`cannot decode ${any.typeUrl}: ${(e as Error).message}`);

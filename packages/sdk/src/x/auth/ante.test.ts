@@ -23,7 +23,11 @@ const FEE = [{ denom: DENOM, amount: '200' }];
 const BALANCE = 1_000_000n;
 
 const app = (o: Parameters<typeof testApp>[0] = {}): TestApp => testApp({ funded: [alice.address, bob.address], balance: BALANCE, ...o });
-const unsigned = (o: Partial<UnsignedTx> = {}): UnsignedTx => ({ msgs: [sendMsg(alice.address, bob.address, '10')], fee: { amount: FEE, gasLimit: GAS }, ...o });
+const unsigned = (o: Partial<UnsignedTx> = {}): UnsignedTx => ({
+  msgs: [sendMsg(alice.address, bob.address, '10')],
+  fee: { amount: FEE, gasLimit: GAS },
+  ...o,
+});
 const signer = (k: typeof alice, o: Partial<TxSigner> = {}): TxSigner => ({ privateKey: k.privateKey, accountNumber: 0n, sequence: 0n, ...o });
 const aliceTx = (o: Partial<UnsignedTx> = {}, s: Partial<TxSigner> = {}): Uint8Array => encodeTx(unsigned(o), [signer(alice, s)], CHAIN_ID);
 const feeCollector = (t: TestApp): string => t.ak.moduleAddress(FEE_COLLECTOR_NAME);
@@ -54,12 +58,24 @@ describe('signed transactions', () => {
     const registry = new Registry();
     const bodyBytes = registry.encode({
       typeUrl: '/cosmos.tx.v1beta1.TxBody',
-      value: { messages: [{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.fromPartial({ fromAddress: acct.address, toAddress: bob.address, amount: [{ denom: DENOM, amount: '1234' }] }) }], memo: 'from cosmjs' },
+      value: {
+        messages: [
+          {
+            typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+            value: MsgSend.fromPartial({ fromAddress: acct.address, toAddress: bob.address, amount: [{ denom: DENOM, amount: '1234' }] }),
+          },
+        ],
+        memo: 'from cosmjs',
+      },
     });
     const pubkey = encodePubkey({ type: 'tendermint/PubKeySecp256k1', value: Buffer.from(acct.pubkey).toString('base64') });
     const authInfoBytes = makeAuthInfoBytes([{ pubkey, sequence: 0 }], FEE, Number(GAS), undefined, undefined);
     const { signed, signature } = await wallet.signDirect(acct.address, makeSignDoc(bodyBytes, authInfoBytes, CHAIN_ID, Number(accountNumber)));
-    const tx = TxRaw.encode({ bodyBytes: signed.bodyBytes, authInfoBytes: signed.authInfoBytes, signatures: [Buffer.from(signature.signature, 'base64')] }).finish();
+    const tx = TxRaw.encode({
+      bodyBytes: signed.bodyBytes,
+      authInfoBytes: signed.authInfoBytes,
+      signatures: [Buffer.from(signature.signature, 'base64')],
+    }).finish();
 
     const c = check(t, tx);
     assert.equal(c.code, 0, c.log);
@@ -87,7 +103,10 @@ describe('signed transactions', () => {
     const replay = check(t, tx0);
     assert.equal(replay.code, 32);
     assert.equal(replay.log, 'account sequence mismatch, expected 2, got 0: incorrect account sequence');
-    assert.deepEqual(t.block([tx0, tx1, tx0]).txResults.map((r) => r.code), [0, 0, 32]);
+    assert.deepEqual(
+      t.block([tx0, tx1, tx0]).txResults.map((r) => r.code),
+      [0, 0, 32],
+    );
     assert.equal(t.account(alice.address)?.sequence, 2n);
     assert.equal(t.balance(alice.address), BALANCE - 2n * 210n);
     await t.close();
@@ -150,7 +169,11 @@ describe('ante errors: each its own code, nothing changed', () => {
   test('more signatures than tx_sig_limit', async () => {
     const t = app();
     const keys = Array.from({ length: 8 }, (_, i) => testKey(i + 10));
-    const tx = encodeTx(unsigned({ msgs: keys.map((k) => sendMsg(k.address, alice.address, '1')) }), keys.map((k) => signer(k)), CHAIN_ID);
+    const tx = encodeTx(
+      unsigned({ msgs: keys.map((k) => sendMsg(k.address, alice.address, '1')) }),
+      keys.map((k) => signer(k)),
+      CHAIN_ID,
+    );
     assertAnteFailure(t, tx, 14, 'signatures: 8, limit: 7: maximum number of signatures exceeded');
     await t.close();
   });
@@ -194,7 +217,11 @@ describe('ante errors: each its own code, nothing changed', () => {
     const t = app();
     const fromCarol = encodeTx(unsigned({ msgs: [sendMsg(carol.address, alice.address, '1')] }), [signer(carol)], CHAIN_ID);
     assertAnteFailure(t, fromCarol, 9, `fee payer address: ${carol.address} does not exist: unknown address`);
-    const both = encodeTx(unsigned({ msgs: [sendMsg(alice.address, bob.address, '1'), sendMsg(carol.address, alice.address, '1')] }), [signer(alice), signer(carol)], CHAIN_ID);
+    const both = encodeTx(
+      unsigned({ msgs: [sendMsg(alice.address, bob.address, '1'), sendMsg(carol.address, alice.address, '1')] }),
+      [signer(alice), signer(carol)],
+      CHAIN_ID,
+    );
     assertAnteFailure(t, both, 9, `account ${carol.address} does not exist: unknown address`);
     await t.close();
   });
@@ -255,7 +282,12 @@ describe('ante errors: each its own code, nothing changed', () => {
 
   test('unknown message type', async () => {
     const t = app();
-    assertAnteFailure(t, aliceTx({ msgs: [{ typeUrl: '/nope.v1.MsgNope', value: new Uint8Array(0) }] }), 6, 'unrecognized message type: /nope.v1.MsgNope: unknown request');
+    assertAnteFailure(
+      t,
+      aliceTx({ msgs: [{ typeUrl: '/nope.v1.MsgNope', value: new Uint8Array(0) }] }),
+      6,
+      'unrecognized message type: /nope.v1.MsgNope: unknown request',
+    );
     await t.close();
   });
 
@@ -278,8 +310,18 @@ describe('ante errors: each its own code, nothing changed', () => {
 test('undecodable tx bytes in a block are a tx parse error; the proposal with them is rejected', async () => {
   const t = app();
   const garbage = Uint8Array.from([0xff, 0xff, 0xff]);
-  const proposal = { txs: [garbage], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], hash: new Uint8Array(32), height: 2n, time: { seconds: 1n, nanos: 0 } };
-  assert.equal(t.app.processProposal({ ...proposal, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) }).status, ResponseProcessProposal_ProposalStatus.REJECT);
+  const proposal = {
+    txs: [garbage],
+    proposedLastCommit: { round: 0, votes: [] },
+    misbehavior: [],
+    hash: new Uint8Array(32),
+    height: 2n,
+    time: { seconds: 1n, nanos: 0 },
+  };
+  assert.equal(
+    t.app.processProposal({ ...proposal, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) }).status,
+    ResponseProcessProposal_ProposalStatus.REJECT,
+  );
   assertAnteFailure(t, garbage, 2, /^cannot decode TxRaw: .+: tx parse error$/);
   await t.close();
 });
@@ -287,7 +329,7 @@ test('undecodable tx bytes in a block are a tx parse error; the proposal with th
 describe('unknown fields (the SDK tx decoder): no one can change a tx hash by adding fields', () => {
   const varint = (n: number): number[] => {
     const out: number[] = [];
-    for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+    for (; n >= 0x80; n = Math.floor(n / 128)) out.push(n % 128 | 0x80);
     return [...out, n];
   };
   const lenField = (num: number, payload: Uint8Array): Uint8Array => Uint8Array.from([...varint(num * 8 + 2), ...varint(payload.length), ...payload]);
@@ -296,10 +338,21 @@ describe('unknown fields (the SDK tx decoder): no one can change a tx hash by ad
   const none = new Uint8Array(0);
 
   /** alice's send, signed, with `add.<level>` appended to that level's encoding (body and auth info are signed as sent). */
-  function tx(add: { raw?: Uint8Array; body?: Uint8Array; authInfo?: Uint8Array; signerInfo?: Uint8Array; modeInfo?: Uint8Array; fee?: Uint8Array }): Uint8Array {
+  function tx(add: {
+    raw?: Uint8Array;
+    body?: Uint8Array;
+    authInfo?: Uint8Array;
+    signerInfo?: Uint8Array;
+    modeInfo?: Uint8Array;
+    fee?: Uint8Array;
+  }): Uint8Array {
     const bodyBytes = cat(TxBody.encode(TxBody.fromPartial({ messages: [sendMsg(alice.address, bob.address, '10')] })).finish(), add.body ?? none);
     const modeInfo = cat(ModeInfo.encode({ single: { mode: SignMode.SIGN_MODE_DIRECT } }).finish(), add.modeInfo ?? none);
-    const signerInfo = cat(lenField(1, Any.encode(encodeSecp256k1PubKey(publicKeyFromPrivate(alice.privateKey))).finish()), lenField(2, modeInfo), add.signerInfo ?? none);
+    const signerInfo = cat(
+      lenField(1, Any.encode(encodeSecp256k1PubKey(publicKeyFromPrivate(alice.privateKey))).finish()),
+      lenField(2, modeInfo),
+      add.signerInfo ?? none,
+    );
     const fee = cat(Fee.encode({ amount: FEE, gasLimit: GAS, payer: '', granter: '' }).finish(), add.fee ?? none);
     const authInfoBytes = cat(lenField(1, signerInfo), lenField(2, fee), add.authInfo ?? none);
     const sig = signDirect(alice.privateKey, signDocBytes({ bodyBytes, authInfoBytes }, CHAIN_ID, 0n));
@@ -307,8 +360,18 @@ describe('unknown fields (the SDK tx decoder): no one can change a tx hash by ad
   }
 
   const refused = (t: TestApp, bytes: Uint8Array, log: string): void => {
-    const proposal = { txs: [bytes], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], hash: new Uint8Array(32), height: 2n, time: { seconds: 1n, nanos: 0 } };
-    assert.equal(t.app.processProposal({ ...proposal, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) }).status, ResponseProcessProposal_ProposalStatus.REJECT);
+    const proposal = {
+      txs: [bytes],
+      proposedLastCommit: { round: 0, votes: [] },
+      misbehavior: [],
+      hash: new Uint8Array(32),
+      height: 2n,
+      time: { seconds: 1n, nanos: 0 },
+    };
+    assert.equal(
+      t.app.processProposal({ ...proposal, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) }).status,
+      ResponseProcessProposal_ProposalStatus.REJECT,
+    );
     const c = check(t, bytes);
     assert.deepEqual([c.code, c.codespace, c.log], [2, 'sdk', `${log}: tx parse error`], 'CheckTx refuses it');
     assertAnteFailure(t, bytes, 2, `${log}: tx parse error`);
@@ -326,7 +389,7 @@ describe('unknown fields (the SDK tx decoder): no one can change a tx hash by ad
     const raw = TxRaw.decode(ok);
     const [body, auth, sig] = [lenField(1, raw.bodyBytes), lenField(2, raw.authInfoBytes), lenField(3, raw.signatures[0])];
     refused(t, cat(sig, body, auth), 'txRaw must follow ADR-027, got tagNum 1 after tagNum 3');
-    const paddedLength = Uint8Array.from([0x0a, (raw.bodyBytes.length % 128) | 0x80, Math.floor(raw.bodyBytes.length / 128) | 0x80, 0x00, ...raw.bodyBytes]);
+    const paddedLength = Uint8Array.from([0x0a, raw.bodyBytes.length % 128 | 0x80, Math.floor(raw.bodyBytes.length / 128) | 0x80, 0x00, ...raw.bodyBytes]);
     refused(t, cat(paddedLength, auth, sig), 'length prefix varint for tagNum 1 is not as short as possible, read 3, only need 2');
     assert.deepEqual(cat(body, auth, sig), ok, 'the same fields in order are the tx itself');
     refused(t, tx({ body: extra(6) }), 'errUnknownField "TxBody": {TagNum: 6, WireType:"bytes"}');

@@ -113,7 +113,11 @@ function deductFees(ctx: Context, tx: DecodedTx, fee: readonly FeeCoin[], payerS
   if (fee.some((c) => c.amount !== 0n)) {
     if (!isValidCoins(fee)) throw errors.insufficientFee.wrap(`invalid fee amount: ${coinsString(fee)}`);
     try {
-      o.deductFee(ctx, payer, fee.map((c) => ({ denom: c.denom, amount: c.amount.toString() })));
+      o.deductFee(
+        ctx,
+        payer,
+        fee.map((c) => ({ denom: c.denom, amount: c.amount.toString() })),
+      );
     } catch (e) {
       if (!(e instanceof CodedError) || errors.insufficientFunds.is(e) || errors.outOfGas.is(e)) throw e;
       throw errors.insufficientFunds.wrap(e.message);

@@ -43,7 +43,11 @@ function keeperCtx(): { ak: AccountKeeper; ctx: Context; close: () => Promise<vo
   const ms = CommitMultiStore.open(tmpDir());
   ms.mount(['auth']);
   ms.loadLatest();
-  const ctx = new Context({ store: ms, header: { chainId: 't', height: 1n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) }, mode: 'finalize' });
+  const ctx = new Context({
+    store: ms,
+    header: { chainId: 't', height: 1n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) },
+    mode: 'finalize',
+  });
   return { ak: new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [], gov: ['burner'] } }), ctx, close: () => ms.close() };
 }
 
@@ -57,7 +61,13 @@ describe('keeper', () => {
     ak.setAccount(ctx, ak.newAccountWithAddress(ctx, a.address));
     assert.equal(ak.getAccount(ctx, a.address)?.accountNumber, 1n);
     const gov = ak.getModuleAccount(ctx, 'gov');
-    assert.deepEqual(gov, { address: moduleAddress('gov'), pubKey: undefined, accountNumber: 2n, sequence: 0n, module: { name: 'gov', permissions: ['burner'] } });
+    assert.deepEqual(gov, {
+      address: moduleAddress('gov'),
+      pubKey: undefined,
+      accountNumber: 2n,
+      sequence: 0n,
+      module: { name: 'gov', permissions: ['burner'] },
+    });
     assert.deepEqual(ak.getModuleAccount(ctx, 'gov'), gov, 'created once');
     assert.equal(ak.addressByAccountNumber(ctx, 2n), gov.address);
     const order = ak.getAllAccounts(ctx).map((x) => Buffer.from(ak.addressBytes(x.address)).toString('hex'));
@@ -81,15 +91,24 @@ describe('genesis', () => {
     const mod = authModule({ keeper: new AccountKeeper() });
     const validate = (g: unknown): void => mod.validateGenesis?.(g);
     validate(defaultGenesis());
-    assert.throws(() => validate({ accounts: [baseJSON(a.address), baseJSON(b.address), baseJSON(a.address)] }), new RegExp(`duplicate account found in genesis state; address: ${a.address}`));
+    assert.throws(
+      () => validate({ accounts: [baseJSON(a.address), baseJSON(b.address), baseJSON(a.address)] }),
+      new RegExp(`duplicate account found in genesis state; address: ${a.address}`),
+    );
     assert.throws(() => validate({ accounts: [baseJSON('chain1nope')] }), /accounts\[0\] has an invalid address "chain1nope"/);
     const foreign = toBech32('cosmos', new AccountKeeper().addressBytes(a.address));
     assert.throws(() => validate({ accounts: [baseJSON(foreign)] }), new RegExp(`invalid address "${foreign}".*expected "chain", got "cosmos"`));
     assert.throws(() => validate({ params: { ...defaultGenesis().params, tx_sig_limit: '0' } }), /auth genesis: params: invalid tx signature limit: 0/);
     assert.throws(() => validate({ params: { ...defaultGenesis().params, max_memo_characters: '-1' } }), /params\.max_memo_characters must be a uint64/);
     const bKey = { '@type': '/cosmos.crypto.secp256k1.PubKey', key: Buffer.from(b.publicKey).toString('base64') };
-    assert.throws(() => validate({ accounts: [baseJSON(a.address, '0', bKey)] }), new RegExp(`account ${a.address}: account address and pubkey address do not match`));
-    assert.throws(() => validate({ accounts: [{ ...baseJSON(a.address), '@type': '/cosmos.vesting.v1beta1.ContinuousVestingAccount' }] }), /accounts\[0\] has unsupported type/);
+    assert.throws(
+      () => validate({ accounts: [baseJSON(a.address, '0', bKey)] }),
+      new RegExp(`account ${a.address}: account address and pubkey address do not match`),
+    );
+    assert.throws(
+      () => validate({ accounts: [{ ...baseJSON(a.address), '@type': '/cosmos.vesting.v1beta1.ContinuousVestingAccount' }] }),
+      /accounts\[0\] has unsupported type/,
+    );
     const wrongModule = { '@type': MODULE_ACCOUNT_TYPE_URL, base_account: fields(a.address), name: 'gov', permissions: [] };
     assert.throws(() => validate({ accounts: [wrongModule] }), new RegExp(`address ${a.address} cannot be derived from the module name 'gov'`));
   });
@@ -97,14 +116,24 @@ describe('genesis', () => {
   test('repeated account numbers are reassigned as the SDK does, sorted by number', () => {
     const acc = (address: string, n: bigint): Account => ({ address, pubKey: undefined, accountNumber: n, sequence: 0n });
     const out = sanitizeGenesisAccounts([acc(a.address, 0n), acc(b.address, 0n), acc(c.address, 1n)]);
-    assert.deepEqual(out.map((x) => [x.address, x.accountNumber]), [[a.address, 0n], [c.address, 1n], [b.address, 2n]]);
+    assert.deepEqual(
+      out.map((x) => [x.address, x.accountNumber]),
+      [
+        [a.address, 0n],
+        [c.address, 1n],
+        [b.address, 2n],
+      ],
+    );
   });
 
   test('init then export round-trips; fee_collector is created after the genesis accounts', async () => {
     const { ak, ctx, close } = keeperCtx();
     const aKey = { '@type': '/cosmos.crypto.secp256k1.PubKey', key: Buffer.from(a.publicKey).toString('base64') };
     const gov = { '@type': MODULE_ACCOUNT_TYPE_URL, base_account: fields(moduleAddress('gov'), '7'), name: 'gov', permissions: ['burner'] };
-    initGenesis(ctx, ak, { params: { ...defaultGenesis().params, max_memo_characters: '512' }, accounts: [baseJSON(a.address, '0', aKey), baseJSON(b.address), gov] });
+    initGenesis(ctx, ak, {
+      params: { ...defaultGenesis().params, max_memo_characters: '512' },
+      accounts: [baseJSON(a.address, '0', aKey), baseJSON(b.address), gov],
+    });
     assert.equal(ak.getParams(ctx).maxMemoCharacters, 512n);
     // read again and again (kept decoded while the stored bytes are the same), then changed
     assert.equal(ak.getParams(ctx).maxMemoCharacters, 512n);
@@ -124,12 +153,15 @@ describe('genesis', () => {
       exported.accounts.find((x) => addrOf(x) === a.address),
       baseJSON(a.address, '0', aKey),
     );
-    assert.deepEqual(exported.accounts.find((x) => addrOf(x) === moduleAddress(FEE_COLLECTOR_NAME)), {
-      '@type': MODULE_ACCOUNT_TYPE_URL,
-      base_account: fields(moduleAddress(FEE_COLLECTOR_NAME), '8'),
-      name: FEE_COLLECTOR_NAME,
-      permissions: [],
-    });
+    assert.deepEqual(
+      exported.accounts.find((x) => addrOf(x) === moduleAddress(FEE_COLLECTOR_NAME)),
+      {
+        '@type': MODULE_ACCOUNT_TYPE_URL,
+        base_account: fields(moduleAddress(FEE_COLLECTOR_NAME), '8'),
+        name: FEE_COLLECTOR_NAME,
+        permissions: [],
+      },
+    );
     const again = keeperCtx();
     initGenesis(again.ctx, again.ak, JSON.parse(JSON.stringify(exported)));
     assert.deepEqual(exportGenesis(again.ctx, again.ak), exported);
@@ -192,11 +224,17 @@ describe('cosmos.auth.v1beta1.Query', () => {
     const none = t.query(`${Q}/ModuleAccountByName`, QueryModuleAccountByNameRequest.encode({ name: 'nope' }).finish());
     assert.equal(none.log, 'rpc error: code = NotFound desc = account nope not found: key not found');
 
-    const byId = t.query(`${Q}/AccountAddressByID`, QueryAccountAddressByIDRequest.encode(QueryAccountAddressByIDRequest.fromPartial({ accountId: 1n })).finish());
+    const byId = t.query(
+      `${Q}/AccountAddressByID`,
+      QueryAccountAddressByIDRequest.encode(QueryAccountAddressByIDRequest.fromPartial({ accountId: 1n })).finish(),
+    );
     assert.equal(QueryAccountAddressByIDResponse.decode(byId.value).accountAddress, b.address);
 
     const params = t.query(`${Q}/Params`, QueryParamsRequest.encode({}).finish());
-    assert.deepEqual(QueryParamsResponse.decode(params.value).params, Params.fromPartial({ maxMemoCharacters: 256n, txSigLimit: 7n, txSizeCostPerByte: 10n, sigVerifyCostEd25519: 590n, sigVerifyCostSecp256k1: 1000n }));
+    assert.deepEqual(
+      QueryParamsResponse.decode(params.value).params,
+      Params.fromPartial({ maxMemoCharacters: 256n, txSigLimit: 7n, txSizeCostPerByte: 10n, sigVerifyCostEd25519: 590n, sigVerifyCostSecp256k1: 1000n }),
+    );
     await t.close();
   });
 });

@@ -60,7 +60,8 @@ export function parseGasPrices(prices: readonly { readonly denom: string; readon
     if (seen.has(p.denom)) throw new Error(`minimum gas price: duplicate denom "${p.denom}"`);
     seen.add(p.denom);
     const m = /^([0-9]+)(?:\.([0-9]{1,18}))?$/.exec(p.amount);
-    if (m === null) throw new Error(`minimum gas price for ${p.denom}: "${p.amount}" is not a non-negative decimal with at most ${PRECISION} fractional digits`);
+    if (m === null)
+      throw new Error(`minimum gas price for ${p.denom}: "${p.amount}" is not a non-negative decimal with at most ${PRECISION} fractional digits`);
     return { denom: p.denom, amount: BigInt(m[1]) * ONE + BigInt((m[2] ?? '').padEnd(PRECISION, '0')) };
   });
   return parsed.filter((p) => p.amount > 0n).sort((a, b) => (a.denom < b.denom ? -1 : a.denom > b.denom ? 1 : 0));

@@ -111,7 +111,8 @@ function parseParams(v: unknown): Params {
 function parsePubKey(v: unknown, what: string): Any | undefined {
   if (v === null || v === undefined) return undefined;
   if (!isObject(v)) throw new AuthGenesisError(`${what}.pub_key must be null or {"@type", "key"}`);
-  if (v['@type'] !== SECP256K1_PUBKEY_TYPE_URL) throw new AuthGenesisError(`${what}.pub_key has unsupported type ${JSON.stringify(v['@type'])}; only ${SECP256K1_PUBKEY_TYPE_URL} is supported`);
+  if (v['@type'] !== SECP256K1_PUBKEY_TYPE_URL)
+    throw new AuthGenesisError(`${what}.pub_key has unsupported type ${JSON.stringify(v['@type'])}; only ${SECP256K1_PUBKEY_TYPE_URL} is supported`);
   if (typeof v.key !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v.key)) throw new AuthGenesisError(`${what}.pub_key.key must be base64`);
   const any = encodeSecp256k1PubKey(Buffer.from(v.key, 'base64'));
   try {
@@ -161,9 +162,7 @@ function parseAccount(v: unknown, i: number, k: AccountKeeper): Account {
     }
     return { ...base, module: { name: v.name, permissions: perms } };
   }
-  throw new AuthGenesisError(
-    `${what} has unsupported type ${JSON.stringify(v['@type'])}; expected ${BASE_ACCOUNT_TYPE_URL} or ${MODULE_ACCOUNT_TYPE_URL}`,
-  );
+  throw new AuthGenesisError(`${what} has unsupported type ${JSON.stringify(v['@type'])}; expected ${BASE_ACCOUNT_TYPE_URL} or ${MODULE_ACCOUNT_TYPE_URL}`);
 }
 
 /** Parses and validates genesis JSON; errors name the offending account or param. */

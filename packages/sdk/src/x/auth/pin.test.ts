@@ -27,7 +27,14 @@ function pinApp(): { app: BaseApp<DecodedTx>; block: (txs: Uint8Array[]) => Resp
   const ak = new AccountKeeper({ moduleAccounts: { [FEE_COLLECTOR_NAME]: [] } });
   const bank = bankModule({ accounts: ak });
   const mm = new ModuleManager([authModule({ keeper: ak }), bank]);
-  const app = new BaseApp<DecodedTx>({ name: 'pin', version: '0.0.1', store: CommitMultiStore.open(tmpDir()), modules: mm, txDecoder: decodeTx, chainId: CHAIN });
+  const app = new BaseApp<DecodedTx>({
+    name: 'pin',
+    version: '0.0.1',
+    store: CommitMultiStore.open(tmpDir()),
+    modules: mm,
+    txDecoder: decodeTx,
+    chainId: CHAIN,
+  });
   app.setAnteHandler(
     newAnteHandler({
       accountKeeper: ak,
@@ -40,7 +47,15 @@ function pinApp(): { app: BaseApp<DecodedTx>; block: (txs: Uint8Array[]) => Resp
   const funded = [alice.address, bob.address];
   const appState = {
     auth: { accounts: funded.map((address) => ({ '@type': '/cosmos.auth.v1beta1.BaseAccount', address, pub_key: null, account_number: '0', sequence: '0' })) },
-    bank: { balances: funded.map((address) => ({ address, coins: [{ denom: 'atom', amount: '5000' }, { denom: 'stake', amount: '1000000' }] })) },
+    bank: {
+      balances: funded.map((address) => ({
+        address,
+        coins: [
+          { denom: 'atom', amount: '5000' },
+          { denom: 'stake', amount: '1000000' },
+        ],
+      })),
+    },
   };
   app.initChain({ time: { seconds: 0n, nanos: 0 }, chainId: CHAIN, validators: [], appStateBytes: utf8(JSON.stringify(appState)), initialHeight: 1n });
   let height = 0n;
@@ -75,7 +90,21 @@ describe('bank sends through CheckTx and FinalizeBlock: pinned gas, events and a
     const txs = [
       tx(alice, {}, {}),
       tx(alice, { memo: 'second' }, { sequence: 1n, omitPubKey: true }),
-      tx(bob, { fee: { amount: [{ denom: 'atom', amount: '3' }, { denom: 'stake', amount: '7' }], gasLimit: 150_000n } }, {}, carol.address, '999'),
+      tx(
+        bob,
+        {
+          fee: {
+            amount: [
+              { denom: 'atom', amount: '3' },
+              { denom: 'stake', amount: '7' },
+            ],
+            gasLimit: 150_000n,
+          },
+        },
+        {},
+        carol.address,
+        '999',
+      ),
       // passes the ante handler, fails in its message: insufficient funds
       tx(alice, {}, { sequence: 2n, omitPubKey: true }, bob.address, '999999999'),
       // wrong sequence: an ante failure
@@ -100,14 +129,29 @@ const PINNED = {
     [0, '', '23551', 'b764ae9dcbc4fff2b45bc8107af467a8d5a431c5a281a53218e62ba8eaa04127'],
     [0, '', '33089', '55d11a7425dfc4f210d0e4fc85357bb6422a689ef6431eb9279a61c911bd8ca6'],
     [0, '', '23541', '62567e3bf3b1d7f6bf800fe0d4c5ae162a8edb889843708ec64cb905c7f36720'],
-    [32, 'account sequence mismatch, expected 1, got 5: incorrect account sequence', '16167', '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945'],
+    [
+      32,
+      'account sequence mismatch, expected 1, got 5: incorrect account sequence',
+      '16167',
+      '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945',
+    ],
   ],
   finalize: [
     [0, '', '36283', 'caf7615e56f1bdbb467347103691f745e072a9960d85ef3514e39ce78c06684c'],
     [0, '', '35888', '3c2dad5fd61692df33a308dba7fd64cb21cd2bd346c4998bd08e5daca6ded9a4'],
     [0, '', '57701', 'de52141dc9f972631a4ca106f668cf790246f4c5f2b25b97bfa434fb59b17bbe'],
-    [5, 'spendable balance 999380stake is smaller than 999999999stake: insufficient funds', '26667', '62567e3bf3b1d7f6bf800fe0d4c5ae162a8edb889843708ec64cb905c7f36720'],
-    [32, 'account sequence mismatch, expected 1, got 5: incorrect account sequence', '16167', '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945'],
+    [
+      5,
+      'spendable balance 999380stake is smaller than 999999999stake: insufficient funds',
+      '26667',
+      '62567e3bf3b1d7f6bf800fe0d4c5ae162a8edb889843708ec64cb905c7f36720',
+    ],
+    [
+      32,
+      'account sequence mismatch, expected 1, got 5: incorrect account sequence',
+      '16167',
+      '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945',
+    ],
   ],
   // the app hash of this state under the store-hash encoding of store/hash.ts's nextStoreHash (re-recorded when
   // that encoding became lengths ‖ keys ‖ values, and when carol's send began creating her account)

@@ -32,7 +32,12 @@ function preverified(t: TestApp, cache: VerifiedSignatures, key = alice, account
 }
 
 /** Runs the ante handler (with `cache`) on committed state, `edit` applied first; its error text, or its gas and events. */
-function runAnte(t: TestApp, cache: VerifiedSignatures, tx: DecodedTx, o: { chainId?: string; mode?: 'check' | 'finalize'; edit?: (ctx: Context) => void } = {}): string {
+function runAnte(
+  t: TestApp,
+  cache: VerifiedSignatures,
+  tx: DecodedTx,
+  o: { chainId?: string; mode?: 'check' | 'finalize'; edit?: (ctx: Context) => void } = {},
+): string {
   const ante = newAnteHandler({ accountKeeper: t.ak, msgRouter: t.app.modules.msgRouter, deductFee: deductFee(t.ak), verifiedSignatures: cache });
   const snap = t.app.store.snapshot();
   try {
@@ -123,7 +128,7 @@ describe('pre-verification derivations in the ante handler', () => {
       );
     }));
 
-  test("a signer info whose key object was replaced after pre-verification: the key it holds now is checked", () =>
+  test('a signer info whose key object was replaced after pre-verification: the key it holds now is checked', () =>
     onApp((t, cache) => {
       const { decoded } = preverified(t, cache);
       const bobs = decodeTx(preverified(t, cache, bob).tx).authInfo.signerInfos[0].publicKey;

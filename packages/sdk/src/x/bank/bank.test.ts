@@ -21,7 +21,17 @@ import { BaseApp, Context, ModuleManager, errors, type AppModule, type Event, ty
 import { DEFAULT_PREFIX, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { CommitMultiStore, ScratchMultiStore, toHex, utf8 } from '../../store/index.ts';
 import { addCoins, coinsToString, parseCoins, type Coin } from '../../types/index.ts';
-import { BankKeeper, bankErrors, bankModule, balanceKey, supplyKey, MSG_SEND_TYPE_URL, type BankGenesisJSON, type BankModule, type BankModuleOptions } from './index.ts';
+import {
+  BankKeeper,
+  bankErrors,
+  bankModule,
+  balanceKey,
+  supplyKey,
+  MSG_SEND_TYPE_URL,
+  type BankGenesisJSON,
+  type BankModule,
+  type BankModuleOptions,
+} from './index.ts';
 import { AccountKeeper, FEE_COLLECTOR_NAME, authModule } from '../auth/index.ts';
 import { blockRequest } from '@chaind/sdk/testing';
 
@@ -45,7 +55,8 @@ const sendTx = (...msgs: MsgSend[]): Uint8Array =>
   TxBody.encode(TxBody.fromPartial({ messages: msgs.map((m) => ({ typeUrl: MSG_SEND_TYPE_URL, value: MsgSend.encode(m).finish() })) })).finish();
 const send = (from: string, to: string, amount: string): MsgSend =>
   MsgSend.fromPartial({ fromAddress: from, toAddress: to, amount: parseCoins(amount).map((c) => ({ denom: c.denom, amount: c.amount.toString() })) });
-const rawSend = (from: string, to: string, amount: { denom: string; amount: string }[]): MsgSend => MsgSend.fromPartial({ fromAddress: from, toAddress: to, amount });
+const rawSend = (from: string, to: string, amount: { denom: string; amount: string }[]): MsgSend =>
+  MsgSend.fromPartial({ fromAddress: from, toAddress: to, amount });
 
 type BlockHook = (ctx: Context, bank: BankModule) => void;
 
@@ -111,9 +122,12 @@ const balanceOf = (app: BaseApp, address: string, denom = 'stake'): string =>
   query(app, 'Balance', QueryBalanceRequest.encode({ address, denom }).finish(), QueryBalanceResponse.decode).balance?.amount ?? 'none';
 const allBalances = (app: BaseApp, address: string): string =>
   coinsToString(
-    query(app, 'AllBalances', QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address })).finish(), QueryAllBalancesResponse.decode).balances.map(
-      (c) => ({ denom: c.denom, amount: BigInt(c.amount) }),
-    ),
+    query(
+      app,
+      'AllBalances',
+      QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address })).finish(),
+      QueryAllBalancesResponse.decode,
+    ).balances.map((c) => ({ denom: c.denom, amount: BigInt(c.amount) })),
   );
 
 /** Sum of all balances must equal the total supply. */
@@ -143,11 +157,14 @@ const attrs = (e: Event): Record<string, string> => Object.fromEntries(e.attribu
 describe('genesis', () => {
   test('init then export round-trips; a chain started from the export has the same state', async () => {
     const { app, bank } = makeApp();
-    const g = genesis([
-      [contract, '7stake'],
-      [bob, '5atom,20stake'],
-      [alice, '100stake'],
-    ], { send_enabled: [{ denom: 'atom', enabled: false }] });
+    const g = genesis(
+      [
+        [contract, '7stake'],
+        [bob, '5atom,20stake'],
+        [alice, '100stake'],
+      ],
+      { send_enabled: [{ denom: 'atom', enabled: false }] },
+    );
     const hash1 = initChain(app, g);
     block(app, 1n);
     const exported = withState(app, (ctx) => bank.exportGenesis(ctx));
@@ -156,10 +173,19 @@ describe('genesis', () => {
       params: { send_enabled: [], default_send_enabled: true },
       balances: [
         { address: alice, coins: [{ denom: 'stake', amount: '100' }] },
-        { address: bob, coins: [{ denom: 'atom', amount: '5' }, { denom: 'stake', amount: '20' }] },
+        {
+          address: bob,
+          coins: [
+            { denom: 'atom', amount: '5' },
+            { denom: 'stake', amount: '20' },
+          ],
+        },
         { address: contract, coins: [{ denom: 'stake', amount: '7' }] },
       ],
-      supply: [{ denom: 'atom', amount: '5' }, { denom: 'stake', amount: '127' }],
+      supply: [
+        { denom: 'atom', amount: '5' },
+        { denom: 'stake', amount: '127' },
+      ],
       denom_metadata: [],
       send_enabled: [{ denom: 'atom', enabled: false }],
     });
@@ -208,17 +234,34 @@ describe('genesis', () => {
     bad({ balances: [bal(alice, coin('atom', '1'), coin('atom', '2'))] }, new RegExp(`balance of ${alice}: duplicate denomination atom`));
     bad({ balances: [bal(alice, coin('x', '1'))] }, new RegExp(`balance of ${alice}: invalid denom: x`));
     bad({ balances: [bal(alice, coin('stake', (2n ** 256n).toString()))] }, /exceeds 2\^256-1/);
-    bad({ balances: [bal(alice, coin('stake', (2n ** 256n - 1n).toString())), bal(bob, coin('stake', '1'))] }, new RegExp(`balance of ${bob}: coin amount overflow`));
+    bad(
+      { balances: [bal(alice, coin('stake', (2n ** 256n - 1n).toString())), bal(bob, coin('stake', '1'))] },
+      new RegExp(`balance of ${bob}: coin amount overflow`),
+    );
     bad({ balances: [{ address: alice, coins: [{ denom: 'stake', amount: '1', extra: 1 }] }] }, /unknown field "extra"/);
-    bad({ balances: [bal('cosmos1qypqxpq9qcrsszg2pvxq6rs0zqg3yyc5lzv7xu', coin('stake', '1'))] }, /balances\[0\]: invalid bech32 prefix .* expected "chain", got "cosmos"/);
-    bad({ balances: [bal(alice.slice(0, -1) + (alice.endsWith('q') ? 'p' : 'q'), coin('stake', '1'))] }, /balances\[0\]: decoding bech32 address .* invalid checksum/);
+    bad(
+      { balances: [bal('cosmos1qypqxpq9qcrsszg2pvxq6rs0zqg3yyc5lzv7xu', coin('stake', '1'))] },
+      /balances\[0\]: invalid bech32 prefix .* expected "chain", got "cosmos"/,
+    );
+    bad(
+      { balances: [bal(alice.slice(0, -1) + (alice.endsWith('q') ? 'p' : 'q'), coin('stake', '1'))] },
+      /balances\[0\]: decoding bech32 address .* invalid checksum/,
+    );
     bad({ balances: [bal('', coin('stake', '1'))] }, /balances\[0\]: decoding bech32 address ""/);
     bad({ balances: [{ address: 5, coins: [] }] }, /balances\[0\]\.address must be a string/);
     bad({ balances: [bal(alice, coin('stake', '10'))], supply: [coin('stake', '11')] }, /genesis supply is incorrect, expected 11stake, got 10stake/);
     bad({ balances: [bal(alice, coin('stake', '10'))], supply: [coin('stake', '10'), coin('atom', '1')] }, /not sorted/);
     bad({ balances: [bal(alice, coin('stake', '10'))], supply: [coin('stake', '0')] }, /supply: coin 0stake amount is not positive/);
     bad({ denom_metadata: [{}] }, /denom_metadata is not supported/);
-    bad({ send_enabled: [{ denom: 'stake', enabled: true }, { denom: 'stake', enabled: false }] }, /duplicate send enabled found: 'stake'/);
+    bad(
+      {
+        send_enabled: [
+          { denom: 'stake', enabled: true },
+          { denom: 'stake', enabled: false },
+        ],
+      },
+      /duplicate send enabled found: 'stake'/,
+    );
     bad({ send_enabled: [{ denom: 'stake', enabled: true }], params: { send_enabled: [{ denom: 'atom', enabled: true }] } }, /defined in both/);
     bad({ send_enabled: [{ denom: 's', enabled: true }] }, /send_enabled\[0\]: invalid denom: s/);
     bad({ params: { default_send_enabled: 'yes' } }, /params.default_send_enabled must be a boolean/);
@@ -290,11 +333,18 @@ describe('MsgSend', () => {
     const { app, bank } = makeApp();
     initChain(app, genesis([[alice, '5stake,100uatom']]));
     block(app, 1n);
-    const res = block(app, 2n, [sendTx(send(alice, bob, '10stake')), sendTx(send(alice, bob, '10stake,50uatom')), sendTx(send(alice, bob, '1uatom'), send(alice, bob, '6stake'))]);
+    const res = block(app, 2n, [
+      sendTx(send(alice, bob, '10stake')),
+      sendTx(send(alice, bob, '10stake,50uatom')),
+      sendTx(send(alice, bob, '1uatom'), send(alice, bob, '6stake')),
+    ]);
     for (const r of res.txResults) {
       assert.equal(r.code, 5);
       assert.equal(r.codespace, 'sdk');
-      assert.equal(r.log, 'spendable balance 5stake is smaller than 10stake: insufficient funds'.replace('10stake', r === res.txResults[2] ? '6stake' : '10stake'));
+      assert.equal(
+        r.log,
+        'spendable balance 5stake is smaller than 10stake: insufficient funds'.replace('10stake', r === res.txResults[2] ? '6stake' : '10stake'),
+      );
     }
     assert.equal(allBalances(app, alice), '5stake,100uatom');
     assert.equal(allBalances(app, bob), '');
@@ -337,17 +387,39 @@ describe('MsgSend', () => {
     const other = toBech32('cosmos', new Uint8Array(20).fill(1));
     const cases: [MsgSend, number, RegExp][] = [
       [rawSend('nope', bob, [{ denom: 'stake', amount: '1' }]), 7, /^invalid from address: decoding bech32 address "nope" failed: .*: invalid address$/],
-      [rawSend(alice, other, [{ denom: 'stake', amount: '1' }]), 7, /^invalid to address: invalid bech32 prefix .*expected "chain", got "cosmos": invalid address$/],
+      [
+        rawSend(alice, other, [{ denom: 'stake', amount: '1' }]),
+        7,
+        /^invalid to address: invalid bech32 prefix .*expected "chain", got "cosmos": invalid address$/,
+      ],
       [rawSend(alice, '', [{ denom: 'stake', amount: '1' }]), 7, /invalid to address/],
       [rawSend(alice, bob, []), 10, /^amount must not be empty: invalid coins$/],
       [rawSend(alice, bob, [{ denom: 'stake', amount: '0' }]), 10, /coin 0stake amount is not positive/],
       [rawSend(alice, bob, [{ denom: 'stake', amount: '-1' }]), 10, /invalid amount "-1"/],
       [rawSend(alice, bob, [{ denom: 'stake', amount: ' 1' }]), 10, /invalid amount " 1"/],
-      [rawSend(alice, bob, [{ denom: 'stake', amount: '1' }, { denom: 'atom', amount: '1' }]), 10, /not sorted/],
-      [rawSend(alice, bob, [{ denom: 'stake', amount: '1' }, { denom: 'stake', amount: '1' }]), 10, /duplicate denomination stake/],
+      [
+        rawSend(alice, bob, [
+          { denom: 'stake', amount: '1' },
+          { denom: 'atom', amount: '1' },
+        ]),
+        10,
+        /not sorted/,
+      ],
+      [
+        rawSend(alice, bob, [
+          { denom: 'stake', amount: '1' },
+          { denom: 'stake', amount: '1' },
+        ]),
+        10,
+        /duplicate denomination stake/,
+      ],
       [rawSend(alice, bob, [{ denom: 's', amount: '1' }]), 10, /invalid denom: s/],
     ];
-    const res = block(app, 2n, cases.map(([m]) => sendTx(m)));
+    const res = block(
+      app,
+      2n,
+      cases.map(([m]) => sendTx(m)),
+    );
     res.txResults.forEach((r, i) => {
       assert.equal(r.code, cases[i][1], `case ${i}: ${r.log}`);
       assert.match(r.log, cases[i][2]);
@@ -371,7 +443,10 @@ describe('MsgSend', () => {
     await app.store.close();
 
     const off = makeApp();
-    initChain(off.app, genesis([[alice, '100stake']], { params: { send_enabled: [], default_send_enabled: false }, send_enabled: [{ denom: 'atom', enabled: true }] }));
+    initChain(
+      off.app,
+      genesis([[alice, '100stake']], { params: { send_enabled: [], default_send_enabled: false }, send_enabled: [{ denom: 'atom', enabled: true }] }),
+    );
     block(off.app, 1n);
     assert.equal(block(off.app, 2n, [sendTx(send(alice, bob, '1stake'))]).txResults[0].code, bankErrors.sendDisabled.code);
     await off.app.store.close();
@@ -381,7 +456,13 @@ describe('MsgSend', () => {
 describe('queries', () => {
   test('Balance, AllBalances, TotalSupply, SupplyOf through gRPC method paths; bad addresses are code 7', async () => {
     const { app } = makeApp();
-    initChain(app, genesis([[alice, '5atom,100stake'], [bob, '1stake']]));
+    initChain(
+      app,
+      genesis([
+        [alice, '5atom,100stake'],
+        [bob, '1stake'],
+      ]),
+    );
     block(app, 1n);
     assert.deepEqual(query(app, 'Balance', QueryBalanceRequest.encode({ address: alice, denom: 'atom' }).finish(), QueryBalanceResponse.decode), {
       balance: { denom: 'atom', amount: '5' },
@@ -389,29 +470,54 @@ describe('queries', () => {
     assert.deepEqual(query(app, 'Balance', QueryBalanceRequest.encode({ address: carol, denom: 'atom' }).finish(), QueryBalanceResponse.decode), {
       balance: { denom: 'atom', amount: '0' },
     });
-    const all = query(app, 'AllBalances', QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address: alice })).finish(), QueryAllBalancesResponse.decode);
-    assert.deepEqual(all.balances, [{ denom: 'atom', amount: '5' }, { denom: 'stake', amount: '100' }]);
+    const all = query(
+      app,
+      'AllBalances',
+      QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address: alice })).finish(),
+      QueryAllBalancesResponse.decode,
+    );
+    assert.deepEqual(all.balances, [
+      { denom: 'atom', amount: '5' },
+      { denom: 'stake', amount: '100' },
+    ]);
     assert.equal(all.pagination?.total, 2n);
     assert.equal(all.pagination?.nextKey.length, 0);
     const total = query(app, 'TotalSupply', QueryTotalSupplyRequest.encode({}).finish(), QueryTotalSupplyResponse.decode);
-    assert.deepEqual(total.supply, [{ denom: 'atom', amount: '5' }, { denom: 'stake', amount: '101' }]);
-    assert.deepEqual(query(app, 'SupplyOf', QuerySupplyOfRequest.encode({ denom: 'stake' }).finish(), QuerySupplyOfResponse.decode).amount, { denom: 'stake', amount: '101' });
-    assert.deepEqual(query(app, 'SupplyOf', QuerySupplyOfRequest.encode({ denom: 'nope' }).finish(), QuerySupplyOfResponse.decode).amount, { denom: 'nope', amount: '0' });
+    assert.deepEqual(total.supply, [
+      { denom: 'atom', amount: '5' },
+      { denom: 'stake', amount: '101' },
+    ]);
+    assert.deepEqual(query(app, 'SupplyOf', QuerySupplyOfRequest.encode({ denom: 'stake' }).finish(), QuerySupplyOfResponse.decode).amount, {
+      denom: 'stake',
+      amount: '101',
+    });
+    assert.deepEqual(query(app, 'SupplyOf', QuerySupplyOfRequest.encode({ denom: 'nope' }).finish(), QuerySupplyOfResponse.decode).amount, {
+      denom: 'nope',
+      amount: '0',
+    });
 
     const raw = (method: string, data: Uint8Array) => app.query({ path: `/cosmos.bank.v1beta1.Query/${method}`, data, height: 0n, prove: false });
     const badAddr = raw('Balance', QueryBalanceRequest.encode({ address: 'chain1nope', denom: 'stake' }).finish());
     assert.equal(badAddr.code, errors.invalidAddress.code);
     assert.equal(badAddr.codespace, 'sdk');
     assert.match(badAddr.log, /chain1nope/);
-    const otherChain = raw('AllBalances', QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address: toBech32('cosmos', new Uint8Array(20)) })).finish());
+    const otherChain = raw(
+      'AllBalances',
+      QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address: toBech32('cosmos', new Uint8Array(20)) })).finish(),
+    );
     assert.equal(otherChain.code, errors.invalidAddress.code);
-    assert.equal(raw('AllBalances', QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address: '' })).finish()).code, errors.invalidAddress.code);
+    assert.equal(
+      raw('AllBalances', QueryAllBalancesRequest.encode(QueryAllBalancesRequest.fromPartial({ address: '' })).finish()).code,
+      errors.invalidAddress.code,
+    );
     const badDenom = raw('Balance', QueryBalanceRequest.encode({ address: alice, denom: 'x' }).finish());
     assert.equal(badDenom.code, errors.invalidCoins.code);
     assert.match(badDenom.log, /invalid denom: x/);
     assert.deepEqual(
       app.modules.queryRouter.paths().filter((p) => p.startsWith('/cosmos.bank.')),
-      ['AllBalances', 'Balance', 'Params', 'SpendableBalanceByDenom', 'SpendableBalances', 'SupplyOf', 'TotalSupply'].map((m) => `/cosmos.bank.v1beta1.Query/${m}`),
+      ['AllBalances', 'Balance', 'Params', 'SpendableBalanceByDenom', 'SpendableBalances', 'SupplyOf', 'TotalSupply'].map(
+        (m) => `/cosmos.bank.v1beta1.Query/${m}`,
+      ),
     );
     await app.store.close();
   });
@@ -455,7 +561,11 @@ describe('keeper', () => {
       const coded = (fn: () => void, code: number, text: string): void =>
         assert.throws(fn, (e: Error & { code?: number }) => e.code === code && e.message.includes(text), text);
       const supply = coinsToString(bank.getTotalSupply(ctx));
-      coded(() => bank.mintCoins(ctx, FEE_COLLECTOR_NAME, parseCoins('5stake')), 4, `module account ${FEE_COLLECTOR_NAME} does not have permissions to mint tokens`);
+      coded(
+        () => bank.mintCoins(ctx, FEE_COLLECTOR_NAME, parseCoins('5stake')),
+        4,
+        `module account ${FEE_COLLECTOR_NAME} does not have permissions to mint tokens`,
+      );
       coded(() => bank.mintCoins(ctx, 'gov', parseCoins('5stake')), 4, 'module account gov does not have permissions to mint tokens');
       coded(() => bank.burnCoins(ctx, 'distribution', parseCoins('5stake')), 4, 'module account distribution does not have permissions to burn tokens');
       coded(() => bank.mintCoins(ctx, 'nomodule', parseCoins('5stake')), 9, 'module account nomodule does not exist');
@@ -491,22 +601,16 @@ describe('keeper', () => {
       b.keeper.burnCoins(ctx, 'mint', coins('50atom,500stake'));
     });
     const r1 = block(app, 1n);
-    assert.deepEqual(
-      r1.events.filter((e) => e.type === 'coinbase').map(attrs),
-      [{ minter: moduleAddress('mint'), amount: '50atom,1000stake' }],
-    );
+    assert.deepEqual(r1.events.filter((e) => e.type === 'coinbase').map(attrs), [{ minter: moduleAddress('mint'), amount: '50atom,1000stake' }]);
     assert.equal(coinsToString(assertSupplyInvariant(app, bank)), '50atom,1100stake');
     assert.equal(balanceOf(app, moduleAddress('mint')), '500');
     assert.equal(balanceOf(app, moduleAddress('distribution')), '100');
     assert.equal(balanceOf(app, bob), '400');
     const r2 = block(app, 2n);
-    assert.deepEqual(
-      r2.events.filter((e) => e.type === 'burn').map(attrs),
-      [
-        { burner: moduleAddress('gov'), amount: '150stake' },
-        { burner: moduleAddress('mint'), amount: '50atom,500stake' },
-      ],
-    );
+    assert.deepEqual(r2.events.filter((e) => e.type === 'burn').map(attrs), [
+      { burner: moduleAddress('gov'), amount: '150stake' },
+      { burner: moduleAddress('mint'), amount: '50atom,500stake' },
+    ]);
     assert.equal(coinsToString(assertSupplyInvariant(app, bank)), '450stake');
     assert.equal(balanceOf(app, moduleAddress('mint')), '0');
     // a zero supply is removed, not stored

@@ -86,14 +86,7 @@ export const defaultBankParams = (): Params => ({ sendEnabled: [], defaultSendEn
  * Module accounts that hold coins on behalf of their module and so may not receive through MsgSend
  * or module-to-account sends (the Cosmos SDK app's BlockedAddresses, gov included).
  */
-export const DEFAULT_BLOCKED_MODULES: readonly string[] = [
-  'fee_collector',
-  'distribution',
-  'mint',
-  'bonded_tokens_pool',
-  'not_bonded_tokens_pool',
-  'gov',
-];
+export const DEFAULT_BLOCKED_MODULES: readonly string[] = ['fee_collector', 'distribution', 'mint', 'bonded_tokens_pool', 'not_bonded_tokens_pool', 'gov'];
 
 export interface BankKeeperOptions {
   /** x/auth's keeper: a send to a new address creates its account, as the SDK's SendCoins does. */
@@ -273,7 +266,9 @@ export class BankKeeper {
     this.assertModule(fromModule);
     this.assertModule(toModule);
     const fromAddr = this.moduleAddressBytes(fromModule);
-    this.send(ctx, fromAddr, this.moduleAddressString(fromModule), this.moduleAddressBytes(toModule), this.moduleAddressString(toModule), coins, { module: toModule });
+    this.send(ctx, fromAddr, this.moduleAddressString(fromModule), this.moduleAddressBytes(toModule), this.moduleAddressString(toModule), coins, {
+      module: toModule,
+    });
   }
 
   /** Creates coins in a module account that has the minter permission and raises their supply; emits coin_received and coinbase. */
@@ -379,7 +374,15 @@ export class BankKeeper {
    * getBalance / setBalance per coin would make (gas is charged per access), without re-validating
    * denoms `validateCoins` already checked or re-encoding addresses and amounts for each event.
    */
-  private send(ctx: Context, fromAddr: Uint8Array, sender: string, toAddr: Uint8Array, recipient: string, coins: readonly Coin[], account: RecipientAccount): void {
+  private send(
+    ctx: Context,
+    fromAddr: Uint8Array,
+    sender: string,
+    toAddr: Uint8Array,
+    recipient: string,
+    coins: readonly Coin[],
+    account: RecipientAccount,
+  ): void {
     this.checkCoins(coins);
     const store = ctx.kvStore(BANK_STORE_KEY);
     const n = coins.length;
@@ -412,7 +415,8 @@ export class BankKeeper {
       ['amount', amount],
     ]);
     // as the SDK's SendCoins: the recipient gets an account, so coins sent to a fresh address can be spent from it
-    if (account === 'create' && !this.accounts.hasAccountByAddress(ctx, toAddr)) this.accounts.setAccount(ctx, this.accounts.newAccountWithAddress(ctx, recipient));
+    if (account === 'create' && !this.accounts.hasAccountByAddress(ctx, toAddr))
+      this.accounts.setAccount(ctx, this.accounts.newAccountWithAddress(ctx, recipient));
     ctx.events.emit('transfer', [
       ['recipient', recipient],
       ['sender', sender],

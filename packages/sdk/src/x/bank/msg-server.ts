@@ -41,9 +41,7 @@ export function validateMsgSend(msg: MsgSend, prefix: string): Coin[] {
 export const msgSendCodec: typeof MsgSend = {
   ...MsgSend,
   decode: (input: Uint8Array | BinaryReader, length?: number): MsgSend =>
-    input instanceof Uint8Array && length === undefined
-      ? decodeMsgSend(input)
-      : MsgSend.decode(input, length),
+    input instanceof Uint8Array && length === undefined ? decodeMsgSend(input) : MsgSend.decode(input, length),
 };
 
 /** cosmos.bank.v1beta1.Msg/Send: refuses disabled denoms and blocked recipients, then moves the coins. */

@@ -70,7 +70,13 @@ function finishVoting(ctx: Context, k: GovKeeper, proposal: Proposal): void {
       result = 'proposal_failed';
       logMsg = `passed, but msg ${run.index} (${run.typeUrl}) failed on execution: ${run.error}`;
       if (run.detail !== undefined) {
-        ctx.logger.error('proposal message threw', { module: GOV_MODULE_NAME, proposal: id.toString(), msg: String(run.index), type_url: run.typeUrl, error: run.detail });
+        ctx.logger.error('proposal message threw', {
+          module: GOV_MODULE_NAME,
+          proposal: id.toString(),
+          msg: String(run.index),
+          type_url: run.typeUrl,
+          error: run.detail,
+        });
       }
     }
   } else {
@@ -82,7 +88,13 @@ function finishVoting(ctx: Context, k: GovKeeper, proposal: Proposal): void {
   // re-read: a message of the proposal may have touched it (a deposit, say)
   const latest = getProposal(ctx, k, id) ?? proposal;
   setProposal(ctx, k, { ...latest, status, failedReason, finalTallyResult: outcome.result });
-  ctx.logger.info('proposal tallied', { module: GOV_MODULE_NAME, proposal: id.toString(), status: proposalStatusToJSON(status), title: proposal.title, results: logMsg });
+  ctx.logger.info('proposal tallied', {
+    module: GOV_MODULE_NAME,
+    proposal: id.toString(),
+    status: proposalStatusToJSON(status),
+    title: proposal.title,
+    results: logMsg,
+  });
   ctx.events.emit('active_proposal', [
     ['proposal_id', id.toString()],
     ['proposal_result', result],

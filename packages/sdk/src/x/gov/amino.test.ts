@@ -10,7 +10,11 @@ test("gov v1 messages' amino JSON: the SDK's names, proposal_id and coin lists k
     [msgSubmitProposalAmino.name, msgDepositAmino.name, msgVoteAmino.name, msgVoteWeightedAmino.name],
     ['cosmos-sdk/v1/MsgSubmitProposal', 'cosmos-sdk/v1/MsgDeposit', 'cosmos-sdk/v1/MsgVote', 'cosmos-sdk/v1/MsgVoteWeighted'],
   );
-  assert.deepEqual(msgVoteAmino.value({ proposalId: 0n, voter: 'v', option: VoteOption.VOTE_OPTION_YES, metadata: '' }, noAny), { proposal_id: '0', voter: 'v', option: 1 });
+  assert.deepEqual(msgVoteAmino.value({ proposalId: 0n, voter: 'v', option: VoteOption.VOTE_OPTION_YES, metadata: '' }, noAny), {
+    proposal_id: '0',
+    voter: 'v',
+    option: 1,
+  });
   assert.deepEqual(
     msgVoteWeightedAmino.value({ proposalId: 2n, voter: 'v', options: [{ option: VoteOption.VOTE_OPTION_NO, weight: '1.0' }], metadata: 'm' }, noAny),
     { proposal_id: '2', voter: 'v', options: [{ option: 3, weight: '1.0' }], metadata: 'm' },

@@ -23,7 +23,9 @@ import { activateVotingPeriod, getProposal, setProposal } from './proposals.ts';
 /** The SDK's validateInitialDeposit: at least min_initial_deposit_ratio of min_deposit. */
 export function validateInitialDeposit(params: ParsedParams, deposit: readonly Coin[]): void {
   if (params.minInitialDepositRatio === 0n) return;
-  const need = normalizeCoins(params.minDeposit.map((c) => ({ denom: c.denom, amount: decTruncate(decMul(decFromInt(c.amount), params.minInitialDepositRatio)) })));
+  const need = normalizeCoins(
+    params.minDeposit.map((c) => ({ denom: c.denom, amount: decTruncate(decMul(decFromInt(c.amount), params.minInitialDepositRatio)) })),
+  );
   if (!isAllGTE(deposit, need)) throw govErrors.minDepositTooSmall.wrap(`was (${coinsToString(deposit)}), need (${coinsToString(need)})`);
 }
 

@@ -62,7 +62,14 @@ describe('genesis', () => {
         deposits: [],
         votes: [],
         proposals: [],
-        params: { min_deposit: [{ denom: 'stake', amount: '10000000' }], max_deposit_period: '172800s', voting_period: '172800s', quorum: '0.334', threshold: '0.5', veto_threshold: '0.334' },
+        params: {
+          min_deposit: [{ denom: 'stake', amount: '10000000' }],
+          max_deposit_period: '172800s',
+          voting_period: '172800s',
+          quorum: '0.334',
+          threshold: '0.5',
+          veto_threshold: '0.334',
+        },
       },
       keeper,
     );
@@ -71,7 +78,8 @@ describe('genesis', () => {
   });
 
   test('invalid params are refused with the field named', () => {
-    const bad = (p: Record<string, unknown>, message: string): void => assert.throws(() => parseGenesis(withParams(p), keeper), { name: 'GovGenesisError', message });
+    const bad = (p: Record<string, unknown>, message: string): void =>
+      assert.throws(() => parseGenesis(withParams(p), keeper), { name: 'GovGenesisError', message });
     bad({ voting_period: '0s' }, 'gov genesis: params.voting_period: must be positive, got 0s');
     bad({ max_deposit_period: '-5s' }, 'gov genesis: params.max_deposit_period: must be positive, got -5s');
     bad({ max_deposit_period: '172800' }, 'gov genesis: params.max_deposit_period: "172800" is not a duration such as "172800s"');
@@ -111,15 +119,27 @@ describe('genesis', () => {
     const g = (o: Partial<GovGenesisJSON>): unknown => ({ ...defaultGenesis(), starting_proposal_id: '2', proposals: [proposal], ...o });
     parseGenesis(g({}), keeper);
     assert.throws(() => parseGenesis(g({ starting_proposal_id: '1' }), keeper), /proposal id 1 is not below starting_proposal_id 1/);
-    assert.throws(() => parseGenesis(g({ proposals: [proposal, proposal] as GovGenesisJSON['proposals'], starting_proposal_id: '5' }), keeper), /duplicate proposal id: 1/);
+    assert.throws(
+      () => parseGenesis(g({ proposals: [proposal, proposal] as GovGenesisJSON['proposals'], starting_proposal_id: '5' }), keeper),
+      /duplicate proposal id: 1/,
+    );
     const deposit = { proposal_id: '1', depositor: bob.address, amount: [{ denom: DENOM, amount: '5' }] };
     assert.throws(() => parseGenesis(g({ deposits: [deposit, deposit] }), keeper), new RegExp(`duplicate deposit of ${bob.address} on proposal 1`));
     assert.throws(() => parseGenesis(g({ deposits: [{ ...deposit, proposal_id: '9' }] }), keeper), /deposits\[0\] has non-existent proposal id: 9/);
     const vote = { proposal_id: '1', voter: bob.address, options: [{ option: 'VOTE_OPTION_YES', weight: '0.9' }], metadata: '' };
     assert.throws(() => parseGenesis(g({ votes: [vote] }), keeper), /votes\[0\]\.options: total weight lower than 1\.00: invalid vote option/);
-    assert.throws(() => parseGenesis(g({ proposals: [{ ...proposal, deposit_end_time: null }] as GovGenesisJSON['proposals'] }), keeper), /needs deposit_end_time/);
-    assert.throws(() => parseGenesis(g({ proposals: [{ ...proposal, submit_time: '2024-02-30T00:00:00Z' }] as GovGenesisJSON['proposals'] }), keeper), /is not a valid date and time/);
-    assert.throws(() => parseGenesis(g({ proposals: [{ ...proposal, status: 'PASSED' }] as GovGenesisJSON['proposals'] }), keeper), /status "PASSED" is not a proposal status/);
+    assert.throws(
+      () => parseGenesis(g({ proposals: [{ ...proposal, deposit_end_time: null }] as GovGenesisJSON['proposals'] }), keeper),
+      /needs deposit_end_time/,
+    );
+    assert.throws(
+      () => parseGenesis(g({ proposals: [{ ...proposal, submit_time: '2024-02-30T00:00:00Z' }] as GovGenesisJSON['proposals'] }), keeper),
+      /is not a valid date and time/,
+    );
+    assert.throws(
+      () => parseGenesis(g({ proposals: [{ ...proposal, status: 'PASSED' }] as GovGenesisJSON['proposals'] }), keeper),
+      /status "PASSED" is not a proposal status/,
+    );
   });
 
   test('export, then import into a new chain: the same state, and it carries on from there', async () => {
@@ -153,11 +173,14 @@ describe('genesis', () => {
       authority: GOV_ADDRESS,
       plan: { name: 'second', time: '1970-01-01T00:00:00.000Z', height: '7', info: '' },
     });
-    assert.deepEqual(gov.votes, [{ proposal_id: '2', voter: val2.address, options: [{ option: 'VOTE_OPTION_YES', weight: '1.000000000000000000' }], metadata: '' }]);
+    assert.deepEqual(gov.votes, [
+      { proposal_id: '2', voter: val2.address, options: [{ option: 'VOTE_OPTION_YES', weight: '1.000000000000000000' }], metadata: '' },
+    ]);
     assert.equal(gov.deposits.length, 3);
     const held = a.balance(GOV_ADDRESS);
     assert.equal(held, 1400n);
-    const raw = (t: GovTestApp, id: bigint): Uint8Array => t.query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: id }).finish()).value;
+    const raw = (t: GovTestApp, id: bigint): Uint8Array =>
+      t.query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: id }).finish()).value;
 
     const b = govTestApp({ funded, powers, govGenesis: gov, extraBalances: [{ address: GOV_ADDRESS, coins: [{ denom: DENOM, amount: String(held) }] }] });
     assert.deepEqual(b.exportState().gov, gov, 'the import exports unchanged');
@@ -176,7 +199,11 @@ describe('genesis', () => {
   });
 
   test("deposits must match the gov account's balance", async () => {
-    const g = { ...defaultGenesis(), starting_proposal_id: '2', deposits: [{ proposal_id: '1', depositor: bob.address, amount: [{ denom: DENOM, amount: '5' }] }] };
+    const g = {
+      ...defaultGenesis(),
+      starting_proposal_id: '2',
+      deposits: [{ proposal_id: '1', depositor: bob.address, amount: [{ denom: DENOM, amount: '5' }] }],
+    };
     g.proposals = [
       {
         id: '1',
@@ -229,9 +256,17 @@ describe('tally arithmetic', () => {
   });
 
   test('no power, no votes, all abstaining: rejected without burning; burn_vote_quorum burns below quorum', () => {
-    assert.deepEqual(run(votes(['a', YES]), {}), { passes: false, burnDeposits: false, result: { yesCount: '0', abstainCount: '0', noCount: '0', noWithVetoCount: '0' } });
+    assert.deepEqual(run(votes(['a', YES]), {}), {
+      passes: false,
+      burnDeposits: false,
+      result: { yesCount: '0', abstainCount: '0', noCount: '0', noWithVetoCount: '0' },
+    });
     assert.equal(run([], { a: 1n }).passes, false);
-    assert.deepEqual(run(votes(['a', ABSTAIN]), { a: 1n }), { passes: false, burnDeposits: false, result: { yesCount: '0', abstainCount: '1', noCount: '0', noWithVetoCount: '0' } });
+    assert.deepEqual(run(votes(['a', ABSTAIN]), { a: 1n }), {
+      passes: false,
+      burnDeposits: false,
+      result: { yesCount: '0', abstainCount: '1', noCount: '0', noWithVetoCount: '0' },
+    });
     assert.equal(run([], { a: 1n }, { ...params, burnVoteQuorum: true }).burnDeposits, true);
     assert.equal(run(votes(['a', NO_WITH_VETO]), { a: 1n }, { ...params, burnVoteVeto: false }).burnDeposits, false);
   });

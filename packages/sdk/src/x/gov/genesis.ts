@@ -128,7 +128,8 @@ type Obj = Record<string, unknown>;
 const { object, array, string, boolean } = jsonFields({ fail: (detail) => new GovGenesisError(detail), nullIsAbsent: true });
 
 function u64(v: unknown, where: string): bigint {
-  if (typeof v !== 'string' || !/^[0-9]{1,20}$/.test(v) || BigInt(v) > 0xffffffffffffffffn) throw new GovGenesisError(`${where} must be a uint64 as a decimal string`);
+  if (typeof v !== 'string' || !/^[0-9]{1,20}$/.test(v) || BigInt(v) > 0xffffffffffffffffn)
+    throw new GovGenesisError(`${where} must be a uint64 as a decimal string`);
   return BigInt(v);
 }
 
@@ -223,7 +224,8 @@ export function paramsFromJSON(v: unknown, bondDenom: string, prefix?: string): 
     minInitialDepositRatio: string(o.min_initial_deposit_ratio, w('min_initial_deposit_ratio'), dflt.minInitialDepositRatio),
     proposalCancelRatio: string(o.proposal_cancel_ratio, w('proposal_cancel_ratio'), dflt.proposalCancelRatio),
     proposalCancelDest: string(o.proposal_cancel_dest, w('proposal_cancel_dest'), dflt.proposalCancelDest),
-    expeditedVotingPeriod: o.expedited_voting_period === undefined ? dflt.expeditedVotingPeriod : duration(o.expedited_voting_period, w('expedited_voting_period')),
+    expeditedVotingPeriod:
+      o.expedited_voting_period === undefined ? dflt.expeditedVotingPeriod : duration(o.expedited_voting_period, w('expedited_voting_period')),
     expeditedThreshold: string(o.expedited_threshold, w('expedited_threshold'), dflt.expeditedThreshold),
     expeditedMinDeposit: o.expedited_min_deposit === undefined ? dflt.expeditedMinDeposit : protoCoins(o.expedited_min_deposit, w('expedited_min_deposit')),
     burnVoteQuorum: boolean(o.burn_vote_quorum, w('burn_vote_quorum'), dflt.burnVoteQuorum),
@@ -364,7 +366,8 @@ function proposalFromJSON(v: unknown, where: string, k: GovKeeper, router: MsgRo
   if (p.expedited) throw new GovGenesisError(`${where}: expedited proposals are not supported`);
   validCoins(o.total_deposit, `${where}.total_deposit`);
   if (p.proposer !== '') guard(`${where}.proposer`, () => k.addressBytes(p.proposer, 'proposer'));
-  if (p.status === ProposalStatus.PROPOSAL_STATUS_DEPOSIT_PERIOD && p.depositEndTime === undefined) throw new GovGenesisError(`${where}: a proposal in its deposit period needs deposit_end_time`);
+  if (p.status === ProposalStatus.PROPOSAL_STATUS_DEPOSIT_PERIOD && p.depositEndTime === undefined)
+    throw new GovGenesisError(`${where}: a proposal in its deposit period needs deposit_end_time`);
   if (p.status === ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD && (p.votingStartTime === undefined || p.votingEndTime === undefined)) {
     throw new GovGenesisError(`${where}: a proposal in its voting period needs voting_start_time and voting_end_time`);
   }
@@ -492,7 +495,11 @@ export function exportGenesis(ctx: Context, k: GovKeeper): GovGenesisJSON {
   });
   return {
     starting_proposal_id: getNextProposalId(ctx, k).toString(),
-    deposits: getAllDeposits(ctx, k).map((d) => ({ proposal_id: d.proposalId.toString(), depositor: d.depositor, amount: d.amount.map((c) => ({ denom: c.denom, amount: c.amount })) })),
+    deposits: getAllDeposits(ctx, k).map((d) => ({
+      proposal_id: d.proposalId.toString(),
+      depositor: d.depositor,
+      amount: d.amount.map((c) => ({ denom: c.denom, amount: c.amount })),
+    })),
     votes: getAllVotes(ctx, k).map((v) => ({
       proposal_id: v.proposalId.toString(),
       voter: v.voter,

@@ -91,8 +91,10 @@ function q<Req, Res>(t: GovTestApp, method: string, req: Codec<Req>, res: Codec<
   return res.decode(r.value);
 }
 
-const proposal = (t: GovTestApp, id: bigint): Proposal => q(t, 'Proposal', QueryProposalRequest, QueryProposalResponse, { proposalId: id }).proposal as Proposal;
-const tallyOf = (t: GovTestApp, id: bigint): TallyResult => q(t, 'TallyResult', QueryTallyResultRequest, QueryTallyResultResponse, { proposalId: id }).tally as TallyResult;
+const proposal = (t: GovTestApp, id: bigint): Proposal =>
+  q(t, 'Proposal', QueryProposalRequest, QueryProposalResponse, { proposalId: id }).proposal as Proposal;
+const tallyOf = (t: GovTestApp, id: bigint): TallyResult =>
+  q(t, 'TallyResult', QueryTallyResultRequest, QueryTallyResultResponse, { proposalId: id }).tally as TallyResult;
 const tally = (yes: number, abstain: number, no: number, veto: number): TallyResult => ({
   yesCount: String(yes),
   abstainCount: String(abstain),
@@ -264,7 +266,10 @@ describe('proposal lifecycle', () => {
     assert.equal(proposal(t, id).votingStartTime, undefined);
     assert.deepEqual(tallyOf(t, id), tally(0, 0, 0, 0));
     const r = ok(t.run(bob, [depositMsg(bob.address, id, '600')]));
-    assert.deepEqual(eventsOf(r.events, 'proposal_deposit'), [{ amount: `600${DENOM}`, proposal_id: '1', depositor: bob.address }, { voting_period_start: '1' }]);
+    assert.deepEqual(eventsOf(r.events, 'proposal_deposit'), [
+      { amount: `600${DENOM}`, proposal_id: '1', depositor: bob.address },
+      { voting_period_start: '1' },
+    ]);
     const p = proposal(t, id);
     assert.equal(p.status, ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD);
     assert.deepEqual(p.votingStartTime, { seconds: t.time, nanos: 0 });
@@ -275,7 +280,9 @@ describe('proposal lifecycle', () => {
     const small = t.run(bob, [depositMsg(bob.address, id, '9')]);
     assert.equal(small.codespace, 'gov');
     assert.equal(small.log, `received 9${DENOM} but need at least one of the following: 10${DENOM}: minimum deposit is too small`);
-    assert.deepEqual(q(t, 'Deposit', QueryDepositRequest, QueryDepositResponse, { proposalId: id, depositor: bob.address }).deposit?.amount, [{ denom: DENOM, amount: '650' }]);
+    assert.deepEqual(q(t, 'Deposit', QueryDepositRequest, QueryDepositResponse, { proposalId: id, depositor: bob.address }).deposit?.amount, [
+      { denom: DENOM, amount: '650' },
+    ]);
     assert.deepEqual(proposal(t, id).totalDeposit, [{ denom: DENOM, amount: '1050' }]);
     assert.equal(t.balance(GOV_ADDRESS), 1050n);
     await t.close();
@@ -321,7 +328,11 @@ describe('proposal lifecycle', () => {
     assert.deepEqual(eventsOf(end.events, 'upgrade_scheduled'), [], 'nor are its events emitted');
     const reason = 'the plan is named "fail": upgrade refused';
     assert.deepEqual(eventsOf(end.events, 'active_proposal'), [
-      { proposal_id: '1', proposal_result: 'proposal_failed', proposal_log: `passed, but msg 1 (/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade) failed on execution: ${reason}` },
+      {
+        proposal_id: '1',
+        proposal_result: 'proposal_failed',
+        proposal_log: `passed, but msg 1 (/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade) failed on execution: ${reason}`,
+      },
     ]);
     const p = proposal(t, id);
     assert.equal(p.status, ProposalStatus.PROPOSAL_STATUS_FAILED);
@@ -363,7 +374,10 @@ describe('proposal lifecycle', () => {
   test('several proposals ending in one block are processed by voting end time, then id', async () => {
     const t = govApp();
     const p1 = submit(t, [upgradeMsg('p1')], '500');
-    t.block([t.tx(alice, [submitMsg(alice.address, [upgradeMsg('p2')], '1000')]), t.tx(alice, [submitMsg(alice.address, [upgradeMsg('p3')], '1000')])]).txResults.forEach(ok);
+    t.block([
+      t.tx(alice, [submitMsg(alice.address, [upgradeMsg('p2')], '1000')]),
+      t.tx(alice, [submitMsg(alice.address, [upgradeMsg('p3')], '1000')]),
+    ]).txResults.forEach(ok);
     ok(t.run(bob, [depositMsg(bob.address, p1, '500')]));
     const ends = [1n, 2n, 3n].map((id) => proposal(t, id).votingEndTime?.seconds as bigint);
     assert.ok(ends[1] === ends[2] && ends[1] < ends[0], `end times ${ends.join(', ')}`);
@@ -378,7 +392,10 @@ describe('proposal lifecycle', () => {
       eventsOf(end.events, 'active_proposal').map((e) => e.proposal_id),
       ['2', '3', '1'],
     );
-    assert.deepEqual(eventsOf(end.events, 'upgrade_scheduled').map((e) => e.name), ['p2', 'p3', 'p1']);
+    assert.deepEqual(
+      eventsOf(end.events, 'upgrade_scheduled').map((e) => e.name),
+      ['p2', 'p3', 'p1'],
+    );
     for (const id of [1n, 2n, 3n]) assert.equal(proposal(t, id).status, ProposalStatus.PROPOSAL_STATUS_PASSED);
     await t.close();
   });
@@ -407,7 +424,7 @@ describe('submission checks: the tx fails, nothing changes', () => {
     assert.equal(check.log, log);
     const r = t.block([tx]).txResults[0];
     assert.deepEqual([r.codespace, r.code, r.log], [codespace, code, log]);
-    assert.deepEqual(t.dump(), before, 'not even the fee payer\'s sequence moved');
+    assert.deepEqual(t.dump(), before, "not even the fee payer's sequence moved");
   }
 
   test('an unregistered message type', async () => {
@@ -419,9 +436,18 @@ describe('submission checks: the tx fails, nothing changes', () => {
 
   test('a message whose signer is not the gov account', async () => {
     const t = govApp();
-    refused(t, submitMsg(alice.address, [upgradeMsg('v2', alice.address)], '1000'), 'gov', 13, `${alice.address}: expected gov account as only signer for proposal message`);
+    refused(
+      t,
+      submitMsg(alice.address, [upgradeMsg('v2', alice.address)], '1000'),
+      'gov',
+      13,
+      `${alice.address}: expected gov account as only signer for proposal message`,
+    );
     // a send from the proposer's own account: a proposal cannot act for anyone but gov
-    const send = { typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode({ fromAddress: alice.address, toAddress: bob.address, amount: [{ denom: DENOM, amount: '1' }] }).finish() };
+    const send = {
+      typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+      value: MsgSend.encode({ fromAddress: alice.address, toAddress: bob.address, amount: [{ denom: DENOM, amount: '1' }] }).finish(),
+    };
     refused(t, submitMsg(alice.address, [send], '1000'), 'gov', 13, `${alice.address}: expected gov account as only signer for proposal message`);
     await t.close();
   });
@@ -432,7 +458,7 @@ describe('submission checks: the tx fails, nothing changes', () => {
     await t.close();
   });
 
-  test('nesting: proposals inside proposals within the SDK\'s unpacking limits (10 levels, 100 messages per tx message), refused beyond as a tx parse error, at any depth the same', async () => {
+  test("nesting: proposals inside proposals within the SDK's unpacking limits (10 levels, 100 messages per tx message), refused beyond as a tx parse error, at any depth the same", async () => {
     const t = govApp();
     /** A proposal carrying a proposal by gov … `levels` messages deep in all, the innermost an upgrade. */
     const nested = (levels: number): ReturnType<typeof submitMsg> => {
@@ -460,7 +486,13 @@ describe('submission checks: the tx fails, nothing changes', () => {
     refused(t, m({ title: 'x'.repeat(141) }), 'gov', 24, 'got title with length 141: title too long');
     refused(t, m({ summary: 'x'.repeat(10_001) }), 'gov', 22, 'got summary with length 10001: summary too long');
     refused(t, m({ metadata: 'x'.repeat(256) }), 'gov', 15, 'got metadata with length 256: metadata too long');
-    refused(t, m({ metadata: JSON.stringify({ title: 'other', summary: 'what it does' }) }), 'gov', 5, "metadata title 'other' must equal proposal title 'a proposal': invalid proposal content");
+    refused(
+      t,
+      m({ metadata: JSON.stringify({ title: 'other', summary: 'what it does' }) }),
+      'gov',
+      5,
+      "metadata title 'other' must equal proposal title 'a proposal': invalid proposal content",
+    );
     refused(t, m({ expedited: true }), 'sdk', 37, 'expedited proposals are not supported: feature not supported');
     refused(t, submitMsg(alice.address, [], '1000'), 'gov', 11, 'either metadata or Msgs length must be non-nil: no messages proposed');
     refused(t, m({}, '-5'), 'sdk', 10, `-5${DENOM}: invalid coins`);
@@ -469,7 +501,11 @@ describe('submission checks: the tx fails, nothing changes', () => {
     assert.equal(wrong.log, 'deposited 5atom, but gov accepts only the following denom(s): [stake]: invalid deposit denom');
     const poor = t.run(alice, [submitMsg(alice.address, [upgradeMsg('v2')], String(BALANCE + 1n))]);
     assert.equal(poor.code, 5, poor.log);
-    assert.equal(t.query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 1n }).finish()).code, 22, 'a failed submission leaves no proposal');
+    assert.equal(
+      t.query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 1n }).finish()).code,
+      22,
+      'a failed submission leaves no proposal',
+    );
     // metadata that is not JSON, or JSON without the fields, is free-form; a text proposal has no messages
     ok(t.run(alice, [submitMsg(alice.address, [], '1000', { metadata: 'ipfs://Qm...' })]));
     assert.equal(proposal(t, 1n).messages.length, 0);
@@ -497,7 +533,9 @@ describe('votes', () => {
     const id = submit(t);
     vote(t, id, [[val1, NO]]);
     const r = ok(t.run(val1, [voteMsg(val1.address, id, YES)]));
-    assert.deepEqual(eventsOf(r.events, 'proposal_vote'), [{ voter: val1.address, option: '[{"option":1,"weight":"1.000000000000000000"}]', proposal_id: '1' }]);
+    assert.deepEqual(eventsOf(r.events, 'proposal_vote'), [
+      { voter: val1.address, option: '[{"option":1,"weight":"1.000000000000000000"}]', proposal_id: '1' },
+    ]);
     const votes = q(t, 'Votes', QueryVotesRequest, QueryVotesResponse, { proposalId: id }).votes;
     assert.deepEqual(votes, [{ proposalId: id, voter: val1.address, options: [{ option: YES, weight: '1.000000000000000000' }], metadata: '' }]);
     assert.deepEqual(tallyOf(t, id), tally(40, 0, 0, 0));
@@ -539,9 +577,12 @@ describe('votes', () => {
   });
 
   test("a vote signed by CosmJS' wallet is accepted", async () => {
-    const wallet = await DirectSecp256k1HdWallet.fromMnemonic('surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put', {
-      prefix: 'chain',
-    });
+    const wallet = await DirectSecp256k1HdWallet.fromMnemonic(
+      'surround miss nominee dream gap cross assault thank captain prosper drop duty group candy wealth weather scale put',
+      {
+        prefix: 'chain',
+      },
+    );
     const [acct] = await wallet.getAccounts();
     const t = govApp({ funded: [alice.address, acct.address], powers: { [acct.address]: 10n } });
     const id = submit(t);
@@ -554,7 +595,11 @@ describe('votes', () => {
     const accountNumber = t.account(acct.address)?.accountNumber as bigint;
     const authInfoBytes = makeAuthInfoBytes([{ pubkey, sequence: 0 }], [], 200_000, undefined, undefined);
     const { signed, signature } = await wallet.signDirect(acct.address, makeSignDoc(bodyBytes, authInfoBytes, CHAIN_ID, Number(accountNumber)));
-    const tx = TxRaw.encode({ bodyBytes: signed.bodyBytes, authInfoBytes: signed.authInfoBytes, signatures: [Buffer.from(signature.signature, 'base64')] }).finish();
+    const tx = TxRaw.encode({
+      bodyBytes: signed.bodyBytes,
+      authInfoBytes: signed.authInfoBytes,
+      signatures: [Buffer.from(signature.signature, 'base64')],
+    }).finish();
     ok(t.block([tx]).txResults[0]);
     assert.deepEqual(tallyOf(t, id), tally(10, 0, 0, 0));
     await t.close();
@@ -578,21 +623,65 @@ describe('queries', () => {
     assert.deepEqual(ids({ voter: val1.address }), [b]);
     assert.deepEqual(ids({ depositor: bob.address }), [c]);
     assert.deepEqual(ids({ depositor: alice.address, proposalStatus: ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD }), [b, c]);
-    const page1 = q(t, 'Proposals', QueryProposalsRequest, QueryProposalsResponse, QueryProposalsRequest.fromPartial({ pagination: { limit: 2n, countTotal: true } }));
-    assert.deepEqual(page1.proposals.map((p) => p.id), [a, b]);
+    const page1 = q(
+      t,
+      'Proposals',
+      QueryProposalsRequest,
+      QueryProposalsResponse,
+      QueryProposalsRequest.fromPartial({ pagination: { limit: 2n, countTotal: true } }),
+    );
+    assert.deepEqual(
+      page1.proposals.map((p) => p.id),
+      [a, b],
+    );
     assert.equal(page1.pagination?.total, 3n);
-    const page2 = q(t, 'Proposals', QueryProposalsRequest, QueryProposalsResponse, QueryProposalsRequest.fromPartial({ pagination: { key: page1.pagination?.nextKey, limit: 2n } }));
-    assert.deepEqual(page2.proposals.map((p) => p.id), [c]);
+    const page2 = q(
+      t,
+      'Proposals',
+      QueryProposalsRequest,
+      QueryProposalsResponse,
+      QueryProposalsRequest.fromPartial({ pagination: { key: page1.pagination?.nextKey, limit: 2n } }),
+    );
+    assert.deepEqual(
+      page2.proposals.map((p) => p.id),
+      [c],
+    );
     assert.equal(page2.pagination?.nextKey.length, 0);
-    const filtered = q(t, 'Proposals', QueryProposalsRequest, QueryProposalsResponse, QueryProposalsRequest.fromPartial({ proposalStatus: ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD, pagination: { limit: 1n } }));
-    assert.deepEqual(filtered.proposals.map((p) => p.id), [b]);
-    const filtered2 = q(t, 'Proposals', QueryProposalsRequest, QueryProposalsResponse, QueryProposalsRequest.fromPartial({ proposalStatus: ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD, pagination: { key: filtered.pagination?.nextKey, limit: 1n } }));
-    assert.deepEqual(filtered2.proposals.map((p) => p.id), [c]);
+    const filtered = q(
+      t,
+      'Proposals',
+      QueryProposalsRequest,
+      QueryProposalsResponse,
+      QueryProposalsRequest.fromPartial({ proposalStatus: ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD, pagination: { limit: 1n } }),
+    );
+    assert.deepEqual(
+      filtered.proposals.map((p) => p.id),
+      [b],
+    );
+    const filtered2 = q(
+      t,
+      'Proposals',
+      QueryProposalsRequest,
+      QueryProposalsResponse,
+      QueryProposalsRequest.fromPartial({
+        proposalStatus: ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD,
+        pagination: { key: filtered.pagination?.nextKey, limit: 1n },
+      }),
+    );
+    assert.deepEqual(
+      filtered2.proposals.map((p) => p.id),
+      [c],
+    );
 
-    assert.deepEqual(q(t, 'Deposits', QueryDepositsRequest, QueryDepositsResponse, { proposalId: c }).deposits.map((d) => [d.depositor, d.amount[0].amount]).sort(), [
-      [alice.address, '1000'],
-      [bob.address, '10'],
-    ].sort());
+    assert.deepEqual(
+      q(t, 'Deposits', QueryDepositsRequest, QueryDepositsResponse, { proposalId: c })
+        .deposits.map((d) => [d.depositor, d.amount[0].amount])
+        .sort(),
+      [
+        [alice.address, '1000'],
+        [bob.address, '10'],
+      ].sort(),
+    );
     assert.deepEqual(q(t, 'Deposit', QueryDepositRequest, QueryDepositResponse, { proposalId: a, depositor: alice.address }).deposit, {
       proposalId: a,
       depositor: alice.address,
@@ -607,7 +696,11 @@ describe('queries', () => {
     assert.equal(all.votingParams, undefined);
     assert.deepEqual(params('voting').votingParams, { votingPeriod: { seconds: 10n, nanos: 0 } });
     assert.deepEqual(params('deposit').depositParams, { minDeposit: [{ denom: DENOM, amount: '1000' }], maxDepositPeriod: { seconds: 10n, nanos: 0 } });
-    assert.deepEqual(params('tallying').tallyParams, { quorum: '0.334000000000000000', threshold: '0.500000000000000000', vetoThreshold: '0.334000000000000000' });
+    assert.deepEqual(params('tallying').tallyParams, {
+      quorum: '0.334000000000000000',
+      threshold: '0.500000000000000000',
+      vetoThreshold: '0.334000000000000000',
+    });
     assert.ok(params('tallying').params !== undefined, 'the SDK returns all params besides the legacy sub-object');
     assert.deepEqual(q(t, 'Constitution', QueryConstitutionRequest, QueryConstitutionResponse, {}), { constitution: '' });
 
@@ -615,14 +708,41 @@ describe('queries', () => {
       const r = t.query(`/cosmos.gov.v1.Query/${method}`, bytes);
       assert.equal(r.log, log);
     };
-    fails('Params', QueryParamsRequest.encode({ paramsType: 'other' }).finish(), 'rpc error: code = InvalidArgument desc = unknown params type: other: invalid request');
-    fails('Proposal', QueryProposalRequest.encode({ proposalId: 0n }).finish(), 'rpc error: code = InvalidArgument desc = proposal id can not be 0: invalid request');
+    fails(
+      'Params',
+      QueryParamsRequest.encode({ paramsType: 'other' }).finish(),
+      'rpc error: code = InvalidArgument desc = unknown params type: other: invalid request',
+    );
+    fails(
+      'Proposal',
+      QueryProposalRequest.encode({ proposalId: 0n }).finish(),
+      'rpc error: code = InvalidArgument desc = proposal id can not be 0: invalid request',
+    );
     fails('Proposal', QueryProposalRequest.encode({ proposalId: 7n }).finish(), "rpc error: code = NotFound desc = proposal 7 doesn't exist: key not found");
-    fails('TallyResult', QueryTallyResultRequest.encode({ proposalId: 7n }).finish(), "rpc error: code = NotFound desc = proposal 7 doesn't exist: key not found");
-    fails('Vote', QueryVoteRequest.encode({ proposalId: b, voter: val2.address }).finish(), `rpc error: code = InvalidArgument desc = voter: ${val2.address} not found for proposal: ${b}: invalid request`);
-    fails('Vote', QueryVoteRequest.encode({ proposalId: b, voter: '' }).finish(), 'rpc error: code = InvalidArgument desc = empty voter address: invalid request');
-    fails('Deposit', QueryDepositRequest.encode({ proposalId: a, depositor: bob.address }).finish(), `rpc error: code = InvalidArgument desc = depositer: ${bob.address} not found for proposal: ${a}: invalid request`);
-    assert.match(t.query('/cosmos.gov.v1.Query/Proposals', QueryProposalsRequest.encode(QueryProposalsRequest.fromPartial({ voter: 'nonsense' })).finish()).log, /^rpc error: code = InvalidArgument desc = invalid voter address: /);
+    fails(
+      'TallyResult',
+      QueryTallyResultRequest.encode({ proposalId: 7n }).finish(),
+      "rpc error: code = NotFound desc = proposal 7 doesn't exist: key not found",
+    );
+    fails(
+      'Vote',
+      QueryVoteRequest.encode({ proposalId: b, voter: val2.address }).finish(),
+      `rpc error: code = InvalidArgument desc = voter: ${val2.address} not found for proposal: ${b}: invalid request`,
+    );
+    fails(
+      'Vote',
+      QueryVoteRequest.encode({ proposalId: b, voter: '' }).finish(),
+      'rpc error: code = InvalidArgument desc = empty voter address: invalid request',
+    );
+    fails(
+      'Deposit',
+      QueryDepositRequest.encode({ proposalId: a, depositor: bob.address }).finish(),
+      `rpc error: code = InvalidArgument desc = depositer: ${bob.address} not found for proposal: ${a}: invalid request`,
+    );
+    assert.match(
+      t.query('/cosmos.gov.v1.Query/Proposals', QueryProposalsRequest.encode(QueryProposalsRequest.fromPartial({ voter: 'nonsense' })).finish()).log,
+      /^rpc error: code = InvalidArgument desc = invalid voter address: /,
+    );
     await t.close();
   });
 });

@@ -89,8 +89,10 @@ export function validateMsgSubmitProposal(k: GovKeeper, msg: MsgSubmitProposal):
   if (msg.messages.length === 0 && msg.metadata.length === 0) throw govErrors.noProposalMsgs.wrap('either metadata or Msgs length must be non-nil');
   if (msg.metadata.length > 0) {
     const m = metadataTexts(msg.metadata);
-    if (m !== undefined && m.title !== msg.title) throw govErrors.invalidProposalContent.wrap(`metadata title '${m.title}' must equal proposal title '${msg.title}'`);
-    if (m !== undefined && m.summary !== msg.summary) throw govErrors.invalidProposalContent.wrap(`metadata summary '${m.summary}' must equal proposal summary '${msg.summary}'`);
+    if (m !== undefined && m.title !== msg.title)
+      throw govErrors.invalidProposalContent.wrap(`metadata title '${m.title}' must equal proposal title '${msg.title}'`);
+    if (m !== undefined && m.summary !== msg.summary)
+      throw govErrors.invalidProposalContent.wrap(`metadata summary '${m.summary}' must equal proposal summary '${msg.summary}'`);
   }
   coinsArg(msg.initialDeposit, false);
   validateProposalLengths(k, msg.metadata, msg.title, msg.summary);
@@ -155,7 +157,8 @@ export function voteRoute(k: GovKeeper): MsgRoute<MsgVote, MsgVoteResponse> {
     responseCodec: MsgVoteResponse,
     validateBasic(msg) {
       k.addressBytes(msg.voter, 'voter');
-      if (msg.option < VoteOption.VOTE_OPTION_YES || msg.option > VoteOption.VOTE_OPTION_NO_WITH_VETO) throw govErrors.invalidVote.wrap(voteOptionToJSON(msg.option));
+      if (msg.option < VoteOption.VOTE_OPTION_YES || msg.option > VoteOption.VOTE_OPTION_NO_WITH_VETO)
+        throw govErrors.invalidVote.wrap(voteOptionToJSON(msg.option));
       assertMetadataLength(k, msg.metadata);
     },
     signers: (msg) => [msg.voter],

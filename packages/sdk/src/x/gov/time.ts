@@ -62,7 +62,14 @@ function utcParts(t: Timestamp): { y: number; mo: number; d: number; h: number; 
   assertValid(t);
   // whole milliseconds well inside 2^53: exact
   const date = new Date(Number(t.seconds) * 1000);
-  return { y: date.getUTCFullYear(), mo: date.getUTCMonth() + 1, d: date.getUTCDate(), h: date.getUTCHours(), mi: date.getUTCMinutes(), s: date.getUTCSeconds() };
+  return {
+    y: date.getUTCFullYear(),
+    mo: date.getUTCMonth() + 1,
+    d: date.getUTCDate(),
+    h: date.getUTCHours(),
+    mi: date.getUTCMinutes(),
+    s: date.getUTCSeconds(),
+  };
 }
 
 /**
@@ -90,7 +97,14 @@ export function timestampFromJSON(s: string): Timestamp {
   const date = new Date(0);
   date.setUTCFullYear(y, mo - 1, d);
   date.setUTCHours(h, mi, sec, 0);
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || date.getUTCHours() !== h || date.getUTCMinutes() !== mi || date.getUTCSeconds() !== sec) {
+  if (
+    date.getUTCFullYear() !== y ||
+    date.getUTCMonth() !== mo - 1 ||
+    date.getUTCDate() !== d ||
+    date.getUTCHours() !== h ||
+    date.getUTCMinutes() !== mi ||
+    date.getUTCSeconds() !== sec
+  ) {
     throw new TimeError(`"${s.slice(0, 64)}" is not a valid date and time`);
   }
   let seconds = BigInt(date.getTime() / 1000);

@@ -15,7 +15,11 @@ export interface CancelWindowParams {
 
 export function minCancellableUpgradeHeight(p: CancelWindowParams): bigint {
   if (p.blockIntervalMs <= 0n) throw new RangeError('block interval must be positive');
-  for (const [k, v] of [['voting period', p.votingPeriodMs], ['deposit period', p.depositPeriodMs], ['safety delta', p.safetyDeltaMs]] as const) {
+  for (const [k, v] of [
+    ['voting period', p.votingPeriodMs],
+    ['deposit period', p.depositPeriodMs],
+    ['safety delta', p.safetyDeltaMs],
+  ] as const) {
     if (v < 0n) throw new RangeError(`${k} must not be negative`);
   }
   const ms = 2n * (p.votingPeriodMs + p.depositPeriodMs) + p.safetyDeltaMs;

@@ -21,7 +21,8 @@ async function withKeeper(fn: (k: UpgradeKeeper, ctxAt: (h: bigint) => Context, 
   ms.mount(['upgrade']);
   ms.loadLatest();
   const k = new UpgradeKeeper({ authority: moduleAddress('gov') });
-  const ctxAt = (height: bigint): Context => new Context({ store: ms, header: { chainId: 't', height, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) }, mode: 'finalize' });
+  const ctxAt = (height: bigint): Context =>
+    new Context({ store: ms, header: { chainId: 't', height, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) }, mode: 'finalize' });
   try {
     fn(k, ctxAt, ms);
   } finally {
@@ -35,8 +36,14 @@ test('scheduleUpgrade checks in the SDK order and wording, first failure wins', 
   withKeeper((k, at) => {
     const ctx = at(10n);
     // time set and name empty: the time error comes first
-    assert.throws(() => k.scheduleUpgrade(ctx, plan({ time: { seconds: 5n, nanos: 0 }, name: '' })), /^Error: time-based upgrades have been deprecated in the SDK: invalid request$|time-based upgrades have been deprecated in the SDK: invalid request/);
-    assert.throws(() => k.scheduleUpgrade(ctx, plan({ upgradedClientState: { typeUrl: '/x', value: new Uint8Array(0) } })), /upgrade logic for IBC has been moved to the IBC module: invalid request/);
+    assert.throws(
+      () => k.scheduleUpgrade(ctx, plan({ time: { seconds: 5n, nanos: 0 }, name: '' })),
+      /^Error: time-based upgrades have been deprecated in the SDK: invalid request$|time-based upgrades have been deprecated in the SDK: invalid request/,
+    );
+    assert.throws(
+      () => k.scheduleUpgrade(ctx, plan({ upgradedClientState: { typeUrl: '/x', value: new Uint8Array(0) } })),
+      /upgrade logic for IBC has been moved to the IBC module: invalid request/,
+    );
     assert.throws(() => k.scheduleUpgrade(ctx, plan({ name: '', height: 0n })), /name cannot be empty: invalid request/);
     assert.throws(() => k.scheduleUpgrade(ctx, plan({ height: 0n })), /height must be greater than 0: invalid request/);
     assert.throws(() => k.scheduleUpgrade(ctx, plan({ height: 9n })), /upgrade cannot be scheduled in the past: invalid request/);
@@ -117,12 +124,23 @@ test('Plan.time: Go zero time or absent is unset, any other time (the epoch incl
     assert.equal(stored(), toHex(goBytes));
 
     // every other time is refused with the SDK's text, the epoch and Go zero plus a nanosecond included
-    for (const time of [{ seconds: 0n, nanos: 0 }, { seconds: -62_135_596_800n, nanos: 1 }, { seconds: 1n, nanos: 0 }]) {
-      assert.throws(() => k.scheduleUpgrade(ctx, plan({ name: 'v3', time })), /^.*time-based upgrades have been deprecated in the SDK: invalid request$/, JSON.stringify(time, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    for (const time of [
+      { seconds: 0n, nanos: 0 },
+      { seconds: -62_135_596_800n, nanos: 1 },
+      { seconds: 1n, nanos: 0 },
+    ]) {
+      assert.throws(
+        () => k.scheduleUpgrade(ctx, plan({ name: 'v3', time })),
+        /^.*time-based upgrades have been deprecated in the SDK: invalid request$/,
+        JSON.stringify(time, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+      );
       assert.throws(() => validatePlanBasic(plan({ name: 'v3', time })), /time-based upgrades have been deprecated in the SDK: invalid request/);
     }
     // a field 2 present but empty decodes as the epoch (Go: time.Unix(0, 0)), so it is refused as well
-    assert.throws(() => k.scheduleUpgrade(ctx, PlanCodec.decode(Uint8Array.from([0x0a, 0x02, 0x76, 0x33, 0x12, 0x00, 0x18, 0x64]))), /time-based upgrades have been deprecated/);
+    assert.throws(
+      () => k.scheduleUpgrade(ctx, PlanCodec.decode(Uint8Array.from([0x0a, 0x02, 0x76, 0x33, 0x12, 0x00, 0x18, 0x64]))),
+      /time-based upgrades have been deprecated/,
+    );
     assert.equal(stored(), toHex(goBytes), 'nothing refused was stored');
   }));
 
@@ -133,7 +151,10 @@ test('a plan at the current height is accepted (the SDK emergency path) and is d
     k.scheduleUpgrade(at(10n), plan({ name: 'v2', height: 10n }));
     assert.equal(k.getUpgradePlan(at(10n))?.height, 10n);
     // the old binary (no handler) halts at the next block
-    assert.throws(() => k.preBlock(at(11n)), (e: unknown) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed' && e.message === 'UPGRADE "v2" NEEDED at height: 11: ');
+    assert.throws(
+      () => k.preBlock(at(11n)),
+      (e: unknown) => e instanceof UpgradeHaltError && e.kind === 'upgrade-needed' && e.message === 'UPGRADE "v2" NEEDED at height: 11: ',
+    );
     // a binary with the handler applies it there, at 11
     k.setUpgradeHandler('v2', (_c, _p, vm) => vm);
     assert.deepEqual(k.preBlock(at(11n)), { consensusParamsChanged: true });
@@ -148,11 +169,16 @@ test('IBC upgrade state: stored as given under the SDK keys, not-found errors as
       const v = ms.getStore('upgrade').get(utf8(key));
       return v === undefined ? undefined : toHex(v);
     };
-    const notFound = (e: unknown, err: typeof upgradeErrors.upgradedClientNotFound): boolean =>
-      err.is(e) && (e as Error).message === err.message;
+    const notFound = (e: unknown, err: typeof upgradeErrors.upgradedClientNotFound): boolean => err.is(e) && (e as Error).message === err.message;
     // nothing stored: the SDK's bare errors, codespace upgrade 4 and 5
-    assert.throws(() => k.getUpgradedClient(ctx, 100n), (e: unknown) => notFound(e, upgradeErrors.upgradedClientNotFound));
-    assert.throws(() => k.getUpgradedConsensusState(ctx, 100n), (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound));
+    assert.throws(
+      () => k.getUpgradedClient(ctx, 100n),
+      (e: unknown) => notFound(e, upgradeErrors.upgradedClientNotFound),
+    );
+    assert.throws(
+      () => k.getUpgradedConsensusState(ctx, 100n),
+      (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound),
+    );
 
     // the bytes are stored as given, under `upgradedIBCState/<decimal height>/…`
     const client = Uint8Array.of(0x0a, 0x01, 0x2f, 0x00, 0xff);
@@ -167,7 +193,10 @@ test('IBC upgrade state: stored as given under the SDK keys, not-found errors as
     k.setUpgradedConsensusState(ctx, 7n, new Uint8Array(0));
     assert.equal(k.getUpgradedConsensusState(ctx, 7n).length, 0);
     k.clearIBCState(ctx, 7n);
-    assert.throws(() => k.getUpgradedConsensusState(ctx, 7n), (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound));
+    assert.throws(
+      () => k.getUpgradedConsensusState(ctx, 7n),
+      (e: unknown) => notFound(e, upgradeErrors.upgradedConsensusStateNotFound),
+    );
     // heights beyond 2^53 keep every digit
     k.setUpgradedClient(ctx, 9_007_199_254_740_993n, client);
     assert.equal(raw('upgradedIBCState/9007199254740993/upgradedClient'), toHex(client));

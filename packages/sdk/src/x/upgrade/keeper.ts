@@ -3,7 +3,17 @@ import { InfiniteGasMeter, type Context, type Logger, type VersionMap, errors, n
 import { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import { prefixEnd, readU64be, u64be, type KVStore } from '../../store/index.ts';
 import { binaryTooEarlyMessage, upgradeErrors, UpgradeHaltError } from './errors.ts';
-import { DONE_PREFIX, doneKey, PLAN_KEY, PROTOCOL_VERSION_KEY, STORE_KEY, upgradedClientKey, upgradedConsStateKey, VERSION_MAP_PREFIX, versionKey } from './keys.ts';
+import {
+  DONE_PREFIX,
+  doneKey,
+  PLAN_KEY,
+  PROTOCOL_VERSION_KEY,
+  STORE_KEY,
+  upgradedClientKey,
+  upgradedConsStateKey,
+  VERSION_MAP_PREFIX,
+  versionKey,
+} from './keys.ts';
 import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
@@ -237,10 +247,7 @@ export class UpgradeKeeper {
   private verifyNotDowngraded(ctx: Context): void {
     const last = this.getLastCompletedUpgrade(ctx);
     if (last !== undefined && !this.handlers.has(last.name)) {
-      throw new UpgradeHaltError(
-        'downgrade',
-        `wrong app version ${this.getProtocolVersion(ctx)}, upgrade handler is missing for ${last.name} upgrade plan`,
-      );
+      throw new UpgradeHaltError('downgrade', `wrong app version ${this.getProtocolVersion(ctx)}, upgrade handler is missing for ${last.name} upgrade plan`);
     }
   }
 }

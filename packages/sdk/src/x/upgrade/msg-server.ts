@@ -1,11 +1,6 @@
 import type { Configurator } from '../../app/index.ts';
 import { fromBech32 } from '../../crypto/index.ts';
-import {
-  MsgCancelUpgrade,
-  MsgCancelUpgradeResponse,
-  MsgSoftwareUpgrade,
-  MsgSoftwareUpgradeResponse,
-} from '../../gen/chain/upgrade/v1beta1/tx.ts';
+import { MsgCancelUpgrade, MsgCancelUpgradeResponse, MsgSoftwareUpgrade, MsgSoftwareUpgradeResponse } from '../../gen/chain/upgrade/v1beta1/tx.ts';
 import { errors } from '../../app/index.ts';
 import { msgCancelUpgradeAmino, msgSoftwareUpgradeAmino } from './amino.ts';
 import { upgradeErrors } from './errors.ts';

@@ -32,7 +32,11 @@ test('a missing file is no upgrade; a malformed one is an error naming the file'
   writeUpgradeInfo(p, { name: 'x', height: 1n, info: '' });
   for (const [text, err] of cases) {
     writeFileSync(p, text);
-    assert.throws(() => readUpgradeInfo(p), (e: Error) => err.test(e.message) && e.message.includes(p), text);
+    assert.throws(
+      () => readUpgradeInfo(p),
+      (e: Error) => err.test(e.message) && e.message.includes(p),
+      text,
+    );
     // start-up wiring refuses it too, rather than loading normally
     assert.throws(() => storeLoaderFromUpgradeInfo(p, [{ name: 'v2', storeUpgrades: { added: ['x'] } }]), err);
   }
@@ -69,12 +73,33 @@ test('plan names must be safe folder names', () => {
 
 test('lowest cancellable height: 2 × (voting + deposit) + safety delta, in blocks, rounded up', () => {
   // 20 s voting + 20 s deposit, 10 s safety, 1 s blocks → 90 blocks after the start
-  assert.equal(minCancellableUpgradeHeight({ proposalStartHeight: 100n, votingPeriodMs: 20_000n, depositPeriodMs: 20_000n, safetyDeltaMs: 10_000n, blockIntervalMs: 1000n }), 190n);
+  assert.equal(
+    minCancellableUpgradeHeight({
+      proposalStartHeight: 100n,
+      votingPeriodMs: 20_000n,
+      depositPeriodMs: 20_000n,
+      safetyDeltaMs: 10_000n,
+      blockIntervalMs: 1000n,
+    }),
+    190n,
+  );
   // 2 days each, 1 day safety, 6 s blocks → 777600 s / 6 = 129600 blocks
   assert.equal(
-    minCancellableUpgradeHeight({ proposalStartHeight: 1n, votingPeriodMs: 172_800_000n, depositPeriodMs: 172_800_000n, safetyDeltaMs: 86_400_000n, blockIntervalMs: 6000n }),
+    minCancellableUpgradeHeight({
+      proposalStartHeight: 1n,
+      votingPeriodMs: 172_800_000n,
+      depositPeriodMs: 172_800_000n,
+      safetyDeltaMs: 86_400_000n,
+      blockIntervalMs: 6000n,
+    }),
     1n + 129_600n,
   );
-  assert.equal(minCancellableUpgradeHeight({ proposalStartHeight: 0n, votingPeriodMs: 1n, depositPeriodMs: 0n, safetyDeltaMs: 0n, blockIntervalMs: 1000n }), 1n);
-  assert.throws(() => minCancellableUpgradeHeight({ proposalStartHeight: 0n, votingPeriodMs: 1n, depositPeriodMs: 0n, safetyDeltaMs: 0n, blockIntervalMs: 0n }), /block interval/);
+  assert.equal(
+    minCancellableUpgradeHeight({ proposalStartHeight: 0n, votingPeriodMs: 1n, depositPeriodMs: 0n, safetyDeltaMs: 0n, blockIntervalMs: 1000n }),
+    1n,
+  );
+  assert.throws(
+    () => minCancellableUpgradeHeight({ proposalStartHeight: 0n, votingPeriodMs: 1n, depositPeriodMs: 0n, safetyDeltaMs: 0n, blockIntervalMs: 0n }),
+    /block interval/,
+  );
 });

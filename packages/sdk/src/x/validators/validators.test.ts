@@ -32,7 +32,13 @@ const b64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 const operator = (i: number): string => toBech32('chain', new Uint8Array(20).fill(0xf0 - 16 * i));
 
 function validatorJSON(i: number, o: Partial<ValidatorJSON> = {}): ValidatorJSON {
-  return { operator_address: operator(i), consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: b64(testConsensusKey(i)) }, power: String(10 * (i + 1)), moniker: `node-${i}`, ...o };
+  return {
+    operator_address: operator(i),
+    consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: b64(testConsensusKey(i)) },
+    power: String(10 * (i + 1)),
+    moniker: `node-${i}`,
+    ...o,
+  };
 }
 
 interface Started {
@@ -54,7 +60,13 @@ function start(genesis: unknown): Started {
     chainId: CHAIN_ID,
   });
   app.load();
-  app.initChain({ time: { seconds: 0n, nanos: 0 }, chainId: CHAIN_ID, validators: [], appStateBytes: utf8(JSON.stringify({ validators: genesis })), initialHeight: 1n });
+  app.initChain({
+    time: { seconds: 0n, nanos: 0 },
+    chainId: CHAIN_ID,
+    validators: [],
+    appStateBytes: utf8(JSON.stringify({ validators: genesis })),
+    initialHeight: 1n,
+  });
   app.finalizeBlock(blockRequest(1n, 1n));
   app.commit();
   const read = <R>(fn: (ctx: Context) => R): R => {
@@ -78,22 +90,44 @@ describe('validators keeper', () => {
     const { app, mod, read } = start(genesis);
     const k = mod.keeper;
     const vals = read((ctx) => k.getValidators(ctx));
-    assert.deepEqual(vals.map((v) => v.moniker), ['node-2', 'node-1', 'node-0']);
+    assert.deepEqual(
+      vals.map((v) => v.moniker),
+      ['node-2', 'node-1', 'node-0'],
+    );
     const bytes = vals.map((v) => k.addressBytes(v.operatorAddress));
     for (let i = 1; i < bytes.length; i++) assert.ok(compareBytes(bytes[i - 1], bytes[i]) < 0);
-    assert.deepEqual(read((ctx) => k.getValidator(ctx, operator(2))), { operatorAddress: operator(2), consensusPubKey: k2, power: 30n, moniker: 'node-2' });
-    assert.equal(read((ctx) => k.getValidator(ctx, toBech32('chain', new Uint8Array(20)))), undefined);
-    assert.equal(read((ctx) => k.totalPower(ctx)), 60n);
+    assert.deepEqual(
+      read((ctx) => k.getValidator(ctx, operator(2))),
+      { operatorAddress: operator(2), consensusPubKey: k2, power: 30n, moniker: 'node-2' },
+    );
+    assert.equal(
+      read((ctx) => k.getValidator(ctx, toBech32('chain', new Uint8Array(20)))),
+      undefined,
+    );
+    assert.equal(
+      read((ctx) => k.totalPower(ctx)),
+      60n,
+    );
 
     // handed on detached, as governance takes it
     const votingPower = k.votingPower;
-    assert.deepEqual([...read((ctx) => votingPower(ctx))], [[operator(2), 30n], [operator(1), 20n], [operator(0), 10n]]);
+    assert.deepEqual(
+      [...read((ctx) => votingPower(ctx))],
+      [
+        [operator(2), 30n],
+        [operator(1), 20n],
+        [operator(0), 10n],
+      ],
+    );
 
-    assert.deepEqual(read((ctx) => k.abciValidators(ctx)), [
-      { pubKey: { ed25519: k2 }, power: 30n },
-      { pubKey: { ed25519: testConsensusKey(1) }, power: 20n },
-      { pubKey: { ed25519: testConsensusKey(0) }, power: 10n },
-    ]);
+    assert.deepEqual(
+      read((ctx) => k.abciValidators(ctx)),
+      [
+        { pubKey: { ed25519: k2 }, power: 30n },
+        { pubKey: { ed25519: testConsensusKey(1) }, power: 20n },
+        { pubKey: { ed25519: testConsensusKey(0) }, power: 10n },
+      ],
+    );
     assert.equal(read((ctx) => k.getValidatorByConsAddress(ctx, consensusAddress(testConsensusKey(1))))?.moniker, 'node-1');
 
     // export writes the Cosmos SDK key form, in store order; importing it again gives the same state
@@ -147,23 +181,47 @@ describe('validators genesis', () => {
   });
 
   const cases: [string, unknown[], string][] = [
-    ['duplicate operator', [validatorJSON(0), validatorJSON(1, { operator_address: operator(0) })], `validators[1] "node-1" (${operator(0)}): duplicate operator address, already used by validators[0] "node-0" (${operator(0)})`],
+    [
+      'duplicate operator',
+      [validatorJSON(0), validatorJSON(1, { operator_address: operator(0) })],
+      `validators[1] "node-1" (${operator(0)}): duplicate operator address, already used by validators[0] "node-0" (${operator(0)})`,
+    ],
     [
       'duplicate consensus key',
       [validatorJSON(0), validatorJSON(1, { consensus_pubkey: { type: COMETBFT_ED25519_TYPE, value: b64(testConsensusKey(0)) } })],
       `validators[1] "node-1" (${operator(1)}): duplicate consensus public key, already used by validators[0] "node-0" (${operator(0)})`,
     ],
-    ['31-byte key', [validatorJSON(0, { consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: b64(new Uint8Array(31)) } })], `validators[0] "node-0" (${operator(0)}): consensus_pubkey.key must be a 32-byte ed25519 public key, got 31 bytes`],
-    ['not base64', [validatorJSON(0, { consensus_pubkey: { type: COMETBFT_ED25519_TYPE, value: 'not base64!' } })], `validators[0] "node-0" (${operator(0)}): consensus_pubkey.value is not valid base64`],
+    [
+      '31-byte key',
+      [validatorJSON(0, { consensus_pubkey: { '@type': ED25519_PUBKEY_TYPE_URL, key: b64(new Uint8Array(31)) } })],
+      `validators[0] "node-0" (${operator(0)}): consensus_pubkey.key must be a 32-byte ed25519 public key, got 31 bytes`,
+    ],
+    [
+      'not base64',
+      [validatorJSON(0, { consensus_pubkey: { type: COMETBFT_ED25519_TYPE, value: 'not base64!' } })],
+      `validators[0] "node-0" (${operator(0)}): consensus_pubkey.value is not valid base64`,
+    ],
     [
       'secp256k1 key',
       [validatorJSON(0, { consensus_pubkey: { '@type': '/cosmos.crypto.secp256k1.PubKey', key: b64(new Uint8Array(33)) } as never })],
       `validators[0] "node-0" (${operator(0)}): consensus_pubkey has unsupported type "/cosmos.crypto.secp256k1.PubKey"; only /cosmos.crypto.ed25519.PubKey is supported`,
     ],
     ['zero power', [validatorJSON(0, { power: '0' })], `validators[0] "node-0" (${operator(0)}): power must be between 1 and ${MAX_TOTAL_VOTING_POWER}, got 0`],
-    ['negative power', [validatorJSON(0), validatorJSON(1, { power: '-5' })], `validators[1] "node-1" (${operator(1)}): power must be between 1 and ${MAX_TOTAL_VOTING_POWER}, got -5`],
-    ['power above 2^60', [validatorJSON(0, { power: String(1n << 60n) })], `validators[0] "node-0" (${operator(0)}): power must be between 1 and ${MAX_TOTAL_VOTING_POWER}, got ${1n << 60n}`],
-    ['power not a number', [validatorJSON(0, { power: '1e3' })], `validators[0] "node-0" (${operator(0)}): power must be an integer as a decimal string, got "1e3"`],
+    [
+      'negative power',
+      [validatorJSON(0), validatorJSON(1, { power: '-5' })],
+      `validators[1] "node-1" (${operator(1)}): power must be between 1 and ${MAX_TOTAL_VOTING_POWER}, got -5`,
+    ],
+    [
+      'power above 2^60',
+      [validatorJSON(0, { power: String(1n << 60n) })],
+      `validators[0] "node-0" (${operator(0)}): power must be between 1 and ${MAX_TOTAL_VOTING_POWER}, got ${1n << 60n}`,
+    ],
+    [
+      'power not a number',
+      [validatorJSON(0, { power: '1e3' })],
+      `validators[0] "node-0" (${operator(0)}): power must be an integer as a decimal string, got "1e3"`,
+    ],
     [
       'total power too large',
       [validatorJSON(0, { power: String(MAX_TOTAL_VOTING_POWER) }), validatorJSON(1, { power: '1' })],
@@ -198,7 +256,11 @@ describe('validators module options', () => {
     const ms = CommitMultiStore.open(dir);
     ms.mount(['valset']);
     ms.loadLatest();
-    const ctx = new Context({ store: ms, header: { chainId: CHAIN_ID, height: 1n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) }, mode: 'finalize' });
+    const ctx = new Context({
+      store: ms,
+      header: { chainId: CHAIN_ID, height: 1n, time: { seconds: 0n, nanos: 0 }, proposerAddress: new Uint8Array(0) },
+      mode: 'finalize',
+    });
     mod.initGenesis?.(ctx, { validators: [validatorJSON(0), validatorJSON(1)] });
     assert.equal(mod.keeper.getValidator(ctx, operator(1))?.power, 20n, 'the keeper reads the store it was given');
     void ms.close();
