@@ -97,16 +97,8 @@ if (selected.some((f) => tierOf(f) === 'e2e')) {
     if (built.status !== 0) process.exit(built.status ?? 1);
   }
 }
-const args = [
-  '--import',
-  'tsx',
-  '--import',
-  fileURLToPath(new URL('test-guard.mjs', import.meta.url)),
-  '--test',
-  `--test-concurrency=${concurrency}`,
-  '--test-reporter=tap',
-  ...selected,
-];
+const script = (name) => fileURLToPath(new URL(name, import.meta.url));
+const args = ['--import', 'tsx', '--import', script('test-guard.mjs'), script('test-run.mjs'), String(concurrency), ...selected];
 const started = Date.now();
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 console.log(
