@@ -9,6 +9,7 @@ import { type AbciAddress, formatAbciAddress, parseAbciAddress } from './address
 import { AbciConnectionError, AbciFramingError, AbciListenError, AbciProtocolError, checkIntSetting } from './errors.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from './framing.ts';
 import { type AbciMethod, encodeResponseFrame, requestMethod, responseKinds } from './messages.ts';
+import { errorMessage } from '@chaind/errors';
 
 export type AbciLogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type AbciLog = (level: AbciLogLevel, msg: string, fields?: Record<string, unknown>) => void;
@@ -72,7 +73,6 @@ export interface AbciServer {
 const FLUSH_FRAME = encodeResponseFrame({ flush: {} });
 const NO_BYTES = new Uint8Array(0);
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 function isThenable(value: unknown): value is PromiseLike<Response> {
@@ -124,7 +124,7 @@ class ServerConnection {
         try {
           this.#handler.closed?.(reason);
         } catch (err) {
-          this.#log('error', 'ABCI connection handler: closed() threw', { id: info.id, error: messageOf(err) });
+          this.#log('error', 'ABCI connection handler: closed() threw', { id: info.id, error: errorMessage(err) });
         }
         resolve();
       });
@@ -184,7 +184,7 @@ class ServerConnection {
         method = requestMethod(req);
       } catch (err) {
         if (err instanceof AbciProtocolError) return this.#fail(err);
-        return this.#fail(new AbciProtocolError(`cannot decode the request (${frame.length} bytes): ${messageOf(err)}`));
+        return this.#fail(new AbciProtocolError(`cannot decode the request (${frame.length} bytes): ${errorMessage(err)}`));
       }
       if (method === 'flush') {
         this.#queue(FLUSH_FRAME);
@@ -238,7 +238,7 @@ class ServerConnection {
     try {
       frame = encodeResponseFrame(res);
     } catch (err) {
-      this.#fail(new AbciProtocolError(`cannot encode the handler's ${method} response: ${messageOf(err)}`));
+      this.#fail(new AbciProtocolError(`cannot encode the handler's ${method} response: ${errorMessage(err)}`));
       return false;
     }
     this.#queue(frame);
@@ -294,7 +294,7 @@ const LISTEN_CAUSES: Record<string, string> = {
 
 function listenError(address: string, err: unknown, detail?: string): AbciListenError {
   const code = (err as NodeJS.ErrnoException).code;
-  const cause = (code !== undefined && LISTEN_CAUSES[code]) || messageOf(err);
+  const cause = (code !== undefined && LISTEN_CAUSES[code]) || errorMessage(err);
   const text = `cannot listen on ${address}: ${cause}${code !== undefined ? ` (${code})` : ''}${detail !== undefined ? `: ${detail}` : ''}`;
   return new AbciListenError(text, { cause: err });
 }
@@ -421,7 +421,7 @@ export async function listenAbci(options: AbciServerOptions): Promise<AbciServer
     try {
       handler = options.connect(info);
     } catch (err) {
-      log('error', 'ABCI connect() threw; connection closed', { id, remote, error: messageOf(err) });
+      log('error', 'ABCI connect() threw; connection closed', { id, remote, error: errorMessage(err) });
       socket.destroy();
       return;
     }

@@ -19,3 +19,8 @@ export class ChaindError<C extends ErrorCode = ErrorCode> extends Error {
     super(message, options);
   }
 }
+
+/** The text of anything thrown: an Error's message, else the value as a string (a thrown string, number…). */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -6,6 +6,7 @@ import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import type { ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
 import { clip, quote } from './quote.ts';
+import { errorMessage } from '@chaind/errors';
 
 const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
 const TYPE_NAMES: Record<string, string> = {
@@ -147,8 +148,7 @@ function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => 
   };
 }
 
-const badArchive = (name: string, err: unknown): FetchError =>
-  new FetchError('bad-archive', `could not extract ${name}: ${clip(err instanceof Error ? err.message : String(err))}`);
+const badArchive = (name: string, err: unknown): FetchError => new FetchError('bad-archive', `could not extract ${name}: ${clip(errorMessage(err))}`);
 
 /**
  * The first pass: the whole archive read and checked, nothing written. A corrupt gzip, a damaged header, a

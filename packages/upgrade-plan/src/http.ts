@@ -5,6 +5,7 @@ import { open } from 'node:fs/promises';
 import { FetchError } from './errors.ts';
 import { displayUrl, redirectTargetRefusal, schemeRefusal, type HttpPolicy } from './policy.ts';
 import { quote } from './quote.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** Told about a download as it goes (chainvisor draws a bar or logs lines; the proposer's check shows nothing). */
 export interface Progress {
@@ -20,7 +21,7 @@ const REDIRECT = new Set([301, 302, 303, 307, 308]);
 function causeOf(err: unknown): string {
   let e: unknown = err;
   while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  return e instanceof Error ? e.message : String(e);
+  return errorMessage(e);
 }
 
 /** A duration as the settings write it: 60s, 300ms. */

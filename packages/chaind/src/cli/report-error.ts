@@ -9,6 +9,7 @@ import { NodeKeyError } from '../node/keys.ts';
 import { NodeModeError } from '../node/home-mode.ts';
 import { CometBinaryError } from '../comet/binary.ts';
 import { printErrLine, UserError } from './common.ts';
+import { errorMessage } from '@chaind/errors';
 
 function isUserError(e: unknown): e is Error {
   if (
@@ -35,6 +36,6 @@ export function reportError(e: unknown): number {
     return 1;
   }
   if (debug) printErrLine(e instanceof Error && e.stack !== undefined ? e.stack : String(e));
-  else printErrLine(`Error: internal error: ${e instanceof Error ? e.message : String(e)} (CHAIND_DEBUG=1 shows the stack trace)`);
+  else printErrLine(`Error: internal error: ${errorMessage(e)} (CHAIND_DEBUG=1 shows the stack trace)`);
   return 1;
 }

@@ -3,7 +3,7 @@
 // `cosmos.tx.v1beta1.Service` (BroadcastTx, Simulate, GetTx) as bytes in, bytes out, which gRPC
 // serves as it is and REST after converting gateway JSON. JSON-RPC's broadcast_tx_* and tx call the
 // same admission and lookup, so the three interfaces cannot disagree.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { status } from './grpc-status.ts';
 import { TxResponse } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
@@ -66,7 +66,7 @@ export function checkTxLater(node: TxNode, tx: Uint8Array): void {
       if (r.code !== 0) node.logger.debug('async broadcast: CheckTx refused the tx', { hash: hexUpper(txHash(tx)), code: r.code, log: r.log });
     },
     (e: unknown) => {
-      node.logger.debug('async broadcast: the mempool refused the tx', { hash: hexUpper(txHash(tx)), error: e instanceof Error ? e.message : String(e) });
+      node.logger.debug('async broadcast: the mempool refused the tx', { hash: hexUpper(txHash(tx)), error: errorMessage(e) });
     },
   );
 }

@@ -1,4 +1,4 @@
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import '../codec/int64.ts';
 import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
@@ -376,7 +376,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       this.lastDecoded = { bytes, tx };
     } catch (e) {
       // a decoder that already chose a registered error keeps it; anything else is a parse error
-      return failedTx(e instanceof CodedError ? e : errors.txDecode.wrap(e instanceof Error ? e.message : String(e)), 0n, 0n, []);
+      return failedTx(e instanceof CodedError ? e : errors.txDecode.wrap(errorMessage(e)), 0n, 0n, []);
     }
     if (tx.msgs.length === 0) return failedTx(errors.invalidRequest.wrap('must contain at least one message'), tx.gasLimit, 0n, []);
     const meter: GasMeter =

@@ -1,4 +1,4 @@
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 /**
  * Registered errors, as the Cosmos SDK's: (codespace, code, message). They travel into tx results
  * (code, codespace, log), query results and, later, gRPC status codes and REST bodies.
@@ -99,10 +99,8 @@ export const errors = {
   invalidGasLimit: registerError(ROOT_CODESPACE, 41, 'invalid gas limit'),
 } as const;
 
-/** The message of anything thrown: an Error's message, else its string form. */
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+// the one definition lives in @chaind/errors; the modules take it from here
+export { errorMessage };
 
 /** (code, codespace, log) for a result; errors that are not registered report as internal, code 1. */
 export function abciError(err: unknown): { code: number; codespace: string; log: string } {

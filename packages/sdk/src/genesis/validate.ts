@@ -9,6 +9,7 @@ import { VALIDATORS_MODULE_NAME } from '../x/validators/keys.ts';
 import { parseValidatorsGenesis } from '../x/validators/genesis.ts';
 import type { Validator } from '../x/validators/validator.ts';
 import { GenesisError, KNOWN_PUB_KEY_TYPES, MAX_BLOCK_SIZE_BYTES, MAX_CHAIN_ID_LENGTH, type ConsensusParams, type GenesisDoc } from './doc.ts';
+import { errorMessage } from '@chaind/errors';
 
 function fail(detail: string): never {
   throw new GenesisError(`genesis ${detail}`);
@@ -76,7 +77,7 @@ export function validateGenesis(doc: GenesisDoc, mm: ModuleManager): void {
   try {
     mm.validateGenesis(doc.appState);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = errorMessage(e);
     // the manager's own errors (unknown module) already say "genesis app_state"; module errors name their module
     throw new GenesisError(e instanceof ModuleManagerError ? msg : `invalid genesis app_state: ${msg}`, { cause: e });
   }

@@ -3,7 +3,7 @@
 // SDK's server does with the client it makes from config.toml's rpc.laddr. CometBFT's mempool refusals
 // come back as JSON-RPC errors carrying its text; they are turned back into the same MempoolRefusal the
 // solo node's own mempool throws, so callers see one behaviour in both modes.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { ExecTxResult, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
@@ -74,7 +74,7 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (e) {
-      const cause = e instanceof Error && e.cause instanceof Error ? e.cause.message : e instanceof Error ? e.message : String(e);
+      const cause = e instanceof Error && e.cause instanceof Error ? e.cause.message : errorMessage(e);
       throw new CometRpcError(`CometBFT RPC at ${this.url} is not reachable (${method}): ${cause}`, { cause: e });
     }
     const declared = Number(res.headers.get('content-length') ?? '0');
@@ -96,7 +96,7 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
       }
     } catch (e) {
       if (e instanceof CometRpcError) throw e;
-      throw new CometRpcError(`CometBFT RPC at ${this.url} answered ${method} and broke off: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new CometRpcError(`CometBFT RPC at ${this.url} answered ${method} and broke off: ${errorMessage(e)}`, { cause: e });
     }
     const text = Buffer.concat(chunks).toString('utf8');
     let reply: unknown;

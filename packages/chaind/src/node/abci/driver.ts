@@ -18,6 +18,7 @@ import { answerQuery, type AnswerApp } from '../query/simulate.ts';
 import { nopMetrics, type NodeMetrics } from '../metrics/index.ts';
 import { BlockTimes, type HeaderTimes } from './block-times.ts';
 import { AbciConnection, snapshotResponse, voteExtensionResponse, type RequestKind } from './connection.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** The app as CometBFT calls it, and dropping a finalized block that will not be committed. */
 export type AbciApp = Application &
@@ -345,7 +346,7 @@ export class AbciDriver implements ConsensusDriver {
       try {
         await server?.close();
       } catch (e) {
-        this.logger.warn('closing the ABCI server failed', { error: e instanceof Error ? e.message : String(e) });
+        this.logger.warn('closing the ABCI server failed', { error: errorMessage(e) });
       }
       if (this.pending !== undefined) {
         this.app.abortBlock();

@@ -21,6 +21,7 @@ import { TX_METHODS, TX_SERVICE, TxServiceError, type TxNode } from '../tx-servi
 import { loadDescriptors } from '../query/descriptors.ts';
 import { runQuery, type QueryApp } from '../query/query.ts';
 import { HEIGHT_HEADER, HeightError, parseHeight } from '../query/request.ts';
+import { errorMessage } from '@chaind/errors';
 
 export interface GrpcServerOptions {
   /** Default 127.0.0.1: the node is not exposed unless configured to be. */
@@ -117,7 +118,7 @@ function handler(app: QueryApp, path: string, logger: Logger) {
     } catch (e) {
       // BaseApp.query reports failures in its response; a throw here is a bug, not bad input
       logger.error('gRPC query failed', { path, err: String(e) });
-      callback(failure(status.INTERNAL, e instanceof Error ? e.message : String(e)));
+      callback(failure(status.INTERNAL, errorMessage(e)));
     }
   };
 }
@@ -131,7 +132,7 @@ function txHandler(node: TxNode, path: string, logger: Logger) {
       (e: unknown) => {
         if (e instanceof TxServiceError) return callback(failure(e.code, e.message));
         logger.error('gRPC tx service call failed', { path, err: String(e) });
-        callback(failure(status.INTERNAL, e instanceof Error ? e.message : String(e)));
+        callback(failure(status.INTERNAL, errorMessage(e)));
       },
     );
   };

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 errors as CometBFT v0.38 writes them (rpc/jsonrpc/types/types.go): a fixed code and
 // message per kind, the detail in `data`. A method's own failure (a height out of range, a tx not
 // found) is an Internal error (-32603) there, whatever its cause; only undecodable params are -32602.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -51,5 +51,5 @@ export const internalError = (detail: string): RpcError => new RpcError(INTERNAL
 /** Any thrown value as the error object to send: RpcErrors as they are, anything else as Internal error. */
 export function toRpcError(e: unknown): RpcError {
   if (e instanceof RpcError) return e;
-  return internalError(e instanceof Error ? e.message : String(e));
+  return internalError(errorMessage(e));
 }

@@ -13,6 +13,7 @@ import { internalError, invalidRequest, METHOD_NOT_FOUND, RpcError } from './err
 import { errorResponse, handleBody, handleURI, URI_ID, type Reply } from './jsonrpc.ts';
 import { ROUTES } from './methods/index.ts';
 import { DEFAULT_WRITE_LIMITS, guardWrites, WRITES_BUSY, type WriteLimits } from '../write-guard.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** CometBFT's rpc.max_body_bytes default. */
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
@@ -249,7 +250,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServer> {
   // a slowly sent request cannot hold its connection past the read timeout
   const server = createServer({ requestTimeout: READ_TIMEOUT_MS, headersTimeout: READ_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorMessage(e);
       if (res.headersSent || req.destroyed) {
         logger.debug('RPC request abandoned', { error: msg });
         res.destroy();
