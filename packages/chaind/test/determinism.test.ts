@@ -1,5 +1,5 @@
 // Every replica given the same blocks reaches the same app hash and halts at the same height
-// (ARCHITECTURE.md, determinism rules; issue 4). Four independent applications, each with its own LMDB
+// (docs/architecture.md "Determinism rules"; issue 4). Four independent applications, each with its own LMDB
 // directory, are fed identical pseudo-random blocks: sends, proposals, votes and an upgrade.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';

@@ -1,5 +1,5 @@
 // The solo consensus driver: this node is the only validator and produces every block itself, calling
-// the same ABCI 2.0 methods CometBFT would (ARCHITECTURE.md "Processes"). On start it runs CometBFT's
+// the same ABCI 2.0 methods CometBFT would (docs/architecture.md "Processes"). On start it runs CometBFT's
 // handshake (Info, InitChain for a new chain, replay of a block the block store holds but the app never
 // committed); then, every interval, one block: PrepareProposal over the mempool, ProcessProposal,
 // FinalizeBlock, block-store save, Commit, mempool update. The block store is written *before* the

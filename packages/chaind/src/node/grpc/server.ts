@@ -1,4 +1,4 @@
-// The gRPC server (ARCHITECTURE.md "Processes", :9090): every query service the app's QueryRouter
+// The gRPC server (docs/architecture.md "Processes", :9090): every query service the app's QueryRouter
 // serves, generically. A method's handler hands the raw request bytes to the app's ABCI Query under
 // its gRPC path and answers with the raw response bytes — no decoding, no re-encoding — so gRPC,
 // REST and abci_query answer alike. Given the node's parts, it also serves the tx service

@@ -1,4 +1,4 @@
-// The one query path both servers take (ARCHITECTURE.md "One query path"): the app's ABCI Query with
+// The one query path both servers take (docs/architecture.md "The one query path"): the app's ABCI Query with
 // the gRPC method path and the request bytes, exactly as JSON-RPC abci_query does.
 import { status } from '../grpc-status.ts';
 import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/types';

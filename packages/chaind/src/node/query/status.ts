@@ -1,5 +1,5 @@
 // Registered errors (codespace, code, log) → gRPC status codes, and gRPC codes → HTTP statuses, for
-// both servers (ARCHITECTURE.md "Errors").
+// both servers (docs/architecture.md "Errors").
 import { status } from '../grpc-status.ts';
 import { errors, type RegisteredError } from '@chaind/sdk/app';
 import { bankErrors } from '@chaind/sdk/x/bank';

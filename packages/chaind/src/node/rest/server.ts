@@ -1,4 +1,4 @@
-// The REST server (ARCHITECTURE.md "Processes", :1317): the Cosmos gateway routes over the one query
+// The REST server (docs/architecture.md "Processes", :1317): the Cosmos gateway routes over the one query
 // path — build the protobuf request from the URL, ABCI Query under the gRPC method path, render the
 // response bytes as gateway JSON — the tx service's routes (broadcast, simulate, get tx) over
 // tx-service.ts the same way, and an OpenAPI 3 document with a UI at /swagger.

@@ -12,7 +12,7 @@ export interface KnownUpgrade {
 }
 
 /**
- * The start-up wiring of ARCHITECTURE.md's lifecycle step 5: when upgrade-info.json names an upgrade
+ * The start-up wiring of docs/architecture.md "The upgrade lifecycle", step 5: when upgrade-info.json names an upgrade
  * this binary knows and its height is not skipped, the store upgrades of that upgrade (and only that
  * one) are applied at that height. Returns undefined when the default loader applies. A malformed
  * file throws (naming it) rather than being ignored.
