@@ -24,7 +24,7 @@ export const ABCI_FLAGS = [
   { flag: 'transport', key: 'app.toml abci.transport', example: 'socket', description: 'ABCI transport: socket' },
 ] as const;
 
-/** --with-comet's default, as the Cosmos SDK's: true runs the consensus in the process (here: the solo driver). */
+/** --with-comet's default, as the Cosmos SDK's: true runs CometBFT with the app (here: as chaind's child process). */
 export const DEFAULT_WITH_COMET = true;
 
 export type AddressFlag = (typeof ADDRESS_FLAGS)[number]['flag'];
@@ -42,7 +42,7 @@ export type ServerOverrides = { readonly [F in AddressFlag]?: string } & {
 };
 
 export interface AbciSettings {
-  /** true: the solo driver produces the blocks; false: chaind is an ABCI application and CometBFT dials it. */
+  /** true: chaind runs CometBFT as its child and serves it the app; false: chaind is an ABCI application a CometBFT the operator runs dials. */
   readonly withComet: boolean;
   readonly address: AbciAddress;
   readonly transport: AbciTransport;

@@ -1,5 +1,5 @@
 // The node's block store and tx index (CometBFT's blockstore + state store + kv tx indexer, in one LMDB
-// environment of its own, `<home>/data/blockstore.db`). Everything of a block — the block, its id, the
+// environment of its own, `<home>/data/solo-blocks.db`: SOLO_BLOCK_STORE). Everything of a block — the block, its id, the
 // commit that finalized it, its FinalizeBlock response, the consensus state after it and its tx index
 // entries — is written in one LMDB transaction. Records are protobuf: tendermint.types.Block, BlockID,
 // Commit, tendermint.abci.ResponseFinalizeBlock, ChainState (state.ts) and TxLocation (below).

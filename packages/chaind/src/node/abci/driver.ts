@@ -1,4 +1,4 @@
-// The consensus driver behind CometBFT (`chaind start --with-comet=false`): chaind is the ABCI server
+// The consensus driver behind CometBFT (`chaind start`, CometBFT its child or, with --with-comet=false, the operator's): chaind is the ABCI server
 // CometBFT dials (proxy_app) and makes no block of its own. The consensus connection executes
 // CometBFT's blocks; the mempool connection runs CheckTx on the last committed state (the app's check
 // state, reset at Commit) even while a block executes; the query connection answers Info, Query and
