@@ -5,14 +5,11 @@ import type { Command } from 'commander';
 import { UserError } from '../common.ts';
 import { printOutput } from './format.ts';
 import { addPageOptions, gatewayQuery, pageRequest, type PageOptions } from './gateway.ts';
-import { addHeightOption, addNodeOptions, heightArg, RpcClient, type HeightOptions } from './rpc.ts';
+import { addStateQueryOptions, heightArg, RpcClient, type HeightOptions } from './rpc.ts';
 
 const AUTH = '/cosmos.auth.v1beta1.Query';
 const BANK = '/cosmos.bank.v1beta1.Query';
 const GOV = '/cosmos.gov.v1.Query';
-
-/** --node, -o and --height: every module query has them. */
-const stateQuery = (cmd: Command): Command => addHeightOption(addNodeOptions(cmd));
 
 /** A proposal id argument: a uint64 in decimal. */
 export function proposalIdArg(id: string): string {
@@ -42,7 +39,7 @@ async function run(o: HeightOptions, path: string, request: JsonObject): Promise
 
 function registerAuth(query: Command): void {
   const auth = query.command('auth').description('querying commands for the auth module');
-  stateQuery(auth.command('account').description('query an account by its address').argument('<address>', 'the account address')).action(
+  addStateQueryOptions(auth.command('account').description('query an account by its address').argument('<address>', 'the account address')).action(
     async (address: string, o: HeightOptions) => {
       await addressArg(address, 'address');
       printOutput(await run(o, `${AUTH}/Account`, { address }), o.output);
@@ -56,7 +53,7 @@ interface BalancesOptions extends HeightOptions, PageOptions {
 
 function registerBank(query: Command): void {
   const bank = query.command('bank').description('querying commands for the bank module');
-  stateQuery(
+  addStateQueryOptions(
     addPageOptions(
       bank
         .command('balances')
@@ -86,13 +83,13 @@ interface ProposalsOptions extends HeightOptions, PageOptions {
 function registerGov(query: Command): void {
   const gov = query.command('gov').description('querying commands for the governance module');
 
-  stateQuery(gov.command('proposal').description('query the details of a proposal').argument('<proposal-id>', 'the proposal id')).action(
+  addStateQueryOptions(gov.command('proposal').description('query the details of a proposal').argument('<proposal-id>', 'the proposal id')).action(
     async (id: string, o: HeightOptions) => {
       printOutput(await run(o, `${GOV}/Proposal`, { proposal_id: proposalIdArg(id) }), o.output);
     },
   );
 
-  stateQuery(
+  addStateQueryOptions(
     addPageOptions(
       gov
         .command('proposals')
@@ -110,19 +107,19 @@ function registerGov(query: Command): void {
     printOutput(await run(o, `${GOV}/Proposals`, req), o.output);
   });
 
-  stateQuery(
+  addStateQueryOptions(
     gov.command('tally').description('query the tally of a proposal (live while it is being voted on)').argument('<proposal-id>', 'the proposal id'),
   ).action(async (id: string, o: HeightOptions) => {
     printOutput(await run(o, `${GOV}/TallyResult`, { proposal_id: proposalIdArg(id) }), o.output);
   });
 
-  stateQuery(addPageOptions(gov.command('votes').description('query the votes on a proposal').argument('<proposal-id>', 'the proposal id'), 'votes')).action(
-    async (id: string, o: HeightOptions & PageOptions) => {
-      printOutput(await run(o, `${GOV}/Votes`, { proposal_id: proposalIdArg(id), pagination: pageRequest(o) }), o.output);
-    },
-  );
+  addStateQueryOptions(
+    addPageOptions(gov.command('votes').description('query the votes on a proposal').argument('<proposal-id>', 'the proposal id'), 'votes'),
+  ).action(async (id: string, o: HeightOptions & PageOptions) => {
+    printOutput(await run(o, `${GOV}/Votes`, { proposal_id: proposalIdArg(id), pagination: pageRequest(o) }), o.output);
+  });
 
-  stateQuery(
+  addStateQueryOptions(
     gov
       .command('params')
       .description('query the parameters of the governance process; a params type (voting, tallying or deposit) also fills its legacy field')

@@ -188,3 +188,8 @@ export function addNodeOption(cmd: Command): Command {
 export function addNodeOptions(cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command {
   return addNodeOption(cmd).addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(defaultOutput));
 }
+
+/** A query of the chain's state: --node, --home, -o and --height. */
+export function addStateQueryOptions(cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command {
+  return addHeightOption(addNodeOptions(cmd, defaultOutput));
+}

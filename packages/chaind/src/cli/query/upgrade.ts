@@ -18,7 +18,7 @@ import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { formatRFC3339 } from '@chaind/sdk/types';
 import { UserError } from '../common.ts';
 import { printOutput } from './format.ts';
-import { addHeightOption, addNodeOptions, heightArg, RpcClient, type HeightOptions } from './rpc.ts';
+import { addStateQueryOptions, heightArg, RpcClient, type HeightOptions } from './rpc.ts';
 
 const SERVICE = '/chain.upgrade.v1beta1.Query';
 
@@ -57,19 +57,16 @@ interface BlockMeta {
   num_txs: string;
 }
 
-/** --node, --home, -o and --height. */
-const stateQuery = (cmd: Command, defaultOutput: 'text' | 'json' = 'text'): Command => addHeightOption(addNodeOptions(cmd, defaultOutput));
-
 export function registerUpgradeQueries(queryCmd: Command): void {
   const upgrade = queryCmd.command('upgrade').description('querying commands for the upgrade module');
 
-  stateQuery(upgrade.command('plan').description('get the upgrade plan (if one exists)')).action(async (o: HeightOptions) => {
+  addStateQueryOptions(upgrade.command('plan').description('get the upgrade plan (if one exists)')).action(async (o: HeightOptions) => {
     const res = await query(new RpcClient(o.node), 'CurrentPlan', {}, { req: QueryCurrentPlanRequest, res: QueryCurrentPlanResponse }, o);
     if (res.plan === undefined) throw new UserError('no upgrade scheduled');
     printOutput(planJSON(res.plan), o.output);
   });
 
-  stateQuery(
+  addStateQueryOptions(
     upgrade
       .command('applied')
       .description('the block header of the height at which a completed upgrade was applied')
@@ -87,7 +84,7 @@ export function registerUpgradeQueries(queryCmd: Command): void {
     printOutput({ block_id, block_size, header, num_txs }, o.output, true);
   });
 
-  stateQuery(
+  addStateQueryOptions(
     upgrade
       .command('module_versions')
       // the SDK's autocli spelling
@@ -105,7 +102,7 @@ export function registerUpgradeQueries(queryCmd: Command): void {
     printOutput({ module_versions: res.moduleVersions.map((v) => ({ name: v.name, version: v.version.toString() })) }, o.output);
   });
 
-  stateQuery(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: HeightOptions) => {
+  addStateQueryOptions(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: HeightOptions) => {
     const res = await query(new RpcClient(o.node), 'Authority', {}, { req: QueryAuthorityRequest, res: QueryAuthorityResponse }, o);
     printOutput({ address: res.address }, o.output);
   });
