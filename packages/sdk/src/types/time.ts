@@ -35,6 +35,11 @@ function civilFromDays(z: number): [number, number, number] {
 const daysInMonth = (y: number, m: number): number =>
   m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31;
 
+/** Whether `s` is written as an RFC 3339 time (digits and separators in place), valid or not. */
+export function hasRFC3339Form(s: string): boolean {
+  return RFC3339.test(s);
+}
+
 /** Parses an RFC 3339 time with up to nanosecond precision and a Z or ±hh:mm offset; undefined when it is not one. */
 export function parseRFC3339(s: string): Timestamp | undefined {
   const m = RFC3339.exec(s);

@@ -3,7 +3,7 @@
 import { ChaindError } from '@chaind/errors';
 import type { Duration } from 'cosmjs-types/google/protobuf/duration';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import { formatRFC3339 } from '../../types/time.ts';
+import { formatRFC3339, hasRFC3339Form, parseRFC3339 } from '../../types/time.ts';
 
 export type { Duration, Timestamp };
 
@@ -87,34 +87,12 @@ export function timestampToJSON(t: Timestamp): string {
   return formatRFC3339(t, 'proto');
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
-
 /** Parses an RFC 3339 timestamp (any offset) into a Timestamp; throws TimeError naming the input. */
 export function timestampFromJSON(s: string): Timestamp {
-  const m = RFC3339.exec(s);
-  if (m === null) throw new TimeError(`"${s.slice(0, 64)}" is not an RFC 3339 timestamp`);
-  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  date.setUTCHours(h, mi, sec, 0);
-  if (
-    date.getUTCFullYear() !== y ||
-    date.getUTCMonth() !== mo - 1 ||
-    date.getUTCDate() !== d ||
-    date.getUTCHours() !== h ||
-    date.getUTCMinutes() !== mi ||
-    date.getUTCSeconds() !== sec
-  ) {
-    throw new TimeError(`"${s.slice(0, 64)}" is not a valid date and time`);
-  }
-  let seconds = BigInt(date.getTime() / 1000);
-  if (m[8] === undefined) {
-    const offset = BigInt(Number(m[10]) * 3600 + Number(m[11]) * 60);
-    seconds += m[9] === '+' ? -offset : offset;
-  }
-  const t = { seconds, nanos: Number((m[7] ?? '').padEnd(9, '0')) };
-  if (!isValidTimestamp(t)) throw new TimeError(`"${s.slice(0, 64)}" is outside 0001-01-01..9999-12-31`);
-  return t;
+  const t = parseRFC3339(s);
+  if (t !== undefined) return t;
+  const shown = `"${s.slice(0, 64)}"`;
+  throw new TimeError(hasRFC3339Form(s) ? `${shown} is not a valid date and time in 0001-01-01..9999-12-31` : `${shown} is not an RFC 3339 timestamp`);
 }
 
 /** Protobuf JSON of a Duration: "172800s", "1.5s", "-0.000000001s". */
