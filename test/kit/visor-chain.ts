@@ -104,7 +104,7 @@ export async function createVisorChain(env: Readonly<Record<string, string>> = {
   const [rpcPort, restPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
   const rpc = `http://127.0.0.1:${rpcPort}`;
   const addr = ['--rpc.laddr', `tcp://127.0.0.1:${rpcPort}`, '--api.address', `tcp://127.0.0.1:${restPort}`, '--grpc.address', `127.0.0.1:${grpcPort}`];
-  const made = await cli(['dev', '--home', home, '--gov-period', '6s', '--halt-height', '1', ...addr]);
+  const made = await cli(['dev', '--home', home, '--gov-period', '10s', '--halt-height', '1', ...addr]);
   assert.equal(made.code, 0, made.stderr);
   const visorEnv = {
     PATH: process.env.PATH ?? '',

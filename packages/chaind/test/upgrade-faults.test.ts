@@ -190,7 +190,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     const mk = join(dirname(bin), '..', 'make-home.mjs');
     writeFileSync(
       mk,
-      `import { register } from 'tsx/esm/api';\nregister();\nconst { createDevHome } = await import('./src/cli/dev.ts');\nawait createDevHome(process.argv[2], '8s');\n`,
+      `import { register } from 'tsx/esm/api';\nregister();\nconst { createDevHome } = await import('./src/cli/dev.ts');\nawait createDevHome(process.argv[2], '20s');\n`,
     );
     const made = await cli(mk, OLD, [home]);
     assert.equal(made.code, 0, made.stderr);
@@ -224,7 +224,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     );
     const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y', '--broadcast-mode', 'commit'];
     const status = JSON.parse((await cli(bin, OLD, ['status', '--node', url])).stdout) as { sync_info: { latest_block_height: string } };
-    h = BigInt(status.sync_info.latest_block_height) + 150n;
+    h = BigInt(status.sync_info.latest_block_height) + 300n;
     const submit = await cli(bin, OLD, [
       'tx',
       'upgrade',

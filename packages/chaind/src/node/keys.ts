@@ -5,10 +5,10 @@
 // An ed25519 private key's value is base64(32-byte seed ‖ 32-byte public key), as Go's ed25519.PrivateKey.
 import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { COMETBFT_ED25519_TYPE } from '@chaind/sdk/x/validators';
+import { COMETBFT_ED25519_TYPE, consensusAddressHex } from '@chaind/sdk/x/validators';
 import { exists, writeFileAtomic } from '../config/index.ts';
 
 export const COMETBFT_ED25519_PRIV_TYPE = 'tendermint/PrivKeyEd25519';
@@ -47,13 +47,8 @@ function pubKeyOfSeed(seed: Buffer): Buffer {
   return Buffer.from(createPublicKey(priv).export({ format: 'jwk' }).x as string, 'base64url');
 }
 
-/** CometBFT's address of an ed25519 key: the first 20 bytes of sha256(pubkey), upper-case hex. */
-export function cometAddress(pubKey: Uint8Array): string {
-  return createHash('sha256').update(pubKey).digest().subarray(0, 20).toString('hex').toUpperCase();
-}
-
-/** The p2p node id: the node key's address in lower-case hex. */
-export const nodeIdOf = (pubKey: Uint8Array): string => cometAddress(pubKey).toLowerCase();
+/** The p2p node id: the node key's address (CometBFT's rule, as a validator's) in lower-case hex. */
+export const nodeIdOf = (pubKey: Uint8Array): string => consensusAddressHex(pubKey).toLowerCase();
 
 const privKeyJSON = (k: Ed25519Key): { type: string; value: string } => ({
   type: COMETBFT_ED25519_PRIV_TYPE,
@@ -99,7 +94,7 @@ export async function readPrivValidatorKey(home: string): Promise<Ed25519Key & {
   if (pub?.type !== COMETBFT_ED25519_TYPE || pub.value !== k.pubKey.toString('base64')) {
     throw new NodeKeyError(`${file}: pub_key must be {"type":"${COMETBFT_ED25519_TYPE}","value":"${k.pubKey.toString('base64')}"} (the private key's)`);
   }
-  const address = cometAddress(k.pubKey);
+  const address = consensusAddressHex(k.pubKey);
   if (j.address !== address) throw new NodeKeyError(`${file}: address must be ${address} (from the public key), got ${JSON.stringify(j.address)}`);
   return { ...k, address };
 }
@@ -122,7 +117,11 @@ export async function ensureNodeKeys(home: string): Promise<NodeKeys> {
   const created: string[] = [];
   if (!(await exists(p.privValidatorKey))) {
     const k = generateEd25519();
-    const json = { address: cometAddress(k.pubKey), pub_key: { type: COMETBFT_ED25519_TYPE, value: k.pubKey.toString('base64') }, priv_key: privKeyJSON(k) };
+    const json = {
+      address: consensusAddressHex(k.pubKey),
+      pub_key: { type: COMETBFT_ED25519_TYPE, value: k.pubKey.toString('base64') },
+      priv_key: privKeyJSON(k),
+    };
     await writeFileAtomic(p.privValidatorKey, `${JSON.stringify(json, null, 2)}\n`, 0o600, true);
     created.push(p.privValidatorKey);
   }
