@@ -18,7 +18,17 @@ import { toBech32 } from '@chaind/sdk/crypto';
 import { CommitMultiStore, concatBytes, readU64be, toHex, utf8 } from '@chaind/sdk/store';
 import { DONE_PREFIX, HALT_EXIT_CODES, STORE_KEY as UPGRADE_STORE, VERSION_MAP_PREFIX } from '@chaind/sdk/x/upgrade';
 import { readUpgradeInfoFile, upgradeInfoPath } from '@chaind/upgrade-plan';
-import { chaind, childEnv, removeTmpDirs, sourcesWithNextRelease, tmpDir, withoutWarning, within, type Run } from '@chaind/chaind/testing';
+import {
+  chaind,
+  childEnv,
+  proposeAndPassUpgrade,
+  removeTmpDirs,
+  sourcesWithNextRelease,
+  tmpDir,
+  withoutWarning,
+  within,
+  type Run,
+} from '@chaind/chaind/testing';
 import { LATEST_RELEASE } from '../src/release.ts';
 import { seededRandom } from '@chaind/upgrade-plan/testing';
 
@@ -222,32 +232,17 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       120_000,
       () => old.log().slice(-3000),
     );
-    const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y', '--broadcast-mode', 'commit'];
     const status = JSON.parse((await cli(bin, OLD, ['status', '--node', url])).stdout) as { sync_info: { latest_block_height: string } };
     h = BigInt(status.sync_info.latest_block_height) + 300n;
-    const submit = await cli(bin, OLD, [
-      'tx',
-      'upgrade',
-      'software-upgrade',
-      NEXT,
-      '--upgrade-height',
-      String(h),
-      '--no-validate',
-      '--title',
-      NEXT,
-      '--summary',
-      NEXT,
-      '--deposit',
-      '10000000stake',
-      '--from',
-      'validator',
-      '--gas',
-      'auto',
-      ...flags,
-    ]);
-    assert.equal(submit.code, 0, submit.stderr);
-    const vote = await cli(bin, OLD, ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', ...flags]);
-    assert.equal(vote.code, 0, vote.stderr);
+    await proposeAndPassUpgrade({
+      cli: (args) => cli(bin, OLD, args),
+      node: url,
+      home,
+      name: NEXT,
+      height: h,
+      proposal: 1,
+      context: () => old.log().slice(-3000),
+    });
     const end = await within(old.exited, 120_000, () => old.log().slice(-3000));
     assert.equal(end.code, HALT_EXIT_CODES['upgrade-needed'], old.log().slice(-3000));
     info = readFileSync(upgradeInfoPath(home), 'utf8');

@@ -14,6 +14,7 @@ import { binaryTooEarlyMessage, HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
 import {
   chaind,
   childEnv,
+  proposeAndPassUpgrade,
   removeTmpDirs,
   sourcesWithNextRelease,
   tmpDir,
@@ -85,38 +86,18 @@ async function eventually(done: () => boolean, ms: number, what: () => string): 
 
 /** Proposes upgrade `name` at a height `ahead` blocks on and votes yes; resolves the height once the plan is scheduled. */
 async function scheduleUpgrade(bin: string, release: string, node: Dev, home: string, name: string, ahead: number, proposal: number): Promise<number> {
-  const flags = ['--home', home, '--keyring-backend', 'test', '--node', node.url, '-y', '--broadcast-mode', 'commit'];
   const status = JSON.parse((await run(bin, release, ['status', '--node', node.url])).stdout) as { sync_info: { latest_block_height: string } };
-  const h = Number(status.sync_info.latest_block_height) + ahead;
-  const submit = await run(bin, release, [
-    'tx',
-    'upgrade',
-    'software-upgrade',
+  const height = Number(status.sync_info.latest_block_height) + ahead;
+  await proposeAndPassUpgrade({
+    cli: (args) => run(bin, release, args),
+    node: node.url,
+    home,
     name,
-    '--upgrade-height',
-    String(h),
-    '--no-validate',
-    '--title',
-    name,
-    '--summary',
-    `to ${name}`,
-    '--deposit',
-    '10000000stake',
-    '--from',
-    'validator',
-    '--gas',
-    'auto',
-    ...flags,
-  ]);
-  assert.equal(submit.code, 0, submit.stderr);
-  const vote = await run(bin, release, ['tx', 'gov', 'vote', String(proposal), 'yes', '--from', 'validator', ...flags]);
-  assert.equal(vote.code, 0, vote.stderr);
-  for (let i = 0; i < 100; i++) {
-    const q = await run(bin, release, ['query', 'upgrade', 'plan', '-o', 'json', '--node', node.url]);
-    if (q.code === 0 && (JSON.parse(q.stdout) as { name: string }).name === name) return h;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  assert.fail(`the ${name} plan was not scheduled:\n${node.watched.log().slice(-3000)}`);
+    height,
+    proposal,
+    context: () => node.watched.log().slice(-3000),
+  });
+  return height;
 }
 
 describe('the upgrade after the latest release', () => {

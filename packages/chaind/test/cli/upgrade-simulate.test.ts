@@ -15,6 +15,7 @@ import {
   chaind,
   childEnv,
   newHome,
+  proposeAndPassUpgrade,
   removeTmpDirs,
   softwareUpgrade,
   stateDiff,
@@ -128,36 +129,7 @@ describe('chaind upgrade simulate', () => {
       const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y'];
       const bob = (await (await Keyring.open(home, 'test')).get('bob')).address;
       const h = (await latestHeight(url)) + 80;
-      const submit = await as('v1', [
-        'tx',
-        'upgrade',
-        'software-upgrade',
-        'v2',
-        '--upgrade-height',
-        String(h),
-        '--no-validate',
-        '--title',
-        'v2',
-        '--summary',
-        'to v2',
-        '--deposit',
-        '10000000stake',
-        '--from',
-        'validator',
-        '--gas',
-        'auto',
-        '--broadcast-mode',
-        'commit',
-        ...flags,
-      ]);
-      assert.equal(submit.code, 0, submit.stderr);
-      const vote = await as('v1', ['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator', '--broadcast-mode', 'commit', ...flags]);
-      assert.equal(vote.code, 0, vote.stderr);
-      for (let i = 0; i < 100; i++) {
-        const q = await as('v1', ['query', 'upgrade', 'plan', '-o', 'json', '--node', url]);
-        if (q.code === 0 && (JSON.parse(q.stdout) as { name: string }).name === 'v2') break;
-        await new Promise((r) => setTimeout(r, 300));
-      }
+      await proposeAndPassUpgrade({ cli: (args) => as('v1', args), node: url, home, name: 'v2', height: h, proposal: 1 });
 
       // the node commits blocks with sends while the v2 binary reads its state
       const sends = (async () => {

@@ -9,6 +9,7 @@ export { DENOM, freePort, removeTmpDirs, testKey, tmpDir, type TestKey } from '@
 export * from './amino.ts';
 export * from './chain.ts';
 export * from './cli.ts';
+export * from './gov-upgrade.ts';
 export * from './comet.ts';
 export * from './homes.ts';
 export * from './network.ts';
