@@ -50,18 +50,23 @@ const tierOf = (file) => (file.split(sep).includes('src') ? 'fast' : 'e2e');
 
 const inTier = (f) => values.tier === undefined || tierOf(f) === values.tier;
 const matches = (f) => positionals.length === 0 || positionals.some((s) => f.includes(s));
-// The longest files (2-5 minutes each, one test after another inside them) start first, so that the run
+// The longest files (1-5 minutes each, one test after another inside them) start first, so that the run
 // does not end waiting on one of them alone. Only the order: a name missing here changes nothing else.
 const LONGEST = [
   'packages/chaind/test/comet-network.test.ts',
-  'test/rehearsal-path.test.ts',
   'packages/chaind/test/upgrade-faults.test.ts',
+  'test/rehearsal-path.test.ts',
+  'test/new-upgrade.test.ts',
   'test/dashboard.test.ts',
+  'test/workspace.test.ts',
   'test/rehearsal.test.ts',
-  'packages/chaind/test/comet-validator.test.ts',
+  'packages/chaind/src/node/rpc/hardening.test.ts',
   'test/info-url-pinned.test.ts',
-  'packages/chainvisor/test/faults.test.ts',
+  'packages/chaind/test/upgrade-next.test.ts',
   'test/skip-upgrade.test.ts',
+  'packages/chaind/test/comet-validator.test.ts',
+  'packages/chaind/test/cli/tx.test.ts',
+  'packages/chainvisor/test/faults.test.ts',
 ];
 const rank = (f) => {
   const i = LONGEST.findIndex((l) => f.split(sep).join('/').endsWith(l));
