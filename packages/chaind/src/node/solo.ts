@@ -109,6 +109,17 @@ interface Tip {
 
 type Stage = 'idle' | 'proposed' | 'executed' | 'saved';
 
+/**
+ * The block loop, one value: `ready` until run() (tests may drive the steps by hand), `waiting` for the
+ * next block's time, `in-block` while one is produced (a stop asked for then takes effect after it),
+ * `finished` for good.
+ */
+type Loop =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'waiting'; readonly timer: NodeJS.Timeout }
+  | { readonly kind: 'in-block'; readonly stopAfter: boolean }
+  | { readonly kind: 'finished' };
+
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 
 export class SoloDriver implements BlockProducer {
@@ -130,11 +141,7 @@ export class SoloDriver implements BlockProducer {
   private resolveDone!: (r: DriverStopResult) => void;
   private tip!: Tip;
   private stage: Stage = 'idle';
-  private running = false;
-  private inBlock = false;
-  private stopRequested = false;
-  private finished = false;
-  private timer: NodeJS.Timeout | undefined;
+  private loop: Loop = { kind: 'ready' };
   private nextAt = 0;
   private readonly dueBlockFirst: TxAdmission;
 
@@ -345,7 +352,7 @@ export class SoloDriver implements BlockProducer {
   // ---- one block, in steps (exposed so tests can stop between them) ----
 
   private expect(stage: Stage, step: string): void {
-    if (this.finished) throw new Error(`${step}: the driver has stopped`);
+    if (this.loop.kind === 'finished') throw new Error(`${step}: the driver has stopped`);
     if (this.stage !== stage) throw new Error(`${step} called at stage "${this.stage}", expected "${stage}"`);
   }
 
@@ -505,9 +512,8 @@ export class SoloDriver implements BlockProducer {
 
   /** Starts producing a block every interval until a halt, an error, the halt height or `stop()`. */
   run(): void {
-    if (this.running) throw new Error('the driver is already running');
-    if (this.finished) throw new Error('the driver has stopped');
-    this.running = true;
+    if (this.loop.kind === 'finished') throw new Error('the driver has stopped');
+    if (this.loop.kind !== 'ready') throw new Error('the driver is already running');
     if (this.haltHeight !== undefined && this.tip.height >= this.haltHeight) {
       this.logger.info('halt height reached', { height: this.tip.height.toString(), haltHeight: this.haltHeight.toString() });
       this.finish({ reason: 'halt-height', height: this.tip.height });
@@ -520,7 +526,7 @@ export class SoloDriver implements BlockProducer {
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => this.tick(), Math.max(0, this.nextAt - performance.now()));
+    this.loop = { kind: 'waiting', timer: setTimeout(() => this.tick(), Math.max(0, this.nextAt - performance.now())) };
   }
 
   /**
@@ -528,51 +534,47 @@ export class SoloDriver implements BlockProducer {
    * batches of 1,024 ready sockets before the timers' phase, so the block timer alone would fire seconds late.
    */
   private catchUp(): void {
-    if (this.timer === undefined || this.inBlock || performance.now() < this.nextAt) return;
-    clearTimeout(this.timer);
+    if (this.loop.kind !== 'waiting' || performance.now() < this.nextAt) return;
+    clearTimeout(this.loop.timer);
     this.tick();
   }
 
   private tick(): void {
-    this.timer = undefined;
-    if (this.stopRequested) return this.finish({ reason: 'stopped', height: this.tip.height });
     // a fixed cadence: the interval runs from one block's start to the next's
     this.nextAt = performance.now() + this.interval;
-    this.inBlock = true;
+    this.loop = { kind: 'in-block', stopAfter: false };
     try {
       this.produceBlock();
     } catch (e) {
-      this.inBlock = false;
       const r = stopResultFromError(e, this.tip.height);
       if (r.reason === 'halt') this.metrics.haltedForUpgrade();
       if (r.reason === 'halt') this.logger.error('halting', { height: (this.tip.height + 1n).toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
       else if (r.reason === 'error') this.logger.error('block production failed', { height: (this.tip.height + 1n).toString(), error: r.error.message });
       return this.finish(r);
     }
-    this.inBlock = false;
     if (this.haltHeight !== undefined && this.tip.height >= this.haltHeight) {
       this.logger.info('halt height reached', { height: this.tip.height.toString() });
       return this.finish({ reason: 'halt-height', height: this.tip.height });
     }
-    if (this.stopRequested) return this.finish({ reason: 'stopped', height: this.tip.height });
+    // a block listener may have stopped the driver (finished) or asked it to stop after this block
+    const loop = this.loop as Loop;
+    if (loop.kind === 'finished') return;
+    if (loop.kind === 'in-block' && loop.stopAfter) return this.finish({ reason: 'stopped', height: this.tip.height });
     this.schedule();
   }
 
   /** Stops after the block in progress, if any (never half a block); resolves with `done`. */
   stop(): Promise<DriverStopResult> {
-    if (!this.finished) {
-      this.stopRequested = true;
-      // inside a block (a listener calling stop), tick() finishes once the block is committed
-      if (!this.inBlock) this.finish({ reason: 'stopped', height: this.tip.height });
-    }
+    // inside a block (a listener calling stop), tick() finishes once the block is committed
+    if (this.loop.kind === 'in-block') this.loop = { kind: 'in-block', stopAfter: true };
+    else this.finish({ reason: 'stopped', height: this.tip.height });
     return this.done;
   }
 
   private finish(r: DriverStopResult): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.loop.kind === 'finished') return;
+    if (this.loop.kind === 'waiting') clearTimeout(this.loop.timer);
+    this.loop = { kind: 'finished' };
     // a block stopped between its steps (a test driving them) must not stay half-done in the app
     if (this.stage === 'executed' || this.stage === 'saved') this.app.abortBlock();
     this.stage = 'idle';
