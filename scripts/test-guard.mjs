@@ -2,10 +2,10 @@
 // src folder) gets a child_process whose functions throw: a test that starts processes belongs in a
 // test/ folder (the e2e tier), so the fast tier stays fast and self-contained.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { sep } from 'node:path';
+import { tierOf } from './test-tier.mjs';
 
 const file = process.argv[1] ?? '';
-if (process.env.NODE_TEST_CONTEXT !== undefined && file.endsWith('.test.ts') && file.split(sep).includes('src')) {
+if (process.env.NODE_TEST_CONTEXT !== undefined && file.endsWith('.test.ts') && tierOf(file) === 'fast') {
   const cp = createRequire(import.meta.url)('node:child_process');
   for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
     cp[name] = () => {

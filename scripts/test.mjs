@@ -12,6 +12,7 @@ import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { tierOf } from './test-tier.mjs';
 
 /** Process tests mostly wait (blocks, CometBFT's rounds): more files than cores at once. */
 const DEFAULT_CONCURRENCY = Math.max(2, availableParallelism() + 1);
@@ -44,9 +45,6 @@ function walk(dir) {
   }
 }
 ['packages', 'test'].forEach(walk);
-
-/** The tier a test file is in: beside the code (under a src folder) is fast, anything else e2e. */
-const tierOf = (file) => (file.split(sep).includes('src') ? 'fast' : 'e2e');
 
 const inTier = (f) => values.tier === undefined || tierOf(f) === values.tier;
 const matches = (f) => positionals.length === 0 || positionals.some((s) => f.includes(s));
