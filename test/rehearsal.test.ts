@@ -26,6 +26,11 @@ test('npm run rehearse: v1 → v2 under chainvisor, end to end', { timeout: 330_
   assert.match(out, /current -> upgrades\/v2/);
   assert.match(out, new RegExp(`applying upgrade "v2" at height: ${h}`));
   assert.match(out, new RegExp(`upgrade v2 at height ${h} done: downtime [0-9.]+m?s`));
+  // warm start: v2 loaded in standby before the halt, ran pre-upgrade and became the node in that one process
+  assert.match(out, /warm start: \S+upgrades\/v2\/bin\/chaind started in standby for the upgrade v2/);
+  assert.match(out, /pre-upgrade: upgrade "v2" at height \d+: dry run passed/);
+  assert.match(out, /bin\/chaind pre-upgrade \(in the standby\): ok/);
+  assert.match(out, /: the standby \(pid \d+\) runs it/);
   // the queries afterwards: the block record of the height, the new versions, the stores
   assert.match(out, new RegExp(`"height": "${h}"`));
   assert.match(out, /- name: chaininfo\n\s+version: "1"/);

@@ -44,6 +44,10 @@ export interface Config {
   readonly grpcAddress: string;
   readonly rpcAddress: string;
   readonly prepareUpgrade: boolean;
+  /** start the next release's binary in standby before the halt (chaind's `standby` command) */
+  readonly warmStart: boolean;
+  /** how many blocks before the plan's height the standby is started */
+  readonly warmStartBlocks: bigint;
   readonly disableLogs: boolean;
   readonly colorLogs: boolean;
   readonly timeFormatLogs: string;
@@ -137,6 +141,20 @@ export const SETTINGS: readonly Setting[] = [
     differs: 'ours',
   },
   { env: 'DAEMON_PREPARE_UPGRADE', kind: 'bool', def: 'false', doc: '`run` polls CurrentPlan and prepares the release ahead of the halt', differs: 'ours' },
+  {
+    env: 'DAEMON_WARM_START',
+    kind: 'bool',
+    def: 'true',
+    doc: "`run` starts the scheduled release's installed binary as `<daemon> standby -- <args>` shortly before the halt, so the upgrade does not wait for it to load; a binary without that command is started cold",
+    differs: 'ours',
+  },
+  {
+    env: 'DAEMON_WARM_START_BLOCKS',
+    kind: 'uint',
+    def: '10',
+    doc: "how many blocks before the plan's height the standby is started (it holds that release's memory until the halt)",
+    differs: 'ours',
+  },
   {
     env: 'DAEMON_METRICS_ADDRESS',
     kind: 'string',
@@ -318,6 +336,8 @@ export function loadConfig(o: LoadOptions): Config {
     grpcAddress: str('DAEMON_GRPC_ADDRESS'),
     rpcAddress: str('DAEMON_RPC_ADDRESS').replace(/\/+$/, ''),
     prepareUpgrade: b('DAEMON_PREPARE_UPGRADE'),
+    warmStart: b('DAEMON_WARM_START'),
+    warmStartBlocks: BigInt(n('DAEMON_WARM_START_BLOCKS')),
     disableLogs: b('COSMOVISOR_DISABLE_LOGS'),
     colorLogs: b('COSMOVISOR_COLOR_LOGS'),
     timeFormatLogs: str('COSMOVISOR_TIMEFORMAT_LOGS'),

@@ -5,6 +5,7 @@ import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import { ms } from './log.ts';
+import { pause } from './pause.ts';
 import { readPlanRecord, staleRelease } from './plan-record.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
 
@@ -184,11 +185,6 @@ export async function autoPrepare(
         }
       }
     }
-    // the abort listener goes with its timer: one left behind per poll piled up on the run's signal
-    await new Promise<void>((r) => {
-      const stop = (): void => (clearTimeout(t), r());
-      const t = setTimeout(() => (signal.removeEventListener('abort', stop), r()), everyMs);
-      signal.addEventListener('abort', stop, { once: true });
-    });
+    await pause(everyMs, signal);
   }
 }

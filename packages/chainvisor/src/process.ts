@@ -29,15 +29,19 @@ export function describeExit(e: DaemonExit): string {
 
 /** Starts `bin args…`; stdio inherited by default (the node's stdout stays the operator's). */
 export function launch(bin: string, args: readonly string[], stdio: StdioOptions = 'inherit', env: NodeJS.ProcessEnv = process.env): Daemon {
-  let child: ChildProcess;
+  return adopt(spawn(bin, [...args], { stdio, env }));
+}
+
+/** The Daemon of a child already spawned (a warm standby that became the node). */
+export function adopt(child: ChildProcess): Daemon {
   let done = false;
   const exited = new Promise<DaemonExit>((resolve) => {
-    child = spawn(bin, [...args], { stdio, env });
     const finish = (e: DaemonExit): void => {
       if (done) return;
       done = true;
       resolve(e);
     };
+    if (child.exitCode !== null || child.signalCode !== null) finish({ code: child.exitCode, signal: child.signalCode, at: performance.now() });
     child.once('error', (error) => finish({ code: null, signal: null, error, at: performance.now() }));
     child.once('exit', (code, signal) => finish({ code, signal, at: performance.now() }));
   });
@@ -45,7 +49,7 @@ export function launch(bin: string, args: readonly string[], stdio: StdioOptions
     if (!done) child.kill(sig);
   };
   return {
-    pid: child!.pid,
+    pid: child.pid,
     exited,
     signal,
     async stop(graceMs: number) {

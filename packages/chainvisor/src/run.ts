@@ -8,6 +8,7 @@ import { ms } from './log.ts';
 import { nopVisorMetrics } from './metrics.ts';
 import { describeExit, launch, type Daemon } from './process.ts';
 import { skipUpgradeHeights } from './skip.ts';
+import { keepStandby, type Standby } from './standby.ts';
 import { latestHeight, waitForHeight } from './rpc.ts';
 import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
 import { watchFile } from './watch.ts';
@@ -70,6 +71,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
   const signals = o.signals ?? ['SIGINT', 'SIGTERM'];
   for (const s of signals) process.on(s, onSignal);
   const skip = skipUpgradeHeights(args);
+  const standby: { current?: Standby } = {};
   try {
     mkdirSync(l.dataDir, { recursive: true }); // watched from the first launch, before the node creates it
     let next: UpgradeInfoFile | undefined;
@@ -80,34 +82,43 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (stopping) return EXIT.OK;
       // before EVERY launch: never start the old binary past an upgrade height (cosmovisor #25861)
       next ??= await pendingUpgrade(ctx, skip);
-      let done: UpgradeDone | undefined;
+      let done: UpgradeDone<Standby> | undefined;
       let t0 = 0;
       if (next) {
         metrics.state('upgrading');
         t0 = haltSeenAt ?? performance.now();
-        done = await performUpgrade(ctx, next, stopMs);
+        const warm = standby.current;
+        standby.current = undefined; // performUpgrade uses it or ends it
+        done = await performUpgrade(ctx, next, stopMs, warm);
         next = undefined;
         if (!cfg.restartAfterUpgrade) {
           log.info(
             `upgrade ${done.info.name} at height ${done.info.height} done, not restarted (DAEMON_RESTART_AFTER_UPGRADE=false): downtime so far ${ms(performance.now() - t0)} (${breakdown(done.timings)})`,
           );
+          done.standby?.cancel();
           return EXIT.OK;
         }
-        if (stopping) return EXIT.OK;
+        if (stopping) {
+          done.standby?.cancel();
+          return EXIT.OK;
+        }
       }
       haltSeenAt = undefined;
       stopMs = 0;
 
       const bin = currentBinary(l);
-      log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}`);
       const startAt = performance.now();
-      const d = launch(bin, args);
+      const warmed = done?.standby?.start();
+      if (warmed) log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}: the standby (pid ${warmed.pid ?? '?'}) runs it`);
+      else log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}`);
+      const d = warmed ?? launch(bin, args);
       metrics.state('running');
       if (launches++ > 0) metrics.restarted();
       daemon = d;
       const stopTasks = new AbortController();
       if (done) void summarize(ctx, done, t0, startAt, stopTasks.signal);
       void watchBatch(ctx, stopTasks.signal);
+      if (cfg.warmStart && cfg.restartAfterUpgrade) void keepStandby(ctx, args, standby, stopTasks.signal);
       if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${(e as Error).message}`));
 
       let waitingLogged = '';
@@ -178,6 +189,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       return EXIT.DAEMON_FAILED;
     }
   } finally {
+    standby.current?.cancel();
     for (const s of signals) process.off(s, onSignal);
   }
 }

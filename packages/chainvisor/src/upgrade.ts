@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo, type UpgradeInfoFile } from '@chaind/upgrade-plan';
+import { readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo, type UpgradeInfo, type UpgradeInfoFile } from '@chaind/upgrade-plan';
 import { backupData } from './backup.ts';
 import { upgradeInfoLimit, type Config } from './config.ts';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
@@ -34,18 +34,31 @@ export interface Timings {
   switch: number;
 }
 
-export interface UpgradeDone {
+/** A release already loaded in a process of its own (DAEMON_WARM_START: standby.ts), as the upgrade uses it. */
+export interface LoadedRelease {
+  readonly pid: number | undefined;
+  /** Why it cannot be the node of the upgrade `info` run with `binary`, or null when it can. */
+  unfitFor(info: Pick<UpgradeInfo, 'name' | 'height'>, binary: string): string | null;
+  /** Runs `pre-upgrade <args>` in it: the exit code, or undefined when it is gone. */
+  preUpgrade(args: readonly string[]): Promise<number | undefined>;
+  /** Ends it, unless it already runs the node. */
+  cancel(): void;
+}
+
+export interface UpgradeDone<S extends LoadedRelease = LoadedRelease> {
   readonly info: UpgradeInfoFile;
   readonly folder: string;
   readonly binary: string;
   readonly timings: Timings;
+  /** the loaded release that ran the pre-upgrade and is to become the node (DAEMON_WARM_START) */
+  readonly standby?: S;
 }
 
 /**
  * Whether `info` names an upgrade `current` has not been switched to yet: another name, or the same name at a
  * newer height. A plan older than the one `current` runs is not pending (never a downgrade).
  */
-export function isPending(ctx: UpgradeContext, info: UpgradeInfoFile): boolean {
+export function isPending(ctx: UpgradeContext, info: Pick<UpgradeInfo, 'name' | 'height'>): boolean {
   const folder = upgradeFolderName(info.name, ctx.cfg.disableRecase, ctx.l.upgradesDir);
   const cur = readCurrent(ctx.l);
   if (cur.kind === 'genesis') return true;
@@ -87,7 +100,26 @@ function runTool(cmd: string, args: readonly string[]): Promise<{ code: number |
  * `pre-upgrade` runs before the switch (cosmovisor runs it after): if it fails, `current` still names the old
  * release, so the next start of chainvisor retries the whole upgrade instead of launching an unprepared binary.
  */
-export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfoFile, stopMs: number): Promise<UpgradeDone> {
+export async function performUpgrade<S extends LoadedRelease>(
+  ctx: UpgradeContext,
+  info: UpgradeInfoFile,
+  stopMs: number,
+  standby?: S,
+): Promise<UpgradeDone<S>> {
+  try {
+    return await upgradeSteps(ctx, info, stopMs, standby);
+  } catch (e) {
+    standby?.cancel();
+    throw e;
+  }
+}
+
+async function upgradeSteps<S extends LoadedRelease>(
+  ctx: UpgradeContext,
+  info: UpgradeInfoFile,
+  stopMs: number,
+  standby: S | undefined,
+): Promise<UpgradeDone<S>> {
   const { cfg, l, log } = ctx;
   const folder = upgradeFolderName(info.name, cfg.disableRecase, l.upgradesDir);
   const t: Timings = { stop: stopMs, delay: 0, backup: 0, script: 0, binary: 0, preUpgrade: 0, switch: 0 };
@@ -129,8 +161,15 @@ export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfoFile,
   const binary = await ensureBinary(ctx, info, dir);
   t.binary = performance.now() - s;
 
+  let warm = standby;
+  const unfit = warm?.unfitFor(info, binary) ?? null;
+  if (warm !== undefined && unfit !== null) {
+    log.info(`warm start: the standby (pid ${warm.pid ?? '?'}) is not used: ${unfit}; starting ${binary} cold`);
+    warm.cancel();
+    warm = undefined;
+  }
   const p = performance.now();
-  await preUpgrade(ctx, binary, info);
+  warm = await preUpgrade(ctx, binary, info, warm);
   t.preUpgrade = performance.now() - p;
 
   const w = performance.now();
@@ -142,7 +181,7 @@ export async function performUpgrade(ctx: UpgradeContext, info: UpgradeInfoFile,
   }
   t.switch = performance.now() - w;
   log.info(`current -> upgrades/${folder}`);
-  return { info, folder, binary, timings: t };
+  return { info, folder, binary, timings: t, ...(warm === undefined ? {} : { standby: warm }) };
 }
 
 async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfoFile, dir: string): Promise<string> {
@@ -187,21 +226,36 @@ async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfoFile, dir: str
   }
 }
 
-/** The pre-upgrade contract: 0 ok; 1 not implemented (continue); 30 fail; 31 retry up to the max; anything else fails. */
-export async function preUpgrade(ctx: UpgradeContext, binary: string, info: UpgradeInfoFile): Promise<void> {
+/**
+ * The pre-upgrade contract: 0 ok; 1 not implemented (continue); 30 fail; 31 retry up to the max; anything else fails.
+ * Run in `standby` when given (the same command in an already loaded process); a standby that exits meanwhile is
+ * dropped for a cold run. Resolves with the standby still usable, if any.
+ */
+export async function preUpgrade<S extends LoadedRelease>(ctx: UpgradeContext, binary: string, info: UpgradeInfoFile, standby?: S): Promise<S | undefined> {
   const { cfg, log } = ctx;
+  const args = ['--home', ctx.l.home];
+  let warm = standby;
   for (let attempt = 0; ; attempt++) {
-    const r = await runTool(binary, ['pre-upgrade', '--home', ctx.l.home]);
+    let r: { code: number | null; signal: NodeJS.Signals | null; error?: Error } | undefined;
+    if (warm !== undefined) {
+      const code = await warm.preUpgrade(args);
+      if (code === undefined) {
+        log.warn(`warm start: the standby (pid ${warm.pid ?? '?'}) exited during pre-upgrade: running ${binary} pre-upgrade cold`);
+        warm = undefined;
+      } else r = { code, signal: null };
+    }
+    r ??= await runTool(binary, ['pre-upgrade', ...args]);
+    const where = warm === undefined ? '' : ' (in the standby)';
     if (r.code === 0) {
-      log.info(`${binary} pre-upgrade: ok`);
-      return;
+      log.info(`${binary} pre-upgrade${where}: ok`);
+      return warm;
     }
     if (r.code === 1) {
-      log.info(`${binary} pre-upgrade: exit code 1, not implemented: continuing`);
-      return;
+      log.info(`${binary} pre-upgrade${where}: exit code 1, not implemented: continuing`);
+      return warm;
     }
     if (r.code === 31 && attempt < cfg.preupgradeMaxRetries) {
-      log.warn(`${binary} pre-upgrade: exit code 31, retrying (${attempt + 1}/${cfg.preupgradeMaxRetries})`);
+      log.warn(`${binary} pre-upgrade${where}: exit code 31, retrying (${attempt + 1}/${cfg.preupgradeMaxRetries})`);
       continue;
     }
     const how = r.error
@@ -213,6 +267,6 @@ export async function preUpgrade(ctx: UpgradeContext, binary: string, info: Upgr
           : r.code === 31
             ? `exited with code 31 after ${cfg.preupgradeMaxRetries} retries (DAEMON_PREUPGRADE_MAX_RETRIES)`
             : `exited with code ${r.code}, which the pre-upgrade contract does not define`;
-    throw new ChainvisorError(EXIT.PREUPGRADE_FAILED, `${binary} pre-upgrade ${how}: upgrade ${info.name} aborted, current unchanged`);
+    throw new ChainvisorError(EXIT.PREUPGRADE_FAILED, `${binary} pre-upgrade${where} ${how}: upgrade ${info.name} aborted, current unchanged`);
   }
 }

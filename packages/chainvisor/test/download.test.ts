@@ -5,13 +5,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
-import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
-import { Server as GrpcServer, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { EXIT } from '../src/exit-codes.ts';
 import { decodeCurrentPlan } from '../src/prepare.ts';
 import { tgz } from '@chaind/upgrade-plan/testing';
-import { baseEnv, chainvisor, killAll, makeHome, writeDaemon, type Home } from '@chaind/chainvisor/testing';
+import { baseEnv, chainvisor, killAll, makeHome, planResponse, planServer, writeDaemon, type Home } from '@chaind/chainvisor/testing';
 
 /** The release: a daemon script that answers pre-upgrade and runs until SIGTERM. */
 function releaseScript(h: Home): Buffer {
@@ -52,25 +49,6 @@ async function fileServer(
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hits };
-}
-
-/** The bytes a node answers: Cosmos x/upgrade's QueryCurrentPlanResponse, encoded by cosmjs-types (the wire format chaind is compatible with). */
-function planResponse(plan?: { name: string; info: string; height: bigint }): Uint8Array {
-  return QueryCurrentPlanResponse.encode({ plan: plan && Plan.fromPartial(plan) }).finish();
-}
-
-/** A real gRPC server answering /chain.upgrade.v1beta1.Query/CurrentPlan with raw bytes. */
-async function planServer(get: () => Uint8Array): Promise<{ address: string; server: GrpcServer }> {
-  const server = new GrpcServer();
-  server.register(
-    '/chain.upgrade.v1beta1.Query/CurrentPlan',
-    (_call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => cb(null, Buffer.from(get())),
-    (b: Buffer) => b,
-    (b: Buffer) => b,
-    'unary',
-  );
-  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
-  return { address: `127.0.0.1:${port}`, server };
 }
 
 describe('releases downloaded by chainvisor', () => {

@@ -6,6 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QueryCurrentPlanResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
+import { Plan } from 'cosmjs-types/cosmos/upgrade/v1beta1/upgrade';
+import { Server as GrpcServer, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'chainvisor.js');
 
@@ -72,18 +75,19 @@ export interface Run {
   stderr(): string;
 }
 
-const running = new Set<ChildProcess>();
+/** The process groups of every chainvisor started: kept after chainvisor exits, since its daemons may outlive it. */
+const groups = new Set<number>();
 
 /** Kills every chainvisor a test started, with its daemons (own process group), so a failed test never hangs the runner. */
 export function killAll(): void {
-  for (const c of running) {
+  for (const pgid of groups) {
     try {
-      if (c.pid !== undefined) process.kill(-c.pid, 'SIGKILL');
+      process.kill(-pgid, 'SIGKILL');
     } catch {
       // already gone
     }
   }
-  running.clear();
+  groups.clear();
 }
 
 export interface RunLimits {
@@ -97,8 +101,7 @@ export function chainvisor(args: readonly string[], env: Record<string, string>,
       ? [process.execPath, [BIN, ...args]]
       : ['bash', ['-c', `ulimit -f ${limits.fileSizeKiB} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
   const child = spawn(cmd, argv, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(cwd ? { cwd } : {}) });
-  running.add(child);
-  child.on('exit', () => running.delete(child));
+  if (child.pid !== undefined) groups.add(child.pid);
   let out = '';
   let err = '';
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
@@ -150,6 +153,25 @@ export async function statusServer(home: string): Promise<{ url: string; server:
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+/** The bytes a node answers: Cosmos x/upgrade's QueryCurrentPlanResponse, encoded by cosmjs-types (the wire format chaind is compatible with). */
+export function planResponse(plan?: { name: string; info: string; height: bigint }): Uint8Array {
+  return QueryCurrentPlanResponse.encode({ plan: plan && Plan.fromPartial(plan) }).finish();
+}
+
+/** A real gRPC server answering /chain.upgrade.v1beta1.Query/CurrentPlan with raw bytes. */
+export async function planServer(get: () => Uint8Array): Promise<{ address: string; server: GrpcServer }> {
+  const server = new GrpcServer();
+  server.register(
+    '/chain.upgrade.v1beta1.Query/CurrentPlan',
+    (_call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => cb(null, Buffer.from(get())),
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    'unary',
+  );
+  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  return { address: `127.0.0.1:${port}`, server };
+}
+
 /** The env chainvisor runs with in tests: quick polling, no colours or timestamps, an RPC nobody answers. */
 export function baseEnv(h: Home, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -159,6 +181,7 @@ export function baseEnv(h: Home, extra: Record<string, string> = {}): Record<str
     COSMOVISOR_COLOR_LOGS: 'false',
     COSMOVISOR_TIMEFORMAT_LOGS: 'none',
     DAEMON_RPC_ADDRESS: 'http://127.0.0.1:9',
+    DAEMON_GRPC_ADDRESS: '127.0.0.1:9',
     // the tests' mirrors are loopback http servers
     DAEMON_ALLOW_LOOPBACK_HTTP: 'true',
     ...extra,

@@ -27,6 +27,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['query', 'q', 'status'], register: async (p) => (await import('./query/index.ts')).registerQueryCommands(p) },
   { names: ['tx'], register: async (p) => (await import('./tx/index.ts')).registerTxCommands(p) },
   { names: ['pre-upgrade'], register: async (p) => (await import('./pre-upgrade.ts')).registerPreUpgradeCommand(p) },
+  { names: ['standby'], register: async (p) => (await import('./standby.ts')).registerStandbyCommand(p, programFor) },
   { names: ['upgrade'], register: async (p) => (await import('./upgrade.ts')).registerUpgradeCommands(p) },
   { names: ['testnet'], register: async (p) => (await import('./testnet/index.ts')).registerTestnetCommands(p) },
 ];

@@ -2,6 +2,11 @@ import { nodeIdOf, readNodeKey } from './keys.ts';
 import type { NodeParts, NodeServer } from './node.ts';
 import type { TxNode } from './tx-service.ts';
 
+/** Loads the servers' modules now: `chaind standby` does, so that the node it becomes at the halt starts them at once. */
+export async function preloadServers(): Promise<void> {
+  await Promise.all([import('./rpc/index.ts'), import('./rest/index.ts'), import('./grpc/index.ts')]);
+}
+
 /**
  * The servers `chaind start` runs: JSON-RPC in solo mode (behind CometBFT, CometBFT serves it); REST and gRPC when enabled.
  * Each is loaded as it starts, JSON-RPC first: it reports the blocks (chainvisor waits on it after an
