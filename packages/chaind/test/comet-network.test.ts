@@ -190,6 +190,10 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
       const log = n.visor?.log() ?? '';
       assert.match(log, new RegExp(`UPGRADE "v2" NEEDED at height: ${h}`), `${n.name}:\n${log.slice(-3000)}`);
       assert.match(log, /upgrade v2 at height \d+ done/);
+      // warm start: v2 waited in standby, ran its pre-upgrade there and became the node in that process
+      assert.match(log, /warm start: \S+ started in standby for the upgrade v2/);
+      assert.match(log, /pre-upgrade \(in the standby\): ok/);
+      assert.match(log, /: the standby \(pid \d+\) runs it/);
     }
     const infos = up.map((n) => readFileSync(join(n.home, 'data', 'upgrade-info.json'), 'utf8'));
     for (const f of infos) assert.equal(f, infos[0], 'byte-identical upgrade-info.json');
