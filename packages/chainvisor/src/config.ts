@@ -47,7 +47,7 @@ export interface Config {
   /** start the next release's binary in standby before the halt (chaind's `standby` command) */
   readonly warmStart: boolean;
   /** how many blocks before the plan's height the standby is started */
-  readonly warmStartBlocks: bigint;
+  readonly warmStartBlocks: number;
   readonly disableLogs: boolean;
   readonly colorLogs: boolean;
   readonly timeFormatLogs: string;
@@ -65,119 +65,182 @@ export interface Config {
 
 type Kind = 'string' | 'bool' | 'duration' | 'uint' | 'path';
 
-interface Setting {
+export interface Setting {
   readonly env: string;
   readonly kind: Kind;
   /** the default as the user would write it; undefined = required */
   readonly def?: string;
+  /** what it does (Markdown: docs/chainvisor.md's table is made from it) */
   readonly doc: string;
-  /** how we differ from cosmovisor, if we do */
-  readonly differs?: string;
+  /** `same`, or how it differs from cosmovisor (*differs*) or is not in cosmovisor (*ours*), and why */
+  readonly cosmovisor: string;
 }
 
-/** The settings table: env var (config.toml key = lower-case name), type, default. docs/chainvisor.md mirrors it. */
+/**
+ * The settings: env var (config.toml key = lower-case name), type, default, doc. Adding a setting is one entry here;
+ * docs/chainvisor.md's table is generated from it (`npm run docs:settings`, checked by settings-doc.test.ts).
+ */
 export const SETTINGS: readonly Setting[] = [
-  { env: 'DAEMON_HOME', kind: 'path', doc: 'node home: holds cosmovisor/ and data/' },
-  { env: 'DAEMON_NAME', kind: 'string', doc: 'binary file name inside each bin/' },
-  { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing upgrade binary from the plan's info" },
+  { env: 'DAEMON_HOME', kind: 'path', doc: 'node home, absolute; holds `cosmovisor/` and `data/`', cosmovisor: 'same' },
+  { env: 'DAEMON_NAME', kind: 'string', doc: 'binary file name in each `bin/`', cosmovisor: 'same' },
+  { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing release from the plan's info", cosmovisor: 'same' },
   {
     env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM',
     kind: 'bool',
     def: 'true',
-    doc: 'refuse downloads without a sha256/sha512 checksum',
-    differs: 'cosmovisor: false',
+    doc: 'refuse a download without a `checksum=sha256:…`/`sha512:…` (md5 and sha1 are always refused); `false` is the explicit opt-out',
+    cosmovisor: '*differs* (cosmovisor: false): an unverified binary would run as the validator',
   },
-  { env: 'DAEMON_ALLOW_INSECURE_HTTP', kind: 'bool', def: 'false', doc: 'allow plain http downloads from non-loopback hosts', differs: 'ours' },
+  {
+    env: 'DAEMON_ALLOW_INSECURE_HTTP',
+    kind: 'bool',
+    def: 'false',
+    doc: 'allow plain `http://` from non-loopback hosts (not from loopback: that is DAEMON_ALLOW_LOOPBACK_HTTP)',
+    cosmovisor: '*ours*: cosmovisor allows any scheme',
+  },
   {
     env: 'DAEMON_ALLOW_LOOPBACK_HTTP',
     kind: 'bool',
     def: 'false',
-    doc: 'allow plain http from a loopback host (a local mirror) and redirects to loopback or private addresses',
-    differs: 'ours',
+    doc: "allow a local mirror: plain `http://` from a loopback host (127.0.0.0/8, ::1, `localhost`), and redirects to loopback or private addresses (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 0/8, 100.64/10, ::1, ::, fc00::/7, fe80::/10, IPv4-mapped forms, `*.localhost`). Without it such a redirect is refused whatever its scheme, so a mirror cannot bounce chainvisor to a service on the node's host or network (a cloud metadata address, an admin port). Checked on the URL's literal host: a DNS name that resolves to a private address is not caught",
+    cosmovisor: '*ours*',
   },
-  { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', differs: 'ours' },
-  { env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT', kind: 'duration', def: '60s', doc: 'fail a download when the server sends nothing for this long', differs: 'ours' },
+  { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', cosmovisor: '*ours*' },
+  {
+    env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT',
+    kind: 'duration',
+    def: '60s',
+    doc: 'fail a download (release or info document) when the server sends nothing for this long: no response after the request, or no body data mid-download; must be greater than 0',
+    cosmovisor: '*ours*',
+  },
   {
     env: 'DAEMON_MAX_EXTRACT_BYTES',
     kind: 'uint',
     def: String(DEFAULT_EXTRACT_LIMITS.maxBytes),
-    doc: 'cap on the bytes a release archive unpacks to',
-    differs: 'ours',
+    doc: "cap on the bytes a release archive unpacks to (the sum of its files' sizes, counted from the tar headers as it streams); past it the install fails with nothing installed; must be greater than 0. The default equals the download cap: a node release unpacks to a few hundred MB",
+    cosmovisor: '*ours*',
   },
   {
     env: 'DAEMON_MAX_EXTRACT_ENTRIES',
     kind: 'uint',
     def: String(DEFAULT_EXTRACT_LIMITS.maxEntries),
-    doc: 'cap on the entries (files, folders, links) of a release archive',
-    differs: 'ours',
+    doc: 'cap on the entries (files, folders, links) of a release archive; must be greater than 0. A packaged Node.js release has tens of thousands of files',
+    cosmovisor: '*ours*',
   },
-  { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; false: exit 0' },
-  { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: 'pause between the node stop and the backup' },
-  { env: 'DAEMON_SHUTDOWN_GRACE', kind: 'duration', def: '0s', doc: 'SIGTERM, wait this long, then SIGKILL', differs: 'cosmovisor sends SIGINT' },
+  { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; `false`: exit 0', cosmovisor: 'same' },
+  { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: "pause between the node's stop and the backup", cosmovisor: 'same' },
+  {
+    env: 'DAEMON_SHUTDOWN_GRACE',
+    kind: 'duration',
+    def: '0s',
+    doc: 'when chainvisor has to stop the node (still running DAEMON_HALT_EXIT_WAIT after the upgrade is seen): SIGTERM, then SIGKILL after this long; 0: SIGKILL alone, at once',
+    cosmovisor:
+      '*differs*: SIGTERM instead of SIGINT, and the node gets DAEMON_HALT_EXIT_WAIT to exit by itself first. chaind stops by itself at the halt, so this only matters for a node that does not',
+  },
   {
     env: 'DAEMON_HALT_EXIT_WAIT',
     kind: 'duration',
     def: '1s',
-    doc: 'how long a node that wrote data/upgrade-info.json gets to exit by itself before it is stopped (never less than DAEMON_POLL_INTERVAL)',
-    differs: 'ours',
+    doc: "how long a node that wrote `data/upgrade-info.json` gets to exit by itself before chainvisor stops it (never less than DAEMON_POLL_INTERVAL). A file written ahead of its height (a batch entry, `add-upgrade --upgrade-height`) brings no halt of the node's own: the node is stopped one DAEMON_POLL_INTERVAL after it reaches the height before, as before. chaind leaves its CometBFT running for app.toml `[abci] halt-linger` (500ms) after writing the file, so that peers still missing block H's precommits get them, then exits with code 10",
+    cosmovisor:
+      '*ours*: cosmovisor stops the node as soon as it sees the file (a Cosmos SDK node does not exit by itself at the halt: set this to DAEMON_POLL_INTERVAL for one)',
   },
-  { env: 'DAEMON_POLL_INTERVAL', kind: 'duration', def: '300ms', doc: 'poll period of data/upgrade-info.json (file events also trigger a check)' },
+  {
+    env: 'DAEMON_POLL_INTERVAL',
+    kind: 'duration',
+    def: '300ms',
+    doc: 'poll period of `data/upgrade-info.json`; file events trigger a check too',
+    cosmovisor: '*differs*: events + polling',
+  },
   {
     env: 'DAEMON_UPGRADE_INFO_MAX_BYTES',
     kind: 'uint',
     def: String(DEFAULT_UPGRADE_INFO_MAX_BYTES),
-    doc: 'a larger upgrade-info.json is refused unread (logged; the node keeps running)',
-    differs: 'ours',
+    doc: "the largest `data/upgrade-info.json` read (checked on the open file's size, and at most one byte past it is read, so a growing file is caught too); a larger one is refused unread: while the node runs it is logged once as invalid and the node keeps running, at the node's exit it is an invalid file (exit 6). The node writes far less: a plan comes in a tx (`max_tx_bytes`, 1 MiB by default) and JSON escaping grows its info at most sixfold; must be greater than 0",
+    cosmovisor: '*ours*: cosmovisor reads the file whole, every poll',
   },
-  { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of data/' },
-  { env: 'DAEMON_DATA_BACKUP_DIR', kind: 'path', def: '$DAEMON_HOME', doc: 'where data-backup-<name>-<height> goes' },
-  { env: 'DAEMON_PREUPGRADE_MAX_RETRIES', kind: 'uint', def: '0', doc: 'retries of `<daemon> pre-upgrade` after exit code 31' },
-  { env: 'DAEMON_GRPC_ADDRESS', kind: 'string', def: 'localhost:9090', doc: "node gRPC (host:port) for prepare-upgrade's CurrentPlan" },
+  { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of `data/`', cosmovisor: 'same' },
+  {
+    env: 'DAEMON_DATA_BACKUP_DIR',
+    kind: 'path',
+    def: '$DAEMON_HOME',
+    doc: 'where `data-backup-<name>-<height>` goes; must not be inside `data/`',
+    cosmovisor: '*differs*: named by upgrade, not date',
+  },
+  { env: 'DAEMON_PREUPGRADE_MAX_RETRIES', kind: 'uint', def: '0', doc: 'retries of `<daemon> pre-upgrade` after exit code 31', cosmovisor: 'same' },
+  { env: 'DAEMON_GRPC_ADDRESS', kind: 'string', def: 'localhost:9090', doc: 'node gRPC for `prepare-upgrade`', cosmovisor: 'same' },
   {
     env: 'DAEMON_RPC_ADDRESS',
     kind: 'string',
     def: 'http://127.0.0.1:26657',
-    doc: 'node CometBFT JSON-RPC: chain height and first block after an upgrade',
-    differs: 'ours',
+    doc: 'node CometBFT JSON-RPC: the chain height (see detection) and the first block after an upgrade (downtime)',
+    cosmovisor: '*ours*',
   },
-  { env: 'DAEMON_PREPARE_UPGRADE', kind: 'bool', def: 'false', doc: '`run` polls CurrentPlan and prepares the release ahead of the halt', differs: 'ours' },
+  {
+    env: 'DAEMON_PREPARE_UPGRADE',
+    kind: 'bool',
+    def: 'false',
+    doc: '`run` polls CurrentPlan every 3 s while the node runs and prepares the release as soon as a plan is scheduled, and again when a plan is re-proposed with other info',
+    cosmovisor: '*ours*',
+  },
   {
     env: 'DAEMON_WARM_START',
     kind: 'bool',
     def: 'true',
-    doc: "`run` starts the scheduled release's installed binary as `<daemon> standby -- <args>` shortly before the halt, so the upgrade does not wait for it to load; a binary without that command is started cold",
-    differs: 'ours',
+    doc: "`run` starts the scheduled release's installed binary as `<daemon> standby -- <args>` once the chain is within DAEMON_WARM_START_BLOCKS of the plan's height; at the halt its pre-upgrade runs in that process and it becomes the node (see [Warm start](#warm-start)). A binary without the `standby` command exits at once and is started cold",
+    cosmovisor: '*ours*',
   },
   {
     env: 'DAEMON_WARM_START_BLOCKS',
     kind: 'uint',
     def: '10',
-    doc: "how many blocks before the plan's height the standby is started (it holds that release's memory until the halt)",
-    differs: 'ours',
+    doc: "how many blocks before the plan's height the standby is started; it holds that release's memory (about 90 MB for chaind) until the halt",
+    cosmovisor: '*ours*',
   },
   {
     env: 'DAEMON_METRICS_ADDRESS',
     kind: 'string',
     def: '',
-    doc: "host:port where `run` serves Prometheus metrics at /metrics (state, downloads, last upgrade's downtime); empty: off",
-    differs: 'ours',
+    doc: '`host:port` where `run` serves Prometheus metrics at `/metrics` (see [Metrics](#metrics)), e.g. `127.0.0.1:26670`; empty: off. A port in use stops `run` with exit code 2',
+    cosmovisor: '*ours*',
   },
-  { env: 'DAEMON_METRICS_MAX_CONNECTIONS', kind: 'uint', def: '3', doc: 'connections the metrics endpoint serves at once; 0: no limit', differs: 'ours' },
-  { env: 'COSMOVISOR_DISABLE_LOGS', kind: 'bool', def: 'false', doc: "silence chainvisor's own info/warning lines (errors still print)" },
-  { env: 'COSMOVISOR_COLOR_LOGS', kind: 'bool', def: 'true', doc: 'colour the level (only on a terminal)' },
+  {
+    env: 'DAEMON_METRICS_MAX_CONNECTIONS',
+    kind: 'uint',
+    def: '3',
+    doc: "connections the metrics endpoint serves at once (CometBFT's `max_open_connections` default); 0: no limit",
+    cosmovisor: '*ours*',
+  },
+  {
+    env: 'COSMOVISOR_DISABLE_LOGS',
+    kind: 'bool',
+    def: 'false',
+    doc: "silence chainvisor's info and warning lines; the one error line of a failure is still printed",
+    cosmovisor: '*differs*: errors stay visible',
+  },
+  {
+    env: 'COSMOVISOR_COLOR_LOGS',
+    kind: 'bool',
+    def: 'true',
+    doc: 'colour the level — only when stderr is a terminal',
+    cosmovisor: '*differs*: no escape codes in log files',
+  },
   {
     env: 'COSMOVISOR_TIMEFORMAT_LOGS',
     kind: 'string',
     def: 'kitchen',
-    doc: `timestamp layout: ${Object.keys(TIME_LAYOUTS).join(', ')}; empty or none: no timestamp`,
+    doc: "timestamp of chainvisor's lines, in the process's local time (TZ): cosmovisor's names for Go's layouts, case-sensitive — `layout` (01/02 03:04:05PM '06 -0700), `ansic` (Mon Jan _2 15:04:05 2006), `unixdate` (Mon Jan _2 15:04:05 MST 2006), `rubydate` (Mon Jan 02 15:04:05 -0700 2006), `rfc822` (02 Jan 06 15:04 MST), `rfc822z` (02 Jan 06 15:04 -0700), `rfc850` (Monday, 02-Jan-06 15:04:05 MST), `rfc1123` (Mon, 02 Jan 2006 15:04:05 MST), `rfc1123z` (Mon, 02 Jan 2006 15:04:05 -0700), `rfc3339` (2006-01-02T15:04:05Z07:00), `rfc3339nano` (2006-01-02T15:04:05.999999999Z07:00), `kitchen` (3:04PM); also `datetime` (2006-01-02 15:04:05) and `timeonly` (15:04:05). Set but empty (or `none`): no timestamp; unset: the default",
+    cosmovisor:
+      "same names and empty; *differs*: fractions are milliseconds at most; `MST` is the abbreviation the platform's time-zone data gives in English (UTC, CET, EST), else the offset as `+0530` (Go would print e.g. IST); `datetime`, `timeonly`, `none` are ours",
   },
   {
     env: 'COSMOVISOR_CUSTOM_PREUPGRADE',
     kind: 'string',
     def: '',
-    doc: 'script run as `<script> <name> <height>` before the switch (relative to $DAEMON_HOME/cosmovisor)',
+    doc: 'script run as `<script> <name> <height>` before the switch; a relative path is relative to `$DAEMON_HOME/cosmovisor`; a script without any execute bit gets them added (logged), as cosmovisor does; non-zero exit aborts',
+    cosmovisor: 'same',
   },
-  { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: "keep the upgrade name's case for its folder" },
+  { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: "keep the upgrade name's case for its folder", cosmovisor: 'same' },
 ];
 
 /**
@@ -337,7 +400,7 @@ export function loadConfig(o: LoadOptions): Config {
     rpcAddress: str('DAEMON_RPC_ADDRESS').replace(/\/+$/, ''),
     prepareUpgrade: b('DAEMON_PREPARE_UPGRADE'),
     warmStart: b('DAEMON_WARM_START'),
-    warmStartBlocks: BigInt(n('DAEMON_WARM_START_BLOCKS')),
+    warmStartBlocks: n('DAEMON_WARM_START_BLOCKS'),
     disableLogs: b('COSMOVISOR_DISABLE_LOGS'),
     colorLogs: b('COSMOVISOR_COLOR_LOGS'),
     timeFormatLogs: str('COSMOVISOR_TIMEFORMAT_LOGS'),
@@ -392,6 +455,8 @@ export function toToml(c: Config): string {
     ['daemon_grpc_address', c.grpcAddress],
     ['daemon_rpc_address', c.rpcAddress],
     ['daemon_prepare_upgrade', c.prepareUpgrade],
+    ['daemon_warm_start', c.warmStart],
+    ['daemon_warm_start_blocks', c.warmStartBlocks],
     ['daemon_metrics_address', c.metricsAddress],
     ['daemon_metrics_max_connections', c.metricsMaxConnections],
     ['cosmovisor_disable_logs', c.disableLogs],

@@ -134,7 +134,7 @@ export async function keepStandby(ctx: UpgradeContext, args: readonly string[], 
       }
       if (plan !== undefined && slot.current === undefined && planKey(plan) !== tried) {
         const h = await latestHeight(cfg.rpcAddress, 1000);
-        const bin = h !== undefined && h >= plan.height - cfg.warmStartBlocks ? installedFor(ctx, plan) : undefined;
+        const bin = h !== undefined && h >= plan.height - BigInt(cfg.warmStartBlocks) ? installedFor(ctx, plan) : undefined;
         if (bin !== undefined && !signal.aborted) {
           tried = planKey(plan);
           const s = spawnStandby(bin, args, plan);
