@@ -194,6 +194,26 @@ describe('block phases', () => {
     assert.throws(() => block(app, 2n), /FinalizeBlock for height 2, expected 1/);
     await app.store.close();
   });
+
+  test('a block waiting for its Commit is not executed over: FinalizeBlock again is refused until it is committed or aborted', async () => {
+    const app = makeApp(tmp(), { calls: [] });
+    initChain(app);
+    block(app, 1n, [encodeTx([send('a', 'z', '5')])]);
+    assert.throws(() => block(app, 1n, [encodeTx([send('a', 'z', '5')])]), /FinalizeBlock for height 1 while block 1 waits for its Commit/);
+    // aborting block 1 drops the genesis writes with it: InitChain again, then block 1 once
+    app.abortBlock();
+    assert.throws(() => block(app, 1n), /needs InitChain first/);
+    initChain(app);
+    block(app, 1n, [encodeTx([send('a', 'z', '5')])]);
+    app.commit();
+    assert.equal(read(app, 'ledger', 'sent/z'), '5', 'the send counted once');
+    block(app, 2n);
+    app.abortBlock();
+    block(app, 2n);
+    app.commit();
+    assert.equal(app.lastBlockHeight, 2n);
+    await app.store.close();
+  });
 });
 
 describe('transactions', () => {

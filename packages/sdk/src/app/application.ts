@@ -97,6 +97,20 @@ export class AppError extends ChaindError<'app'> {
 }
 
 /**
+ * Where the app is in its ABCI life. load: unloaded → ready; InitChain (at height 0): → genesis;
+ * FinalizeBlock: ready at height > 0, or genesis → finalized; Commit: finalized → ready; a failed
+ * InitChain or FinalizeBlock and abortBlock: → ready, their writes discarded (genesis's with block 1's).
+ */
+type Phase =
+  | { readonly kind: 'unloaded' }
+  /** loaded, nothing uncommitted (at height 0: InitChain comes next) */
+  | { readonly kind: 'ready' }
+  /** InitChain's writes wait in the working set for block 1 */
+  | { readonly kind: 'genesis' }
+  /** block `height` is executed and waits for its Commit */
+  | { readonly kind: 'finalized'; readonly height: bigint };
+
+/**
  * The application: wires the module manager, routers and multistore into the ABCI 2.0 method set.
  * A block runs pre-blockers, begin-blockers, txs and end-blockers over the block's write set;
  * Commit makes it durable. A block that throws leaves nothing behind.
@@ -111,13 +125,11 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private anteHandler: AnteHandler<T> | undefined;
   private storeLoader: StoreLoader = defaultStoreLoader;
   private readonly queryCache = new QueryCache();
-  private loaded = false;
+  private phase: Phase = { kind: 'unloaded' };
   private chainId: string | undefined;
   /** Protocol version reported by Info; the upgrade module raises it. */
   appVersion = 0n;
   private initialHeight = 1n;
-  private genesisPending = false;
-  private pendingHeight: bigint | null = null;
   private lastHeader: BlockHeader | null = null;
   /**
    * The last committed state, read by the check state and `withQueryContext`, taken at each commit. Its
@@ -153,21 +165,21 @@ export class BaseApp<T extends Tx = Tx> implements Application {
 
   /** The spec's `app#SetStoreLoader`: how the multistore is loaded at start-up (store upgrades). */
   setStoreLoader(loader: StoreLoader): void {
-    if (this.loaded) throw new AppError('the store loader must be set before the app is loaded');
+    if (this.phase.kind !== 'unloaded') throw new AppError('the store loader must be set before the app is loaded');
     this.storeLoader = loader;
   }
 
   /** Mounts every module's stores and runs the store loader. */
   load(): void {
-    if (this.loaded) throw new AppError('the app is already loaded');
+    if (this.phase.kind !== 'unloaded') throw new AppError('the app is already loaded');
     this.store.mount(this.modules.storeKeys());
     this.storeLoader(this.store);
-    this.loaded = true;
+    this.phase = { kind: 'ready' };
     this.resetCheckState();
   }
 
   private assertLoaded(): void {
-    if (!this.loaded) throw new AppError('the app is not loaded: call load() first');
+    if (this.phase.kind === 'unloaded') throw new AppError('the app is not loaded: call load() first');
   }
 
   get lastBlockHeight(): bigint {
@@ -191,8 +203,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     // CometBFT sends InitChain again after it restarts before block 1 (possibly with a corrected genesis):
     // the uncommitted writes of an earlier one must not leak into this one
     this.store.discard();
-    this.genesisPending = false;
-    this.pendingHeight = null;
+    this.phase = { kind: 'ready' };
     if (this.chainId !== undefined && req.chainId !== this.chainId) {
       throw new AppError(`InitChain chain id "${req.chainId}" differs from the configured chain id "${this.chainId}"`);
     }
@@ -217,7 +228,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       this.store.discard();
       throw e;
     }
-    this.genesisPending = true;
+    this.phase = { kind: 'genesis' };
     // the app's genesis validator set wins: CometBFT's genesis.json carries none of its own
     return { validators: validators ?? req.validators, appHash: this.store.workingAppHash() };
   }
@@ -232,7 +243,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     const last = this.lastBlockHeight;
     const expected = last === 0n ? this.initialHeight : last + 1n;
     if (req.height !== expected) throw new AppError(`FinalizeBlock for height ${req.height}, expected ${expected}`);
-    if (last === 0n && !this.genesisPending) throw new AppError('FinalizeBlock of the first block needs InitChain first');
+    if (this.phase.kind === 'finalized') throw new AppError(`FinalizeBlock for height ${req.height} while block ${this.phase.height} waits for its Commit`);
+    if (last === 0n && this.phase.kind !== 'genesis') throw new AppError('FinalizeBlock of the first block needs InitChain first');
     const header = this.header(req.height, req.time, req.proposerAddress);
     const ctx = new Context({ store: this.store, header, mode: 'finalize', logger: this.logger });
     const txResults: ExecTxResult[] = [];
@@ -247,10 +259,10 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     } catch (e) {
       this.store.discard();
       // a failed first block takes the genesis writes with it: InitChain must run again
-      if (last === 0n) this.genesisPending = false;
+      this.phase = { kind: 'ready' };
       throw e;
     }
-    this.pendingHeight = req.height;
+    this.phase = { kind: 'finalized', height: req.height };
     this.lastHeader = header;
     const events: Event[] = ctx.events.events();
     return {
@@ -265,10 +277,9 @@ export class BaseApp<T extends Tx = Tx> implements Application {
 
   commit(): ResponseCommit {
     this.assertLoaded();
-    if (this.pendingHeight === null) throw new AppError('Commit without a finalized block');
-    this.store.commit(this.pendingHeight);
-    this.pendingHeight = null;
-    this.genesisPending = false;
+    if (this.phase.kind !== 'finalized') throw new AppError('Commit without a finalized block');
+    this.store.commit(this.phase.height);
+    this.phase = { kind: 'ready' };
     this.resetCheckState();
     return { retainHeight: 0n };
   }
@@ -277,8 +288,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   abortBlock(): void {
     this.store.discard();
     // the first block's write set holds the genesis writes too: InitChain must run again
-    if (this.lastBlockHeight === 0n) this.genesisPending = false;
-    this.pendingHeight = null;
+    if (this.phase.kind !== 'unloaded') this.phase = { kind: 'ready' };
   }
 
   private resetCheckState(): void {
