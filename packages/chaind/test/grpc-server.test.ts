@@ -2,11 +2,8 @@
 // separate process, using server reflection) and grpc-js with our generated encode/decode. Status
 // codes for registered errors, UNIMPLEMENTED for what is not served, raw bytes passed through.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { QueryAccountRequest, QueryAccountResponse } from 'cosmjs-types/cosmos/auth/v1beta1/query';
 import { BaseAccount } from 'cosmjs-types/cosmos/auth/v1beta1/auth';
@@ -19,28 +16,9 @@ import {
   QueryModuleVersionsRequest,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { GOV_AUTHORITY } from '../src/app.ts';
-import { AbciTestApp, ALICE, DENOM, newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
+import { bufCurl, AbciTestApp, ALICE, DENOM, newHome, removeTmpDirs, softwareUpgrade, TestChain } from '@chaind/chaind/testing';
 import { SDK_DESCRIPTOR_SET } from '../src/node/query/descriptors.ts';
 import { startGrpcServer, type GrpcServer } from '../src/node/grpc/server.ts';
-
-const execFileP = promisify(execFile);
-const BUF = createRequire(import.meta.url).resolve('@bufbuild/buf/bin/buf');
-
-interface Curl {
-  readonly ok: boolean;
-  readonly out: string;
-}
-
-/** `buf curl` in a child process (async: the server answers from this process's event loop). */
-async function bufCurl(args: readonly string[]): Promise<Curl> {
-  try {
-    const r = await execFileP(process.execPath, [BUF, 'curl', '--protocol', 'grpc', '--http2-prior-knowledge', ...args], { timeout: 60_000 });
-    return { ok: true, out: r.stdout };
-  } catch (e) {
-    const err = e as { stdout?: string; stderr?: string };
-    return { ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` };
-  }
-}
 
 interface Unary<Res> {
   readonly res: Res;

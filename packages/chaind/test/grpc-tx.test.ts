@@ -3,10 +3,7 @@
 // reflection). Broadcast, find after inclusion, simulate; status codes for bad requests; the node
 // goes on making blocks.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import {
@@ -20,12 +17,9 @@ import {
 } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { Tx } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { MessageCodec } from '@chaind/sdk/app';
-import { ALICE, BOB, DENOM, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
+import { bufCurl, ALICE, BOB, DENOM, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
 import { sha256 } from '../src/node/hash.ts';
 import { startGrpcServer, type GrpcServer } from '../src/node/grpc/server.ts';
-
-const execFileP = promisify(execFile);
-const BUF = createRequire(import.meta.url).resolve('@bufbuild/buf/bin/buf');
 
 let node: TestNode;
 let s: GrpcServer;
@@ -53,21 +47,6 @@ after(
   },
   { timeout: 30_000 },
 );
-
-interface Curl {
-  readonly ok: boolean;
-  readonly out: string;
-}
-
-async function bufCurl(args: readonly string[]): Promise<Curl> {
-  try {
-    const r = await execFileP(process.execPath, [BUF, 'curl', '--protocol', 'grpc', '--http2-prior-knowledge', ...args], { timeout: 60_000 });
-    return { ok: true, out: r.stdout };
-  } catch (e) {
-    const err = e as { stdout?: string; stderr?: string };
-    return { ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` };
-  }
-}
 
 function unary<Req, Res>(path: string, req: MessageCodec<Req>, res: MessageCodec<Res>, message: Req): Promise<Res> {
   return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runInGroup } from './process.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
 
@@ -27,18 +28,9 @@ export function childEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.P
   return Object.assign(env, extra);
 }
 
-export function chaind(args: readonly string[], o: RunOptions = {}): Promise<Run> {
-  const env = childEnv(o.env);
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [o.bin ?? BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', rej);
-    child.on('close', (code) => res({ code, stdout, stderr }));
-    child.stdin.end(o.input ?? '');
-  });
+export async function chaind(args: readonly string[], o: RunOptions = {}): Promise<Run> {
+  const r = await runInGroup(process.execPath, [o.bin ?? BIN, ...args], { env: childEnv(o.env), ...(o.input === undefined ? {} : { input: o.input }) });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** `p`, or a failed assertion naming `what` once `ms` have passed. */

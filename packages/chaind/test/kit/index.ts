@@ -7,6 +7,7 @@
 // (network.ts), a wallet's amino JSON converters (amino.ts). Keys, temp dirs and block requests are the framework kit's.
 export { DENOM, freePort, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 export * from './amino.ts';
+export * from './buf.ts';
 export * from './chain.ts';
 export * from './cli.ts';
 export * from './gov-upgrade.ts';
@@ -14,6 +15,7 @@ export * from './comet.ts';
 export * from './homes.ts';
 export * from './network.ts';
 export * from './node.ts';
+export * from './process.ts';
 export * from './upgrades.ts';
 export * from './upgrade-history.ts';
 export * from './next-release.ts';
