@@ -1,6 +1,5 @@
 // `chaind query upgrade …` and `chaind status` as child processes against a running `chaind dev` node.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,24 +10,18 @@ import { moduleAddress } from '@chaind/sdk/crypto';
 import { nodeUrl } from '../../src/cli/query/rpc.ts';
 import { toText } from '../../src/cli/query/format.ts';
 import { timestampJSON } from '../../src/cli/query/upgrade.ts';
-import { BIN, childEnv, watchNode } from '@chaind/chaind/testing';
+import { chaind as runChaind, startDevNode, type DevNode } from '@chaind/chaind/testing';
 
+/** chaind in a child process (async: a stub server in this process must keep answering meanwhile). */
+const chaind = async (args: string[]): Promise<Run> => {
+  const r = await runChaind(args);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+};
 interface Run {
   status: number | null;
   stdout: string;
   stderr: string;
 }
-/** Runs chaind asynchronously (a stub server in this process must keep answering meanwhile). */
-const chaind = (args: string[]): Promise<Run> =>
-  new Promise((res, rej) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', rej);
-    child.on('close', (status) => res({ status, stdout, stderr }));
-  });
 
 const assertFails = (r: Run, message: RegExp): void => {
   assert.equal(r.status, 1, r.stdout + r.stderr);
@@ -58,27 +51,18 @@ test('text output is YAML-like key: value lines, numbers-as-strings quoted', () 
 
 describe('against a running chaind dev node', () => {
   let dir = '';
-  let node: ChildProcess | undefined;
+  let node: DevNode | undefined;
   let url = '';
   const q = (...args: string[]): Promise<Run> => chaind([...args, '--node', url]);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'chaind-query-'));
-    const child = spawn(
-      process.execPath,
-      [BIN, 'dev', '--home', join(dir, 'home'), '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'],
-      // release v2 named, not the latest: module_versions below lists v2's modules
-      { stdio: ['ignore', 'ignore', 'pipe'], env: childEnv({ CHAIND_RELEASE: 'v2' }) },
-    );
-    node = child;
-    url = await watchNode(child, 'chaind dev').url;
+    // release v2 named, not the latest: module_versions below lists v2's modules
+    node = await startDevNode(join(dir, 'home'), { release: 'v2' });
+    url = node.rpc;
   });
   after(async () => {
-    if (node !== undefined && node.exitCode === null) {
-      const exited = new Promise((res) => node?.once('exit', res));
-      node.kill('SIGTERM');
-      await exited;
-    }
+    await node?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -198,7 +182,7 @@ test('an unreachable node is one clear line and exit 1', async () => {
 
 describe('--height against a chaind dev node with 1-minute blocks (the latest height holds still)', () => {
   let dir = '';
-  let node: ChildProcess | undefined;
+  let node: DevNode | undefined;
   let url = '';
   const q = (...args: string[]): Promise<Run> => chaind([...args, '--node', url]);
   const serve = ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'];
@@ -211,15 +195,11 @@ describe('--height against a chaind dev node with 1-minute blocks (the latest he
     assert.equal(created.status, 0, created.stderr);
     const file = join(home, 'config', 'config.toml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^block_interval = .*$/m, 'block_interval = "1m"'));
-    node = spawn(process.execPath, [BIN, 'dev', '--home', home, ...serve], { stdio: ['ignore', 'ignore', 'pipe'] });
-    url = await watchNode(node, 'chaind dev').url;
+    node = await startDevNode(home);
+    url = node.rpc;
   });
   after(async () => {
-    if (node !== undefined && node.exitCode === null) {
-      const exited = new Promise((res) => node?.once('exit', res));
-      node.kill('SIGTERM');
-      await exited;
-    }
+    await node?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -4,7 +4,6 @@
 // v2 binary continuing from there → `query upgrade applied v2` printing the block record of that height;
 // and the user errors on the way.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { Keyring } from '@chaind/sdk/keyring';
 import { credentials, Client, type ServiceError } from '@grpc/grpc-js';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import { RpcClient } from '../../src/cli/query/rpc.ts';
-import { BIN, watchNode, withoutWarning, type WatchedNode } from '@chaind/chaind/testing';
+import { chaind as runChaind, startDevNode, withoutWarning, type DevNode } from '@chaind/chaind/testing';
 
 const HEX64 = 'ab'.repeat(32);
 const INFO = JSON.stringify({ binaries: { 'linux/amd64': `https://example.com/v2.tar.gz?checksum=sha256:${HEX64}` } });
@@ -24,20 +23,12 @@ interface Run {
   stdout: string;
   stderr: string;
 }
-// every chaind child is release v1 (inherited): the binary without upgrade v2, which halts at the v2 plan's height
-process.env.CHAIND_RELEASE = 'v1';
-const chaind = (args: string[], stdin = ''): Promise<Run> =>
-  new Promise((res, rej) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', rej);
-    // keyFlags() use the test backend: its warning line is not what these tests are about
-    child.on('close', (status) => res({ status, stdout, stderr: withoutWarning(stderr) }));
-    child.stdin.end(stdin);
-  });
+// every chaind CLI child is release v1: the binary without upgrade v2, which halts at the v2 plan's height
+const chaind = async (args: string[], stdin = ''): Promise<Run> => {
+  const r = await runChaind(args, { input: stdin, env: { CHAIND_RELEASE: 'v1' } });
+  // keyFlags() use the test backend: its warning line is not what these tests are about
+  return { status: r.code, stdout: r.stdout, stderr: withoutWarning(r.stderr) };
+};
 
 const assertFails = (r: Run, message: RegExp): void => {
   assert.equal(r.status, 1, r.stdout + r.stderr);
@@ -47,44 +38,16 @@ const assertFails = (r: Run, message: RegExp): void => {
 
 describe('the upgrade story against a chaind dev node', () => {
   let home = '';
-  let node: ChildProcess | undefined;
-  let exited: Promise<number | null> = Promise.resolve(null);
-  let watched: WatchedNode | undefined;
-  const log = (): string => watched?.log() ?? '';
+  let dev: DevNode | undefined;
+  const log = (): string => dev?.proc.log() ?? '';
   let url = '';
   const keyFlags = (): string[] => ['--home', home, '--keyring-backend', 'test', '--node', url];
 
-  /** Starts `chaind dev` on the home with every server on a free port; resolves its RPC, REST and gRPC addresses. */
+  /** Starts `chaind dev` as `release` on the home with every server on a free port; resolves its REST and gRPC addresses. */
   const startDev = async (release: string): Promise<{ rest: string; grpc: string }> => {
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'dev',
-        '--home',
-        home,
-        '--gov-period',
-        '10s',
-        '--rpc.laddr',
-        'tcp://127.0.0.1:0',
-        '--api.address',
-        'tcp://127.0.0.1:0',
-        '--grpc.address',
-        '127.0.0.1:0',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CHAIND_RELEASE: release } },
-    );
-    node = child;
-    exited = new Promise((res) => child.once('exit', (code) => res(code)));
-    watched = watchNode(child, `chaind dev (${release})`);
-    url = await watched.url;
-    for (let i = 0; i < 200; i++) {
-      const rest = /REST server listening url=(\S+)/.exec(log());
-      const grpc = /gRPC server listening address=(\S+)/.exec(log());
-      if (rest && grpc) return { rest: rest[1], grpc: grpc[1] };
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`REST and gRPC did not start:\n${log()}`);
+    dev = await startDevNode(home, { release, servers: true, args: ['--gov-period', '10s'] });
+    url = dev.rpc;
+    return { rest: dev.rest ?? '', grpc: dev.grpc ?? '' };
   };
 
   let servers = { rest: '', grpc: '' };
@@ -93,10 +56,7 @@ describe('the upgrade story against a chaind dev node', () => {
     servers = await startDev('v1');
   });
   after(async () => {
-    if (node !== undefined && node.exitCode === null) {
-      node.kill('SIGTERM');
-      await exited;
-    }
+    await dev?.stop();
     rmSync(join(home, '..'), { recursive: true, force: true });
   });
 
@@ -243,6 +203,7 @@ describe('the upgrade story against a chaind dev node', () => {
 
       // the node halts by itself at H with exit code 10 and leaves upgrade-info.json
       let timer: NodeJS.Timeout | undefined;
+      const exited = dev?.proc.exited.then((e) => e.code);
       const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 90_000)))]);
       clearTimeout(timer);
       assert.equal(code, 10, log().slice(-3000));

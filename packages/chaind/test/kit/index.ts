@@ -10,6 +10,7 @@ export * from './amino.ts';
 export * from './buf.ts';
 export * from './chain.ts';
 export * from './cli.ts';
+export * from './dev-node.ts';
 export * from './gov-upgrade.ts';
 export * from './comet.ts';
 export * from './homes.ts';

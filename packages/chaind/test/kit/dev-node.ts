@@ -1,0 +1,52 @@
+// `chaind dev` as a child process for process tests: its own process group (killed with it, always), its log kept,
+// and the addresses its servers report once they listen.
+import { childEnv, BIN } from './cli.ts';
+import { GroupChild } from './validator.ts';
+
+export interface DevNode {
+  readonly proc: GroupChild;
+  /** JSON-RPC's url (http://127.0.0.1:port) */
+  readonly rpc: string;
+  /** REST's url and gRPC's host:port, when `rest` and `grpc` were asked for */
+  readonly rest?: string;
+  readonly grpc?: string;
+  /** SIGTERM to the node (as an operator's Ctrl-C), then its exit; the group killed if it has not stopped within 30 s */
+  stop(): Promise<number | null>;
+}
+
+export interface DevNodeOptions {
+  /** more flags for `chaind dev` (the servers' addresses are set already: free loopback ports) */
+  readonly args?: readonly string[];
+  /** CHAIND_RELEASE of the binary (default: the latest release) */
+  readonly release?: string;
+  /** serve REST and gRPC too, and wait for both (default: JSON-RPC only) */
+  readonly servers?: boolean;
+  readonly timeoutMs?: number;
+}
+
+/** Starts `chaind dev --home <home>` and resolves once its servers listen. */
+export async function startDevNode(home: string, o: DevNodeOptions = {}): Promise<DevNode> {
+  const serve = o.servers
+    ? ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0']
+    : ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'];
+  const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
+  const proc = GroupChild.spawn([BIN, 'dev', '--home', home, ...serve, ...(o.args ?? [])], env, `chaind dev over ${home}`);
+  const ms = o.timeoutMs ?? 60_000;
+  const rpc = (await proc.waitForLog(/RPC server listening url=(\S+)/, ms))[1];
+  const rest = o.servers ? (await proc.waitForLog(/REST server listening url=(\S+)/, ms))[1] : undefined;
+  const grpc = o.servers ? (await proc.waitForLog(/gRPC server listening address=(\S+)/, ms))[1] : undefined;
+  return {
+    proc,
+    rpc,
+    ...(rest === undefined ? {} : { rest }),
+    ...(grpc === undefined ? {} : { grpc }),
+    async stop() {
+      proc.signal('SIGTERM');
+      const timer = setTimeout(() => void proc.killGroup(), 30_000);
+      const e = await proc.exited;
+      clearTimeout(timer);
+      await proc.killGroup(); // anything the node left in its group
+      return e.code;
+    },
+  };
+}
