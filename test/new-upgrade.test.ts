@@ -103,19 +103,15 @@ describe('npm run new-upgrade', () => {
       assert.equal(again.code, 2, again.out);
       assert.ok(again.out.startsWith(`new-upgrade: release "${NEXT}" already exists`), again.out);
 
-      // npm run lint (tsc -p tsconfig.json && eslint . && prettier --check .) on the copy, the generated test
-      // and the rehearsal, at once: they only read the copy's sources (the rehearsal builds into its own
-      // temp folder), and the rehearsal mostly waits for blocks while lint computes
-      const [tsc, eslint, prettier, t, rehearsed] = await Promise.all([
+      // npm run lint (tsc -p tsconfig.json && eslint . && prettier --check .) on the copy and the generated test,
+      // at once: they only read the copy's sources
+      const [tsc, eslint, prettier, t] = await Promise.all([
         node(repo, [BIN(repo, 'typescript/bin/tsc'), '-p', 'tsconfig.json'], 300_000),
         node(repo, [BIN(repo, 'eslint/bin/eslint.js'), '.'], 300_000),
         // the format of what new-upgrade wrote (the rest is the repository's, which lint checks)
         node(repo, [BIN(repo, 'prettier/bin/prettier.cjs'), '--check', 'packages/chaind/src/upgrades', 'packages/chaind/src/release.ts']),
         // the generated test: every upgrade up to the new one by governance, and the same layout as from its genesis
         node(repo, ['scripts/test.mjs', `upgrades/${NEXT}/`], 300_000),
-        // npm run rehearse -- --from v2 --to v3: the packaged v2 and the empty v3 under chainvisor, a governance
-        // upgrade, the halt, the switch, v3 applying, and v3's scaffolded checks
-        node(repo, ['--import', 'tsx', 'scripts/rehearse.ts', '--from', PREV, '--to', NEXT], 400_000),
       ]);
       assert.equal(tsc.code, 0, tsc.out);
       assert.equal(eslint.code, 0, eslint.out);
@@ -123,6 +119,11 @@ describe('npm run new-upgrade', () => {
       assert.equal(t.code, 0, t.out);
       assert.match(t.out, /^# pass 1$/m);
       assert.match(t.out, /^# fail 0$/m);
+
+      // npm run rehearse -- --from v2 --to v3: the packaged v2 and the empty v3 under chainvisor, a governance
+      // upgrade, the halt, the switch, v3 applying, and v3's scaffolded checks. Alone: beside lint its CLI
+      // steps took so long under load that the vote came after the 10 s voting period
+      const rehearsed = await node(repo, ['--import', 'tsx', 'scripts/rehearse.ts', '--from', PREV, '--to', NEXT], 300_000);
       assert.equal(rehearsed.code, 0, rehearsed.out);
       assert.match(rehearsed.out, new RegExp(`${NEXT}: module versions after the upgrade at \\d+`));
       assert.match(rehearsed.out, /^rehearsal: OK$/m);
