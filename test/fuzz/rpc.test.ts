@@ -7,7 +7,6 @@
 // INTERNAL or UNKNOWN), within a deadline; the node logs no internal failure, stays up, keeps making
 // blocks, and its state (the app hash) is unchanged.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -15,7 +14,7 @@ import fc from 'fast-check';
 import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { createChainApp } from '@chaind/chaind/app';
 import { TX_METHODS } from '@chaind/chaind/node';
-import { BIN, childEnv, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
+import { removeTmpDirs, startDevNode, tmpDir, type DevNode } from '@chaind/chaind/testing';
 import { fuzzParameters, varintBytes } from '../kit/fuzz.ts';
 
 /** The parameters of each JSON-RPC method (CometBFT v0.38's names), and their kinds. */
@@ -63,25 +62,12 @@ interface Endpoints {
   readonly grpc: string;
 }
 
-let child: ChildProcess;
-let log = '';
+let dev: DevNode;
+const log = (): string => dev.proc.log();
 let endpoints: Endpoints;
 let grpc: Client;
 let startHash = '';
 let startHeight = 0;
-
-function listening(name: string, ms = 120_000): Promise<string> {
-  const end = Date.now() + ms;
-  return new Promise<string>((resolve, reject) => {
-    const check = (): void => {
-      const m = new RegExp(`${name} server listening (?:url|address)=(\\S+)`).exec(log);
-      if (m) return resolve(m[1]);
-      if (child.exitCode !== null || Date.now() > end) return reject(new Error(`no ${name} server:\n${log}`));
-      setTimeout(check, 20);
-    };
-    check();
-  });
-}
 
 interface Reply {
   readonly status: number;
@@ -130,7 +116,7 @@ async function appState(): Promise<{ height: number; hash: string }> {
 async function untilHeight(h: number, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while ((await appState()).height < h) {
-    if (Date.now() > end) throw new Error(`height ${h} not reached within ${ms} ms:\n${log.slice(-2000)}`);
+    if (Date.now() > end) throw new Error(`height ${h} not reached within ${ms} ms:\n${log().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -144,17 +130,8 @@ before(async () => {
   process.on('unhandledRejection', onEscape);
   process.on('uncaughtException', onEscape);
   const home = join(tmpDir('chaind-fuzz-rpc-'), 'home');
-  child = spawn(
-    process.execPath,
-    [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
-    {
-      env: childEnv(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    },
-  );
-  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  endpoints = { rpc: await listening('RPC'), rest: await listening('REST'), grpc: await listening('gRPC') };
+  dev = await startDevNode(home, { servers: true, timeoutMs: 120_000 });
+  endpoints = { rpc: dev.rpc, rest: dev.rest ?? '', grpc: dev.grpc ?? '' };
   grpc = new Client(endpoints.grpc, credentials.createInsecure());
   await untilHeight(2);
   ({ hash: startHash, height: startHeight } = await appState());
@@ -164,13 +141,7 @@ after(() => {
   process.off('unhandledRejection', onEscape);
   process.off('uncaughtException', onEscape);
   grpc?.close();
-  if (child?.pid !== undefined && child.exitCode === null) {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+  void dev?.proc.killGroup();
   removeTmpDirs();
 });
 
@@ -297,7 +268,7 @@ async function rpcRound(body: string, get: boolean): Promise<void> {
   // CometBFT v0.38 writes every URI-form error with 500; a POST's only for a parse error or a method's failure
   if (r.status === 500 && !get)
     assert.ok([-32700, -32603].includes(Number((j as RpcAnswer).error?.code)), `500 only for a parse error or a method's failure: ${r.text.slice(0, 300)}`);
-  assert.doesNotMatch(log, INTERNAL_FAILURE, `the node logged an internal failure after ${body.slice(0, 300)}`);
+  assert.doesNotMatch(log(), INTERNAL_FAILURE, `the node logged an internal failure after ${body.slice(0, 300)}`);
 }
 
 /** The URI (GET) form: a method's path and a query string of its parameters, bare and "quoted". */
@@ -429,7 +400,7 @@ async function restRound(c: typeof restCase extends fc.Arbitrary<infer T> ? T : 
     assert.equal(typeof j.message, 'string', what);
     assert.doesNotMatch(String(j.message), RUNTIME_ERROR, what);
   }
-  assert.doesNotMatch(log, INTERNAL_FAILURE, `the node logged an internal failure after ${what}`);
+  assert.doesNotMatch(log(), INTERNAL_FAILURE, `the node logged an internal failure after ${what}`);
 }
 
 test('REST: random paths, parameters, query strings and heights get a 2xx or a 4xx with a JSON error body, never a 5xx', async () => {
@@ -530,7 +501,7 @@ async function grpcRound(c: typeof grpcCase extends fc.Arbitrary<infer T> ? T : 
   const what = `${path} ${Buffer.from(c.bytes).toString('hex')} height ${c.height} → ${status[r.code]}: ${r.details}`;
   assert.ok(![status.INTERNAL, status.UNKNOWN, status.DEADLINE_EXCEEDED, status.UNAVAILABLE].includes(r.code), what);
   assert.doesNotMatch(r.details, RUNTIME_ERROR, what);
-  assert.doesNotMatch(log, INTERNAL_FAILURE, `the node logged an internal failure after ${what}`);
+  assert.doesNotMatch(log(), INTERNAL_FAILURE, `the node logged an internal failure after ${what}`);
 }
 
 test('gRPC: random and mutated request bytes to every method get OK or a status other than INTERNAL/UNKNOWN, never a hang', async () => {
@@ -548,17 +519,17 @@ test('gRPC regression: an error whose text holds a lone surrogate (a request str
     height: undefined,
   });
   await grpcRound({ method: '/cosmos.auth.v1beta1.Query/Account', bytes: Uint8Array.from([0x0a, 3, 0xed, 0xb0, 0x80]), height: undefined });
-  assert.equal(child.exitCode, null, `the node exited:\n${log.slice(-3000)}`);
+  assert.ok(dev.proc.running, `the node exited:\n${log().slice(-3000)}`);
 });
 
 test('after the fuzzing the node is up, blocks keep coming, and its state is unchanged', async () => {
-  assert.equal(child.exitCode, null, `the node exited:\n${log.slice(-3000)}`);
+  assert.ok(dev.proc.running, `the node exited:\n${log().slice(-3000)}`);
   assert.equal(Buffer.from(startHash, 'base64').length, 32, `the app hash before the fuzzing: ${startHash}`);
   const now = await appState();
   await untilHeight(now.height + 2);
   const end = await appState();
   assert.ok(end.height > startHeight, `${end.height} > ${startHeight}`);
   assert.equal(end.hash, startHash, 'no fuzzed request changed state');
-  assert.doesNotMatch(log, INTERNAL_FAILURE);
+  assert.doesNotMatch(log(), INTERNAL_FAILURE);
   assert.deepEqual(escapes, [], 'no unhandled rejection or uncaught exception');
 });
