@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DirectSecp256k1HdWallet } from '@cosmjs/proto-signing';
-import { BIN } from '@chaind/chaind/testing';
+import { BIN, RPC_ONLY } from '@chaind/chaind/testing';
 import { DEV_MNEMONICS } from '../../src/cli/dev.ts';
 
 const dirs: string[] = [];
@@ -16,7 +16,7 @@ const chaind = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], {
 test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and --reset starts afresh', async () => {
   const home = join(mkdtempSync(join(tmpdir(), 'chaind-dev-')), 'home');
   dirs.push(join(home, '..'));
-  const first = chaind(['dev', '--home', home, '--halt-height', '2', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const first = chaind(['dev', '--home', home, '--halt-height', '2', ...RPC_ONLY]);
   assert.equal(first.status, 0, first.stderr);
   assert.match(first.stdout, /created a development chain/);
   // a one-line summary of the genesis, not the genesis itself (~80 lines before anything useful)
@@ -36,25 +36,12 @@ test('dev creates chain-dev-1 with funded alice, bob and validator, runs it, and
     assert.equal(listed.find((k) => k.name === name)?.address, acc.address, `${name} is the documented dev key`);
   }
   // the second run continues the same chain
-  const second = chaind(['dev', '--home', home, '--halt-height', '4', '--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0']);
+  const second = chaind(['dev', '--home', home, '--halt-height', '4', ...RPC_ONLY]);
   assert.equal(second.status, 0, second.stderr);
   assert.doesNotMatch(second.stdout, /created a development chain/);
   assert.match(second.stderr, /committed block height=3\b/);
   // --reset starts again from height 1
-  const reset = chaind([
-    'dev',
-    '--home',
-    home,
-    '--reset',
-    '--halt-height',
-    '1',
-    '--api.enable',
-    'false',
-    '--grpc.enable',
-    'false',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-  ]);
+  const reset = chaind(['dev', '--home', home, '--reset', '--halt-height', '1', ...RPC_ONLY]);
   assert.equal(reset.status, 0, reset.stderr);
   assert.match(reset.stdout, /created a development chain/);
   assert.match(reset.stderr, /committed block height=1\b/);
@@ -67,21 +54,7 @@ test("dev --gov-period sets the new chain's deposit and voting periods; a bad on
   assert.equal(bad.status, 1);
   assert.equal(bad.stderr.trim(), 'Error: invalid --gov-period "soon": expected a positive duration such as 20s or 1m30s');
   assert.equal(existsSync(home), false);
-  const ok = chaind([
-    'dev',
-    '--home',
-    home,
-    '--gov-period',
-    '1m30s',
-    '--halt-height',
-    '1',
-    '--api.enable',
-    'false',
-    '--grpc.enable',
-    'false',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-  ]);
+  const ok = chaind(['dev', '--home', home, '--gov-period', '1m30s', '--halt-height', '1', ...RPC_ONLY]);
   assert.equal(ok.status, 0, ok.stderr);
   const params = (
     JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8')) as {

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { chaind as runChaind, startDevNode } from '@chaind/chaind/testing';
+import { chaind as runChaind, RPC_ONLY, startDevNode } from '@chaind/chaind/testing';
 
 const homes: string[] = [];
 after(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
@@ -35,35 +35,11 @@ const lastHeight = (log: string): number => Math.max(0, ...[...log.matchAll(/com
 
 test('dev (solo) produces blocks, stops at --halt-height with exit 0, and a restart resumes at the next height', async () => {
   const home = await newHome();
-  const first = await chaind([
-    'dev',
-    '--home',
-    home,
-    '--halt-height',
-    '3',
-    '--api.enable',
-    'false',
-    '--grpc.enable',
-    'false',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-  ]);
+  const first = await chaind(['dev', '--home', home, '--halt-height', '3', ...RPC_ONLY]);
   assert.equal(first.status, 0, first.stderr);
   assert.equal(lastHeight(first.stderr), 3);
   assert.match(first.stderr, /node stopped \(halt-height\) height=3/);
-  const second = await chaind([
-    'dev',
-    '--home',
-    home,
-    '--halt-height',
-    '6',
-    '--api.enable',
-    'false',
-    '--grpc.enable',
-    'false',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-  ]);
+  const second = await chaind(['dev', '--home', home, '--halt-height', '6', ...RPC_ONLY]);
   assert.equal(second.status, 0, second.stderr);
   assert.doesNotMatch(second.stderr, /committed block height=[123]\b/, 'no block is produced twice');
   assert.equal(lastHeight(second.stderr), 6);
@@ -85,19 +61,7 @@ test('SIGTERM stops the node cleanly (exit 0, no half block) and it restarts fro
   assert.equal(code, 0, log);
   assert.match(log, /received SIGTERM/);
   const stoppedAt = lastHeight(log);
-  const next = await chaind([
-    'dev',
-    '--home',
-    home,
-    '--halt-height',
-    String(stoppedAt + 2),
-    '--api.enable',
-    'false',
-    '--grpc.enable',
-    'false',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-  ]);
+  const next = await chaind(['dev', '--home', home, '--halt-height', String(stoppedAt + 2), ...RPC_ONLY]);
   assert.equal(next.status, 0, next.stderr);
   assert.match(next.stderr, new RegExp(`committed block height=${stoppedAt + 1}\\b`));
 });
@@ -126,19 +90,7 @@ test('bad flags and a broken genesis are one clear line and a non-zero exit', as
 
 test("a solo chain is refused by start, a validator network's genesis by dev; each one line naming the other command", async () => {
   const home = await newHome();
-  const solo = await chaind([
-    'dev',
-    '--home',
-    home,
-    '--halt-height',
-    '2',
-    '--api.enable',
-    'false',
-    '--grpc.enable',
-    'false',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-  ]);
+  const solo = await chaind(['dev', '--home', home, '--halt-height', '2', ...RPC_ONLY]);
   assert.equal(solo.status, 0, solo.stderr);
   assert.ok(existsSync(join(home, 'data', 'solo-blocks.db')), 'the solo block store has a name CometBFT never uses');
   assert.ok(!existsSync(join(home, 'data', 'blockstore.db')));

@@ -3,6 +3,9 @@
 import { childEnv, BIN } from './cli.ts';
 import { GroupChild } from './validator.ts';
 
+/** The flags for a node serving JSON-RPC alone, on a free loopback port. */
+export const RPC_ONLY: readonly string[] = ['--api.enable', 'false', '--grpc.enable', 'false', '--rpc.laddr', 'tcp://127.0.0.1:0'];
+
 export interface DevNode {
   readonly proc: GroupChild;
   /** JSON-RPC's url (http://127.0.0.1:port) */
@@ -26,9 +29,7 @@ export interface DevNodeOptions {
 
 /** Starts `chaind dev --home <home>` and resolves once its servers listen. */
 export async function startDevNode(home: string, o: DevNodeOptions = {}): Promise<DevNode> {
-  const serve = o.servers
-    ? ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0']
-    : ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'];
+  const serve = o.servers ? ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'] : RPC_ONLY;
   const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
   const proc = GroupChild.spawn([BIN, 'dev', '--home', home, ...serve, ...(o.args ?? [])], env, `chaind dev over ${home}`);
   const ms = o.timeoutMs ?? 60_000;
