@@ -1,6 +1,6 @@
 // npm run docs:settings: rewrites docs/chainvisor.md's settings table from SETTINGS (packages/chainvisor/src/config.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withSettingsTable } from '../packages/chainvisor/src/settings-doc.ts';
+import { withSettingsTable } from '@chaind/chainvisor/settings-doc';
 
 const file = new URL('../docs/chainvisor.md', import.meta.url);
 const before = readFileSync(file, 'utf8');
