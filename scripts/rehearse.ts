@@ -30,6 +30,8 @@ import { platformKey } from '@chaind/upgrade-plan';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CHAINVISOR = join(ROOT, 'packages/chainvisor/bin/chainvisor.js');
+/** Blocks left after the vote for the release's download and its warm start, on a loaded machine too. */
+const PREPARE_BLOCKS = 15;
 const USAGE = `usage: npm run rehearse -- [--from <release>] [--to <release>] [--releases <dir>] [--keep]   (releases: ${RELEASES.join(', ')})`;
 
 function parseOptions(): { releases: string | undefined; keep: boolean; path: readonly string[] } {
@@ -254,8 +256,10 @@ async function main(): Promise<void> {
     };
     const voting = durationMs(gov.params?.voting_period ?? gov.voting_params?.voting_period ?? fail(`query gov params: no voting_period`));
     const interval = await blockInterval();
-    // the vote must end before the height: the voting period twice over, and some blocks for the txs
-    const ahead = Math.ceil((2 * voting) / interval) + 5;
+    // the vote must end before the height: the voting period twice over, and some blocks for the txs; then
+    // PREPARE_BLOCKS for chainvisor to download the release once the plan passes and load it in standby
+    // (DAEMON_WARM_START), as operators' plans leave time for
+    const ahead = Math.ceil((2 * voting) / interval) + 5 + PREPARE_BLOCKS;
     const H = (await height()) + ahead;
     const info = JSON.stringify({ binaries: { [target]: `${mirror}/${archiveOf(name)}?checksum=sha256:${sumOf(name)}` } });
     say(`proposing upgrade ${name} at height ${H}; --upgrade-info ${info}`);
