@@ -110,7 +110,10 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       const startAt = performance.now();
       const warmed = done?.standby?.start();
       if (warmed) log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}: the standby (pid ${warmed.pid ?? '?'}) runs it`);
-      else log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}`);
+      else {
+        if (done?.standby) log.warn(`warm start: the standby (pid ${done.standby.pid ?? '?'}) exited after its pre-upgrade: starting ${bin} cold`);
+        log.info(`starting ${bin}${args.length ? ' ' + args.join(' ') : ''}`);
+      }
       const d = warmed ?? launch(bin, args);
       metrics.state('running');
       if (launches++ > 0) metrics.restarted();
