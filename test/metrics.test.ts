@@ -153,7 +153,7 @@ describe('Prometheus metrics of chaind and chainvisor through an upgrade', () =>
       `phases ${phases.join(', ')}`,
     );
     assert.ok(phases.reduce((x, y) => x + y) <= downtime + 0.05, 'the phases fit in the downtime');
-    assert.ok(phases[1] >= 2, `the delay phase is DAEMON_RESTART_DELAY: ${phases[1]} s`);
+    assert.ok(phases[1] >= 1.9, `the delay phase is DAEMON_RESTART_DELAY (2 s, timers may fire a little early): ${phases[1]} s`);
     assert.equal(sample(after, 'chainvisor_upgrades_total'), 1);
     assert.equal(sample(after, 'chainvisor_restarts_total'), 1);
     assert.equal(sample(after, 'chainvisor_upgrade_prepared', { name: 'v2' }), undefined, 'the prepared release is current now');
