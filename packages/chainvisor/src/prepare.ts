@@ -16,6 +16,9 @@ export interface Plan {
   readonly height: bigint;
 }
 
+/** A plan's identity: a plan re-proposed under the same name with another height or info is another plan. */
+export const planKey = (p: Plan): string => JSON.stringify([p.name, p.height.toString(), p.info]);
+
 const CURRENT_PLAN = '/chain.upgrade.v1beta1.Query/CurrentPlan';
 
 /**
@@ -161,7 +164,7 @@ export async function autoPrepare(
       if (unreachableSaid) ctx.log.info(`prepare-upgrade: the node's gRPC at ${ctx.cfg.grpcAddress} answers again`);
       unreachableSince = undefined;
       unreachableSaid = false;
-      key = plan ? JSON.stringify([plan.name, plan.height.toString(), plan.info]) : '';
+      key = plan ? planKey(plan) : '';
       if (plan && key !== done) {
         await prepareUpgrade(ctx, plan);
         done = key;

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import { pause } from './pause.ts';
 import { staleRelease } from './plan-record.ts';
-import { queryCurrentPlan, type Plan } from './prepare.ts';
+import { planKey, queryCurrentPlan, type Plan } from './prepare.ts';
 import { adopt, type Daemon } from './process.ts';
 import { latestHeight } from './rpc.ts';
 import { isPending, type LoadedRelease, type UpgradeContext } from './upgrade.ts';
@@ -27,8 +27,6 @@ export interface Standby extends LoadedRelease {
   /** Has it run the node's command: the Daemon from then on; undefined when it is gone. */
   start(): Daemon | undefined;
 }
-
-const planKey = (p: Plan): string => JSON.stringify([p.name, p.height.toString(), p.info]);
 
 /** Identifies a file's content as installed: a release replaced or re-installed since gets another identity. */
 function fileIdentity(path: string): string {

@@ -32,11 +32,14 @@ interface Message {
 }
 
 async function standby(args: readonly string[], programFor: ProgramFor): Promise<void> {
+  let piped = false;
   try {
-    if (!fstatSync(CHANNEL_FD).isFIFO() && !fstatSync(CHANNEL_FD).isSocket()) throw new Error('not a pipe');
+    const st = fstatSync(CHANNEL_FD);
+    piped = st.isFIFO() || st.isSocket();
   } catch {
-    throw new UserError('`chaind standby` is run by chainvisor (DAEMON_WARM_START), with its pipe on fd 3; to run a node, use `chaind start`');
+    // fd 3 is not open
   }
+  if (!piped) throw new UserError('`chaind standby` is run by chainvisor (DAEMON_WARM_START), with its pipe on fd 3; to run a node, use `chaind start`');
   const pipe = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
   const argv = (a: readonly string[]): string[] => [process.argv[0] ?? 'node', process.argv[1] ?? 'chaind', ...a];
   // what the halt would otherwise wait for: the node's command, pre-upgrade, the servers started after the handshake
