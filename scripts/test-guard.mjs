@@ -1,7 +1,9 @@
 // Loaded into every test file's process by scripts/test.mjs. A fast-tier file (beside the code, under a
 // src folder) gets a child_process whose functions throw: a test that starts processes belongs in a
 // test/ folder (the e2e tier), so the fast tier stays fast and self-contained.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { relative } from 'node:path';
 import { tierOf } from './test-tier.mjs';
 
 const file = process.argv[1] ?? '';
@@ -15,4 +17,22 @@ if (process.env.NODE_TEST_CONTEXT !== undefined && file.endsWith('.test.ts') && 
     };
   }
   syncBuiltinESMExports();
+}
+
+// Where a run's time goes (scripts/test.mjs prints the costliest files): this file's wall time and the CPU
+// time of its process and of the children it waited for (/proc's cutime/cstime, in 1/100 s on Linux).
+const profile = process.env.CHAIND_TEST_PROFILE;
+if (profile !== undefined && process.env.NODE_TEST_CONTEXT !== undefined && file.endsWith('.test.ts')) {
+  process.on('exit', () => {
+    let cpuMs;
+    try {
+      const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+      cpuMs = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    } catch {
+      const own = process.cpuUsage();
+      cpuMs = (own.user + own.system) / 1000;
+    }
+    const line = { file: relative(process.cwd(), file), wallMs: Math.round(performance.now()), cpuMs: Math.round(cpuMs) };
+    appendFileSync(profile, `${JSON.stringify(line)}\n`);
+  });
 }

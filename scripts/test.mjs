@@ -7,7 +7,8 @@
 // --tier (`npm run test:fast`, `npm run test:e2e`); a filter keeps the files whose path contains it.
 // Files run CHAIND_TEST_CONCURRENCY at a time (default below), e2e first: its files are the long ones.
 import { availableParallelism } from 'node:os';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -102,9 +103,31 @@ if (selected.some((f) => tierOf(f) === 'e2e')) {
 }
 const script = (name) => fileURLToPath(new URL(name, import.meta.url));
 const args = ['--import', 'tsx', '--import', script('test-guard.mjs'), script('test-run.mjs'), String(concurrency), ...selected];
+const profileDir = mkdtempSync(join(tmpdir(), 'chaind-test-profile-'));
+env.CHAIND_TEST_PROFILE = join(profileDir, 'files.jsonl');
 const started = Date.now();
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
+printProfile(env.CHAIND_TEST_PROFILE);
+rmSync(profileDir, { recursive: true, force: true });
 console.log(
   `# ${values.tier === undefined ? 'fast and e2e tiers' : `${values.tier} tier`}: ${selected.length} files, ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
 process.exit(r.status ?? 1);
+
+/** The files that cost the run most (scripts/test-guard.mjs writes one line per file): where to look first. */
+function printProfile(path) {
+  let rows;
+  try {
+    rows = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return;
+  }
+  const s = (ms) => (ms / 1000).toFixed(0).padStart(5);
+  const cpu = rows.reduce((t, r) => t + r.cpuMs, 0);
+  console.log(`# CPU of the test files and the processes they waited for: ${s(cpu)} s in all; the costliest:`);
+  for (const r of [...rows].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 25)) console.log(`#   cpu ${s(r.cpuMs)} s  wall ${s(r.wallMs)} s  ${r.file}`);
+}
