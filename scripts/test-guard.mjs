@@ -4,6 +4,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { tierOf } from './test-tier.mjs';
 
 const file = process.argv[1] ?? '';
