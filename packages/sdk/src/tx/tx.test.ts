@@ -125,11 +125,17 @@ describe('unknown fields below the top levels (the SDK recurses into known messa
 describe('nesting depth', () => {
   test('messages nested deeper than 100 levels are a tx parse error before anything decodes them, at any depth the same', () => {
     const tx = (multisigLevels: number): Uint8Array => {
-      let mi = ModeInfo.encode({ single: { mode: SignMode.SIGN_MODE_DIRECT }, multi: undefined }).finish();
-      for (let i = 0; i < multisigLevels; i++) {
-        const multi = BinaryWriter.create().uint32(0x12).bytes(mi).finish(); // Multi{mode_infos: [mi]}
-        mi = BinaryWriter.create().uint32(0x12).bytes(multi).finish(); // ModeInfo{multi}
+      // built as headers around one inner message, joined once: re-encoding each level would copy O(n²) bytes
+      const single = ModeInfo.encode({ single: { mode: SignMode.SIGN_MODE_DIRECT }, multi: undefined }).finish();
+      const headers: Uint8Array[] = [];
+      let length = single.length;
+      for (let i = 0; i < 2 * multisigLevels; i++) {
+        // Multi{mode_infos: [mi]} then ModeInfo{multi}: both field 2, length-delimited
+        const header = BinaryWriter.create().uint32(0x12).uint32(length).finish();
+        headers.push(header);
+        length += header.length;
       }
+      const mi = Buffer.concat([...headers.reverse(), single]);
       const signerInfo = BinaryWriter.create().uint32(0x12).bytes(mi).finish();
       const authInfoBytes = BinaryWriter.create().uint32(0x0a).bytes(signerInfo).finish();
       return TxRaw.encode({ bodyBytes: new Uint8Array(0), authInfoBytes, signatures: [] }).finish();
