@@ -57,7 +57,6 @@ const LONGEST = [
   'test/rehearsal-path.test.ts',
   'test/new-upgrade.test.ts',
   'test/dashboard.test.ts',
-  'test/workspace.test.ts',
   'test/rehearsal.test.ts',
   'packages/chaind/src/node/rpc/hardening.test.ts',
   'test/info-url-pinned.test.ts',

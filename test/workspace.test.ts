@@ -1,10 +1,11 @@
-// The workspace as a newcomer meets it: the bins that `npm ci` installs, the type-check and the linter.
+// The workspace as a newcomer meets it: the bins that `npm ci` installs. That `npm run lint` passes on the
+// repository is checked by test/new-upgrade.test.ts, on a copy that also holds a freshly scaffolded upgrade.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 
-// a bound for a hang, not a speed: lint (tsc, eslint, prettier) takes minutes beside the rest of the suite
-const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 600_000 });
+// a bound for a hang, not a speed
+const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 120_000 });
 
 test('npx chaind and npx chainvisor run from the workspace', () => {
   const c = run('npx', ['--no-install', 'chaind', 'version', '-o', 'json']);
@@ -18,9 +19,4 @@ test('npx chaind and npx chainvisor run from the workspace', () => {
   const bad = run('npx', ['--no-install', 'chaind', 'no-such-command']);
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /unknown command 'no-such-command'/);
-});
-
-test('npm run lint passes: strict type-check, eslint (no `any`, explicit exported types) and the format', () => {
-  const r = run('npm', ['run', '--silent', 'lint']);
-  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
 });
