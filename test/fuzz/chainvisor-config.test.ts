@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { ChaindError } from '@chaind/errors';
-import { ConfigError, loadConfig, SETTINGS, toToml, type Config } from '@chaind/chainvisor/config';
+import { ConfigError, loadConfig, SETTINGS, toToml, type Config, type Setting } from '@chaind/chainvisor/config';
 import { fuzzParameters } from '../kit/fuzz.ts';
 
 /** Cases per CI run (× FUZZ_SCALE under `npm run fuzz`). */
@@ -28,7 +28,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const kindOf = new Map(SETTINGS.map((s) => [s.env, s.kind]));
+const kindOf = new Map<string, Setting['kind']>(SETTINGS.map((s) => [s.env, s.kind]));
 const names = SETTINGS.map((s) => s.env);
 
 const digits = (max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: max });

@@ -18,55 +18,21 @@ import {
   type UpgradeInfoLimit,
 } from '@chaind/upgrade-plan';
 
-/** Every setting, resolved. Durations in milliseconds. */
-export interface Config {
-  readonly home: string;
-  readonly daemonName: string;
-  readonly allowDownloadBinaries: boolean;
-  readonly downloadMustHaveChecksum: boolean;
-  readonly allowInsecureHttp: boolean;
-  readonly allowLoopbackHttp: boolean;
-  readonly downloadMaxBytes: number;
-  readonly downloadStallTimeoutMs: number;
-  readonly maxExtractBytes: number;
-  readonly maxExtractEntries: number;
-  readonly restartAfterUpgrade: boolean;
-  readonly restartDelayMs: number;
-  readonly shutdownGraceMs: number;
-  /** a node that wrote upgrade-info.json is stopped only after this (chaind lingers [abci] halt-linger, then exits 10) */
-  readonly haltExitWaitMs: number;
-  readonly pollIntervalMs: number;
-  /** the largest data/upgrade-info.json read */
-  readonly upgradeInfoMaxBytes: number;
-  readonly unsafeSkipBackup: boolean;
-  readonly dataBackupDir: string;
-  readonly preupgradeMaxRetries: number;
-  readonly grpcAddress: string;
-  readonly rpcAddress: string;
-  readonly prepareUpgrade: boolean;
-  /** start the next release's binary in standby before the halt (chaind's `standby` command) */
-  readonly warmStart: boolean;
-  /** how many blocks before the plan's height the standby is started */
-  readonly warmStartBlocks: number;
-  readonly disableLogs: boolean;
-  readonly colorLogs: boolean;
-  readonly timeFormatLogs: string;
-  readonly customPreupgrade: string;
-  readonly disableRecase: boolean;
-  /** host:port of chainvisor's Prometheus /metrics; '' off */
-  readonly metricsAddress: string;
-  /** connections the metrics endpoint serves at once; 0 no limit */
-  readonly metricsMaxConnections: number;
-  /** the config file read, if any */
-  readonly configFile?: string;
-  /** problems that do not stop chainvisor (unknown config.toml keys), for the caller to log */
-  readonly warnings: readonly string[];
-}
-
 type Kind = 'string' | 'bool' | 'duration' | 'uint' | 'path';
+
+/** What a setting of each kind resolves to: durations in milliseconds. */
+interface KindValue {
+  readonly string: string;
+  readonly bool: boolean;
+  readonly duration: number;
+  readonly uint: number;
+  readonly path: string;
+}
 
 export interface Setting {
   readonly env: string;
+  /** its name in Config */
+  readonly field: string;
   readonly kind: Kind;
   /** the default as the user would write it; undefined = required */
   readonly def?: string;
@@ -80,12 +46,20 @@ export interface Setting {
  * The settings: env var (config.toml key = lower-case name), type, default, doc. Adding a setting is one entry here;
  * docs/chainvisor.md's table is generated from it (`npm run docs:settings`, checked by settings-doc.test.ts).
  */
-export const SETTINGS: readonly Setting[] = [
-  { env: 'DAEMON_HOME', kind: 'path', doc: 'node home, absolute; holds `cosmovisor/` and `data/`', cosmovisor: 'same' },
-  { env: 'DAEMON_NAME', kind: 'string', doc: 'binary file name in each `bin/`', cosmovisor: 'same' },
-  { env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES', kind: 'bool', def: 'false', doc: "download a missing release from the plan's info", cosmovisor: 'same' },
+export const SETTINGS = [
+  { env: 'DAEMON_HOME', field: 'home', kind: 'path', doc: 'node home, absolute; holds `cosmovisor/` and `data/`', cosmovisor: 'same' },
+  { env: 'DAEMON_NAME', field: 'daemonName', kind: 'string', doc: 'binary file name in each `bin/`', cosmovisor: 'same' },
+  {
+    env: 'DAEMON_ALLOW_DOWNLOAD_BINARIES',
+    field: 'allowDownloadBinaries',
+    kind: 'bool',
+    def: 'false',
+    doc: "download a missing release from the plan's info",
+    cosmovisor: 'same',
+  },
   {
     env: 'DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM',
+    field: 'downloadMustHaveChecksum',
     kind: 'bool',
     def: 'true',
     doc: 'refuse a download without a `checksum=sha256:…`/`sha512:…` (md5 and sha1 are always refused); `false` is the explicit opt-out',
@@ -93,6 +67,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_ALLOW_INSECURE_HTTP',
+    field: 'allowInsecureHttp',
     kind: 'bool',
     def: 'false',
     doc: 'allow plain `http://` from non-loopback hosts (not from loopback: that is DAEMON_ALLOW_LOOPBACK_HTTP)',
@@ -100,14 +75,23 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_ALLOW_LOOPBACK_HTTP',
+    field: 'allowLoopbackHttp',
     kind: 'bool',
     def: 'false',
     doc: "allow a local mirror: plain `http://` from a loopback host (127.0.0.0/8, ::1, `localhost`), and redirects to loopback or private addresses (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 0/8, 100.64/10, ::1, ::, fc00::/7, fe80::/10, IPv4-mapped forms, `*.localhost`). Without it such a redirect is refused whatever its scheme, so a mirror cannot bounce chainvisor to a service on the node's host or network (a cloud metadata address, an admin port). Checked on the URL's literal host: a DNS name that resolves to a private address is not caught",
     cosmovisor: '*ours*',
   },
-  { env: 'DAEMON_DOWNLOAD_MAX_BYTES', kind: 'uint', def: String(2 * 1024 ** 3), doc: 'size cap of a download', cosmovisor: '*ours*' },
+  {
+    env: 'DAEMON_DOWNLOAD_MAX_BYTES',
+    field: 'downloadMaxBytes',
+    kind: 'uint',
+    def: String(2 * 1024 ** 3),
+    doc: 'size cap of a download',
+    cosmovisor: '*ours*',
+  },
   {
     env: 'DAEMON_DOWNLOAD_STALL_TIMEOUT',
+    field: 'downloadStallTimeoutMs',
     kind: 'duration',
     def: '60s',
     doc: 'fail a download (release or info document) when the server sends nothing for this long: no response after the request, or no body data mid-download; must be greater than 0',
@@ -115,6 +99,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_MAX_EXTRACT_BYTES',
+    field: 'maxExtractBytes',
     kind: 'uint',
     def: String(DEFAULT_EXTRACT_LIMITS.maxBytes),
     doc: "cap on the bytes a release archive unpacks to (the sum of its files' sizes, counted from the tar headers as it streams); past it the install fails with nothing installed; must be greater than 0. The default equals the download cap: a node release unpacks to a few hundred MB",
@@ -122,15 +107,31 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_MAX_EXTRACT_ENTRIES',
+    field: 'maxExtractEntries',
     kind: 'uint',
     def: String(DEFAULT_EXTRACT_LIMITS.maxEntries),
     doc: 'cap on the entries (files, folders, links) of a release archive; must be greater than 0. A packaged Node.js release has tens of thousands of files',
     cosmovisor: '*ours*',
   },
-  { env: 'DAEMON_RESTART_AFTER_UPGRADE', kind: 'bool', def: 'true', doc: 'relaunch with the same args after an upgrade; `false`: exit 0', cosmovisor: 'same' },
-  { env: 'DAEMON_RESTART_DELAY', kind: 'duration', def: '0s', doc: "pause between the node's stop and the backup", cosmovisor: 'same' },
+  {
+    env: 'DAEMON_RESTART_AFTER_UPGRADE',
+    field: 'restartAfterUpgrade',
+    kind: 'bool',
+    def: 'true',
+    doc: 'relaunch with the same args after an upgrade; `false`: exit 0',
+    cosmovisor: 'same',
+  },
+  {
+    env: 'DAEMON_RESTART_DELAY',
+    field: 'restartDelayMs',
+    kind: 'duration',
+    def: '0s',
+    doc: "pause between the node's stop and the backup",
+    cosmovisor: 'same',
+  },
   {
     env: 'DAEMON_SHUTDOWN_GRACE',
+    field: 'shutdownGraceMs',
     kind: 'duration',
     def: '0s',
     doc: 'when chainvisor has to stop the node (still running DAEMON_HALT_EXIT_WAIT after the upgrade is seen): SIGTERM, then SIGKILL after this long; 0: SIGKILL alone, at once',
@@ -139,6 +140,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_HALT_EXIT_WAIT',
+    field: 'haltExitWaitMs',
     kind: 'duration',
     def: '1s',
     doc: "how long a node that wrote `data/upgrade-info.json` gets to exit by itself before chainvisor stops it (never less than DAEMON_POLL_INTERVAL). A file written ahead of its height (a batch entry, `add-upgrade --upgrade-height`) brings no halt of the node's own: the node is stopped one DAEMON_POLL_INTERVAL after it reaches the height before, as before. chaind leaves its CometBFT running for app.toml `[abci] halt-linger` (500ms) after writing the file, so that peers still missing block H's precommits get them, then exits with code 10",
@@ -147,6 +149,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_POLL_INTERVAL',
+    field: 'pollIntervalMs',
     kind: 'duration',
     def: '300ms',
     doc: 'poll period of `data/upgrade-info.json`; file events trigger a check too',
@@ -154,23 +157,33 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_UPGRADE_INFO_MAX_BYTES',
+    field: 'upgradeInfoMaxBytes',
     kind: 'uint',
     def: String(DEFAULT_UPGRADE_INFO_MAX_BYTES),
     doc: "the largest `data/upgrade-info.json` read (checked on the open file's size, and at most one byte past it is read, so a growing file is caught too); a larger one is refused unread: while the node runs it is logged once as invalid and the node keeps running, at the node's exit it is an invalid file (exit 6). The node writes far less: a plan comes in a tx (`max_tx_bytes`, 1 MiB by default) and JSON escaping grows its info at most sixfold; must be greater than 0",
     cosmovisor: '*ours*: cosmovisor reads the file whole, every poll',
   },
-  { env: 'UNSAFE_SKIP_BACKUP', kind: 'bool', def: 'false', doc: 'skip the backup of `data/`', cosmovisor: 'same' },
+  { env: 'UNSAFE_SKIP_BACKUP', field: 'unsafeSkipBackup', kind: 'bool', def: 'false', doc: 'skip the backup of `data/`', cosmovisor: 'same' },
   {
     env: 'DAEMON_DATA_BACKUP_DIR',
+    field: 'dataBackupDir',
     kind: 'path',
     def: '$DAEMON_HOME',
     doc: 'where `data-backup-<name>-<height>` goes; must not be inside `data/`',
     cosmovisor: '*differs*: named by upgrade, not date',
   },
-  { env: 'DAEMON_PREUPGRADE_MAX_RETRIES', kind: 'uint', def: '0', doc: 'retries of `<daemon> pre-upgrade` after exit code 31', cosmovisor: 'same' },
-  { env: 'DAEMON_GRPC_ADDRESS', kind: 'string', def: 'localhost:9090', doc: 'node gRPC for `prepare-upgrade`', cosmovisor: 'same' },
+  {
+    env: 'DAEMON_PREUPGRADE_MAX_RETRIES',
+    field: 'preupgradeMaxRetries',
+    kind: 'uint',
+    def: '0',
+    doc: 'retries of `<daemon> pre-upgrade` after exit code 31',
+    cosmovisor: 'same',
+  },
+  { env: 'DAEMON_GRPC_ADDRESS', field: 'grpcAddress', kind: 'string', def: 'localhost:9090', doc: 'node gRPC for `prepare-upgrade`', cosmovisor: 'same' },
   {
     env: 'DAEMON_RPC_ADDRESS',
+    field: 'rpcAddress',
     kind: 'string',
     def: 'http://127.0.0.1:26657',
     doc: 'node CometBFT JSON-RPC: the chain height (see detection) and the first block after an upgrade (downtime)',
@@ -178,6 +191,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_PREPARE_UPGRADE',
+    field: 'prepareUpgrade',
     kind: 'bool',
     def: 'false',
     doc: '`run` polls CurrentPlan every 3 s while the node runs and prepares the release as soon as a plan is scheduled, and again when a plan is re-proposed with other info',
@@ -185,6 +199,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_WARM_START',
+    field: 'warmStart',
     kind: 'bool',
     def: 'true',
     doc: "`run` starts the scheduled release's installed binary as `<daemon> standby -- <args>` once the chain is within DAEMON_WARM_START_BLOCKS of the plan's height; at the halt its pre-upgrade runs in that process and it becomes the node (see [Warm start](#warm-start)). A binary without the `standby` command exits at once and is started cold",
@@ -192,6 +207,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_WARM_START_BLOCKS',
+    field: 'warmStartBlocks',
     kind: 'uint',
     def: '10',
     doc: "how many blocks before the plan's height the standby is started; it holds that release's memory (about 90 MB for chaind) until the halt",
@@ -199,6 +215,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_METRICS_ADDRESS',
+    field: 'metricsAddress',
     kind: 'string',
     def: '',
     doc: '`host:port` where `run` serves Prometheus metrics at `/metrics` (see [Metrics](#metrics)), e.g. `127.0.0.1:26670`; empty: off. A port in use stops `run` with exit code 2',
@@ -206,6 +223,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'DAEMON_METRICS_MAX_CONNECTIONS',
+    field: 'metricsMaxConnections',
     kind: 'uint',
     def: '3',
     doc: "connections the metrics endpoint serves at once (CometBFT's `max_open_connections` default); 0: no limit",
@@ -213,6 +231,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'COSMOVISOR_DISABLE_LOGS',
+    field: 'disableLogs',
     kind: 'bool',
     def: 'false',
     doc: "silence chainvisor's info and warning lines; the one error line of a failure is still printed",
@@ -220,6 +239,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'COSMOVISOR_COLOR_LOGS',
+    field: 'colorLogs',
     kind: 'bool',
     def: 'true',
     doc: 'colour the level — only when stderr is a terminal',
@@ -227,6 +247,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'COSMOVISOR_TIMEFORMAT_LOGS',
+    field: 'timeFormatLogs',
     kind: 'string',
     def: 'kitchen',
     doc: "timestamp of chainvisor's lines, in the process's local time (TZ): cosmovisor's names for Go's layouts, case-sensitive — `layout` (01/02 03:04:05PM '06 -0700), `ansic` (Mon Jan _2 15:04:05 2006), `unixdate` (Mon Jan _2 15:04:05 MST 2006), `rubydate` (Mon Jan 02 15:04:05 -0700 2006), `rfc822` (02 Jan 06 15:04 MST), `rfc822z` (02 Jan 06 15:04 -0700), `rfc850` (Monday, 02-Jan-06 15:04:05 MST), `rfc1123` (Mon, 02 Jan 2006 15:04:05 MST), `rfc1123z` (Mon, 02 Jan 2006 15:04:05 -0700), `rfc3339` (2006-01-02T15:04:05Z07:00), `rfc3339nano` (2006-01-02T15:04:05.999999999Z07:00), `kitchen` (3:04PM); also `datetime` (2006-01-02 15:04:05) and `timeonly` (15:04:05). Set but empty (or `none`): no timestamp; unset: the default",
@@ -235,13 +256,32 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     env: 'COSMOVISOR_CUSTOM_PREUPGRADE',
+    field: 'customPreupgrade',
     kind: 'string',
     def: '',
     doc: 'script run as `<script> <name> <height>` before the switch; a relative path is relative to `$DAEMON_HOME/cosmovisor`; a script without any execute bit gets them added (logged), as cosmovisor does; non-zero exit aborts',
     cosmovisor: 'same',
   },
-  { env: 'COSMOVISOR_DISABLE_RECASE', kind: 'bool', def: 'false', doc: "keep the upgrade name's case for its folder", cosmovisor: 'same' },
-];
+  {
+    env: 'COSMOVISOR_DISABLE_RECASE',
+    field: 'disableRecase',
+    kind: 'bool',
+    def: 'false',
+    doc: "keep the upgrade name's case for its folder",
+    cosmovisor: 'same',
+  },
+] as const satisfies readonly Setting[];
+
+/**
+ * Every setting, resolved: one field per SETTINGS entry, of its kind's type (DAEMON_HALT_EXIT_WAIT is
+ * never below DAEMON_POLL_INTERVAL; paths are absolute), and what loading found besides.
+ */
+export type Config = { readonly [S in (typeof SETTINGS)[number] as S['field']]: KindValue[S['kind']] } & {
+  /** the config file read, if any */
+  readonly configFile?: string;
+  /** problems that do not stop chainvisor (unknown config.toml keys), for the caller to log */
+  readonly warnings: readonly string[];
+};
 
 /**
  * The longest duration: 596h, under Node's longest timer (2^31-1 ms); a longer delay fires after 1 ms, so a
@@ -300,7 +340,7 @@ export function loadConfig(o: LoadOptions): Config {
     return o.configFile === undefined ? undefined : fromFile(file, s.env.toLowerCase(), o.configFile);
   };
   const values = new Map<string, string | number | boolean>();
-  for (const s of SETTINGS) {
+  for (const s of SETTINGS as readonly Setting[]) {
     const r = raw(s);
     const where = r?.from ?? s.env;
     // an empty value means "the default", as cosmovisor's booleans; but an empty time format means no timestamp, as in cosmovisor
@@ -374,40 +414,15 @@ export function loadConfig(o: LoadOptions): Config {
   if (values.get('DAEMON_DOWNLOAD_STALL_TIMEOUT') === 0) errors.push('DAEMON_DOWNLOAD_STALL_TIMEOUT: must be greater than 0');
 
   if (errors.length > 0) throw new ConfigError(errors);
-  const b = (k: string): boolean => values.get(k) as boolean;
   const n = (k: string): number => values.get(k) as number;
+  // every setting under its field, then the few whose value depends on another or is normalised
+  const fields = Object.fromEntries(SETTINGS.map((s) => [s.field, values.get(s.env)])) as Omit<Config, 'configFile' | 'warnings'>;
   return {
+    ...fields,
     home: resolve(home as string),
-    daemonName: str('DAEMON_NAME'),
-    allowDownloadBinaries: b('DAEMON_ALLOW_DOWNLOAD_BINARIES'),
-    downloadMustHaveChecksum: b('DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM'),
-    allowInsecureHttp: b('DAEMON_ALLOW_INSECURE_HTTP'),
-    allowLoopbackHttp: b('DAEMON_ALLOW_LOOPBACK_HTTP'),
-    downloadMaxBytes: n('DAEMON_DOWNLOAD_MAX_BYTES'),
-    downloadStallTimeoutMs: n('DAEMON_DOWNLOAD_STALL_TIMEOUT'),
-    maxExtractBytes: n('DAEMON_MAX_EXTRACT_BYTES'),
-    maxExtractEntries: n('DAEMON_MAX_EXTRACT_ENTRIES'),
-    restartAfterUpgrade: b('DAEMON_RESTART_AFTER_UPGRADE'),
-    restartDelayMs: n('DAEMON_RESTART_DELAY'),
-    shutdownGraceMs: n('DAEMON_SHUTDOWN_GRACE'),
     haltExitWaitMs: Math.max(n('DAEMON_HALT_EXIT_WAIT'), n('DAEMON_POLL_INTERVAL')),
-    pollIntervalMs: n('DAEMON_POLL_INTERVAL'),
-    upgradeInfoMaxBytes: n('DAEMON_UPGRADE_INFO_MAX_BYTES'),
-    unsafeSkipBackup: b('UNSAFE_SKIP_BACKUP'),
     dataBackupDir: resolve(backup as string),
-    preupgradeMaxRetries: n('DAEMON_PREUPGRADE_MAX_RETRIES'),
-    grpcAddress: str('DAEMON_GRPC_ADDRESS'),
     rpcAddress: str('DAEMON_RPC_ADDRESS').replace(/\/+$/, ''),
-    prepareUpgrade: b('DAEMON_PREPARE_UPGRADE'),
-    warmStart: b('DAEMON_WARM_START'),
-    warmStartBlocks: n('DAEMON_WARM_START_BLOCKS'),
-    disableLogs: b('COSMOVISOR_DISABLE_LOGS'),
-    colorLogs: b('COSMOVISOR_COLOR_LOGS'),
-    timeFormatLogs: str('COSMOVISOR_TIMEFORMAT_LOGS'),
-    customPreupgrade: str('COSMOVISOR_CUSTOM_PREUPGRADE'),
-    disableRecase: b('COSMOVISOR_DISABLE_RECASE'),
-    metricsAddress: str('DAEMON_METRICS_ADDRESS'),
-    metricsMaxConnections: n('DAEMON_METRICS_MAX_CONNECTIONS'),
     ...(o.configFile !== undefined ? { configFile: o.configFile } : {}),
     warnings,
   };
@@ -428,42 +443,13 @@ export function upgradeInfoLimit(c: Config): UpgradeInfoLimit {
   return { maxBytes: c.upgradeInfoMaxBytes, setting: 'DAEMON_UPGRADE_INFO_MAX_BYTES' };
 }
 
-/** The settings as config.toml text (what `init` writes and `config` prints). */
+/** The settings as config.toml text (what `init` writes and `config` prints): every SETTINGS entry, in its order. */
 export function toToml(c: Config): string {
-  // the same nanoseconds parseGoDuration read ("1m30s", "1ms500us")
-  const dur = (msv: number): string => formatGoDuration(durationNs(msv));
-  const rows: [string, string | number | boolean][] = [
-    ['daemon_home', c.home],
-    ['daemon_name', c.daemonName],
-    ['daemon_allow_download_binaries', c.allowDownloadBinaries],
-    ['daemon_download_must_have_checksum', c.downloadMustHaveChecksum],
-    ['daemon_allow_insecure_http', c.allowInsecureHttp],
-    ['daemon_allow_loopback_http', c.allowLoopbackHttp],
-    ['daemon_download_max_bytes', c.downloadMaxBytes],
-    ['daemon_download_stall_timeout', dur(c.downloadStallTimeoutMs)],
-    ['daemon_max_extract_bytes', c.maxExtractBytes],
-    ['daemon_max_extract_entries', c.maxExtractEntries],
-    ['daemon_restart_after_upgrade', c.restartAfterUpgrade],
-    ['daemon_restart_delay', dur(c.restartDelayMs)],
-    ['daemon_shutdown_grace', dur(c.shutdownGraceMs)],
-    ['daemon_halt_exit_wait', dur(c.haltExitWaitMs)],
-    ['daemon_poll_interval', dur(c.pollIntervalMs)],
-    ['daemon_upgrade_info_max_bytes', c.upgradeInfoMaxBytes],
-    ['unsafe_skip_backup', c.unsafeSkipBackup],
-    ['daemon_data_backup_dir', c.dataBackupDir],
-    ['daemon_preupgrade_max_retries', c.preupgradeMaxRetries],
-    ['daemon_grpc_address', c.grpcAddress],
-    ['daemon_rpc_address', c.rpcAddress],
-    ['daemon_prepare_upgrade', c.prepareUpgrade],
-    ['daemon_warm_start', c.warmStart],
-    ['daemon_warm_start_blocks', c.warmStartBlocks],
-    ['daemon_metrics_address', c.metricsAddress],
-    ['daemon_metrics_max_connections', c.metricsMaxConnections],
-    ['cosmovisor_disable_logs', c.disableLogs],
-    ['cosmovisor_color_logs', c.colorLogs],
-    ['cosmovisor_timeformat_logs', c.timeFormatLogs],
-    ['cosmovisor_custom_preupgrade', c.customPreupgrade],
-    ['cosmovisor_disable_recase', c.disableRecase],
-  ];
-  return rows.map(([k, v]) => `${k} = ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`).join('\n') + '\n';
+  const line = (s: (typeof SETTINGS)[number]): string => {
+    const v = c[s.field];
+    // a duration as the same nanoseconds parseGoDuration read ("1m30s", "1ms500us")
+    const text = s.kind === 'duration' ? JSON.stringify(formatGoDuration(durationNs(v as number))) : typeof v === 'string' ? JSON.stringify(v) : String(v);
+    return `${s.env.toLowerCase()} = ${text}`;
+  };
+  return SETTINGS.map(line).join('\n') + '\n';
 }

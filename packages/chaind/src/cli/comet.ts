@@ -12,15 +12,15 @@ import { DEFAULT_PREFIX, toBech32 } from '@chaind/sdk/crypto';
 import { ED25519_PUBKEY_TYPE_URL } from '@chaind/sdk/x/validators';
 import {
   abciDialAddress,
-  ABCI_FLAGS,
-  ADDRESS_FLAGS,
   configPaths,
   dialHost,
+  isAbciFlag,
   formatAbciAddress,
   loadConfig,
   pairingProblems,
   resolveServerAddresses,
   rpcDialUrl,
+  SETTING_FLAGS,
   tcpAddress,
   type ServerOverrides,
 } from '../config/index.ts';
@@ -89,10 +89,10 @@ function addCometConfigCommand(parent: Command, name: string, description: strin
     .command(name)
     .description(description)
     .addOption(new Option('-o, --output <format>', 'output format: text (TOML to paste) or json').choices(['text', 'json']).default('text'));
-  for (const f of ABCI_FLAGS)
-    cmd.option(`--${f.flag} <${f.flag === 'address' ? 'address' : 'transport'}>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
-  const rpc = ADDRESS_FLAGS.find((f) => f.flag === 'rpc.laddr');
-  if (rpc !== undefined) cmd.option(`--${rpc.flag} <address>`, `CometBFT's JSON-RPC listen address (overrides ${rpc.key}; e.g. ${rpc.example})`);
+  for (const f of SETTING_FLAGS) {
+    if (isAbciFlag(f)) cmd.option(`--${f.flag} <${f.arg}>`, `${f.description} (overrides ${f.setting}; e.g. ${f.example})`);
+    else if (f.flag === 'rpc.laddr') cmd.option(`--${f.flag} <${f.arg}>`, `CometBFT's JSON-RPC listen address (overrides ${f.setting}; e.g. ${f.example})`);
+  }
   addHomeOption(cmd).action((o: CometConfigOptions) => cometConfig(o));
 }
 

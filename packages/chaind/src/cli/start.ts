@@ -1,7 +1,7 @@
 // `chaind start`: runs the node until a signal, a halt or an error, and exits with the code that says
 // which (0 stopped or halt-height; 10–13 upgrade halts, see docs/upgrade-module.md; 1 error).
 import type { Command } from 'commander';
-import { ABCI_FLAGS, ADDRESS_FLAGS, DEFAULT_WITH_COMET, parseBooleanFlag, type ServerOverrides } from '../config/index.ts';
+import { DEFAULT_WITH_COMET, isAbciFlag, parseBooleanFlag, SETTING_FLAGS, type ServerOverrides } from '../config/index.ts';
 import { COMETBFT_VERSION } from '../comet/version.ts';
 import { isLogLevel, lineLogger } from '../node/logger.ts';
 import { NodeStartError, startNode, type RunningNode, type ServerStarter } from '../node/node.ts';
@@ -36,26 +36,28 @@ function parseBool(flag: string): (v: string) => boolean {
 
 /** The options of `start` and `dev`; `dev` (solo) has no CometBFT to run or serve. */
 export function addStartOptions(cmd: Command, solo = false): Command {
-  if (!solo) {
+  if (!solo)
     cmd.option(
       '--with-comet <bool>',
       `true: run CometBFT ${COMETBFT_VERSION} as this node's consensus, on this home; false: only serve the ABCI application, for a CometBFT run separately`,
       parseBool('with-comet'),
       DEFAULT_WITH_COMET,
     );
-    for (const f of ABCI_FLAGS)
-      cmd.option(
-        `--${f.flag} <value>`,
-        `${f.description} (overrides ${f.key} with --with-comet=false; with true the default is a unix socket in the home; e.g. ${f.example})`,
-      );
-  }
   cmd
     .option('--unsafe-skip-upgrades <heights>', 'skip the upgrades planned at these heights (comma-separated); they are cleared, not applied')
     .option('--halt-height <height>', 'stop after committing this height')
     .option('--log_level <level>', 'debug, info, warn or error', 'info');
-  for (const f of ADDRESS_FLAGS) cmd.option(`--${f.flag} <address>`, `${f.description} (overrides ${f.key}; e.g. ${f.example})`);
-  cmd.option('--api.enable <bool>', 'serve REST (overrides app.toml api.enable)', parseBool('api.enable'));
-  cmd.option('--grpc.enable <bool>', 'serve gRPC (overrides app.toml grpc.enable)', parseBool('grpc.enable'));
+  // the settings' flags, from the config tables
+  for (const f of SETTING_FLAGS) {
+    if (isAbciFlag(f)) {
+      if (!solo)
+        cmd.option(
+          `--${f.flag} <${f.arg}>`,
+          `${f.description} (overrides ${f.setting} with --with-comet=false; with true the default is a unix socket in the home; e.g. ${f.example})`,
+        );
+    } else if (f.arg === 'bool') cmd.option(`--${f.flag} <bool>`, `${f.description} (overrides ${f.setting})`, parseBool(f.flag));
+    else cmd.option(`--${f.flag} <${f.arg}>`, `${f.description} (overrides ${f.setting}; e.g. ${f.example})`);
+  }
   return addHomeOption(cmd);
 }
 

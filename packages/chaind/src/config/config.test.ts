@@ -495,7 +495,8 @@ describe('server addresses', () => {
     });
     assert.throws(() => resolveServerAddresses(cfg, { transport: 'grpc' }), {
       name: 'ConfigError',
-      message: 'invalid --transport "grpc": chaind serves ABCI over a socket only; expected "socket"',
+      // the same refusal as app.toml's abci.transport: one rule for the key and its flag
+      message: 'invalid --transport "grpc": chaind serves ABCI over a socket only (no gRPC transport); expected "socket"',
     });
     assert.throws(() => parseBooleanFlag('with-comet', 'no'), { name: 'ConfigError', message: 'invalid --with-comet "no": expected true or false' });
     assert.deepEqual(
