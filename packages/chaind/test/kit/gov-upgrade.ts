@@ -1,5 +1,6 @@
 // The governance steps of an upgrade test, as an operator types them: `tx upgrade software-upgrade`
 // with the deposit, the validator's yes vote, then `query upgrade plan` until the plan is scheduled.
+// Every upgrade test takes them from here, the root ones (test/kit/visor-chain.ts) included.
 import assert from 'node:assert/strict';
 import type { Run } from './cli.ts';
 
@@ -18,18 +19,34 @@ export interface GovUpgradeOptions {
   readonly info?: string;
   /** The proposer (default `validator`). */
   readonly from?: string;
+  /** --summary (default `to <name>`). */
+  readonly summary?: string;
+  /** More flags for both txs (e.g. fees). */
+  readonly txFlags?: readonly string[];
   /** How long to wait for the plan after the vote (default 60 s). */
   readonly waitMs?: number;
   /** What to add to a failure's message (e.g. the node's last log lines). */
   readonly context?: () => string;
 }
 
-/** Proposes upgrade `name` at `height`, votes yes as `validator`, and resolves once `query upgrade plan` names it. */
-export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void> {
-  const context = (): string => (o.context === undefined ? '' : `\n${o.context()}`);
-  const flags = ['--home', o.home, '--keyring-backend', 'test', '--node', o.node, '-y', '--broadcast-mode', 'commit'];
+const contextOf = (o: GovUpgradeOptions): string => (o.context === undefined ? '' : `\n${o.context()}`);
+const txFlags = (o: GovUpgradeOptions): string[] => [
+  '--home',
+  o.home,
+  '--keyring-backend',
+  'test',
+  '--node',
+  o.node,
+  '-y',
+  '--broadcast-mode',
+  'commit',
+  ...(o.txFlags ?? []),
+];
+
+/** Submits the software-upgrade proposal with its deposit (`extra` flags appended); the CLI's run, for the test to judge. */
+export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly string[] = []): Promise<Run> {
   const info = o.info === undefined ? ['--no-validate'] : ['--upgrade-info', o.info, '--allow-loopback-http'];
-  const submit = await o.cli([
+  return o.cli([
     'tx',
     'upgrade',
     'software-upgrade',
@@ -40,21 +57,33 @@ export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void>
     '--title',
     o.name,
     '--summary',
-    `to ${o.name}`,
+    o.summary ?? `to ${o.name}`,
     '--deposit',
     '10000000stake',
     '--from',
     o.from ?? 'validator',
     '--gas',
     'auto',
-    ...flags,
+    ...txFlags(o),
+    ...extra,
   ]);
-  assert.equal(submit.code, 0, `${submit.stderr}${context()}`);
-  const vote = await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', 'validator', ...flags]);
-  assert.equal(vote.code, 0, `${vote.stderr}${context()}`);
+}
+
+/** Votes yes on the proposal as `validator` and resolves once `query upgrade plan` names the upgrade. */
+export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
+  const vote = await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', 'validator', ...txFlags(o)]);
+  assert.equal(vote.code, 0, `${vote.stderr}${contextOf(o)}`);
+  assert.equal((JSON.parse(vote.stdout) as { code: number }).code, 0, `${vote.stdout}${contextOf(o)}`);
   for (const end = Date.now() + (o.waitMs ?? 60_000); Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
     const q = await o.cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', o.node]);
     if (q.code === 0 && (JSON.parse(q.stdout) as { name?: string }).name === o.name) return;
   }
-  assert.fail(`the ${o.name} plan was not scheduled${context()}`);
+  assert.fail(`the ${o.name} plan was not scheduled${contextOf(o)}`);
+}
+
+/** Proposes upgrade `name` at `height`, votes yes as `validator`, and resolves once `query upgrade plan` names it. */
+export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void> {
+  const submit = await submitUpgradeProposal(o);
+  assert.equal(submit.code, 0, `${submit.stderr}${contextOf(o)}`);
+  await voteAndWaitForPlan(o);
 }
