@@ -73,7 +73,15 @@ describe('the upgrade after the latest release', () => {
       // the release before the latest halts at the latest's plan height, leaving upgrade-info.json naming it
       const old = await startDevNode(home, devOptions(bin, prev));
       const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 25, 1);
-      assert.equal(await within(old.proc.exited.then((e) => e.code), 90_000, () => old.proc.log().slice(-3000)), HALT_EXIT_CODES['upgrade-needed'], old.proc.log().slice(-3000));
+      assert.equal(
+        await within(
+          old.proc.exited.then((e) => e.code),
+          90_000,
+          () => old.proc.log().slice(-3000),
+        ),
+        HALT_EXIT_CODES['upgrade-needed'],
+        old.proc.log().slice(-3000),
+      );
 
       // the next release's binary cannot prepare the latest's upgrade: its modules and stores are the next's
       const early = await run(bin, next, ['pre-upgrade', '--home', home]);
@@ -96,7 +104,11 @@ describe('the upgrade after the latest release', () => {
 
       // the next release's binary started before its height: refused at start-up, with the halt's exit code and exact text
       const nxt = spawnDevNode(home, devOptions(bin, next));
-      const code = await within(nxt.exited.then((e) => e.code), 60_000, () => nxt.log().slice(-3000));
+      const code = await within(
+        nxt.exited.then((e) => e.code),
+        60_000,
+        () => nxt.log().slice(-3000),
+      );
       assert.equal(code, HALT_EXIT_CODES['binary-too-early'], nxt.log().slice(-3000));
       assert.ok(nxt.log().includes(binaryTooEarlyMessage(next)), nxt.log().slice(-3000));
       assert.doesNotMatch(nxt.log(), /StoreUpgrades\.added/);

@@ -150,11 +150,27 @@ describe('chaind upgrade simulate', () => {
       );
       assert.match(text.stdout, /^store valset \(renamed from validators\): \+1 ~0 -0 keys/m);
 
-      assert.equal(await within(old.proc.exited.then((e) => e.code), 120_000, () => old.proc.log()), HALT_EXIT_CODES['upgrade-needed'], old.proc.log().slice(-3000));
+      assert.equal(
+        await within(
+          old.proc.exited.then((e) => e.code),
+          120_000,
+          () => old.proc.log(),
+        ),
+        HALT_EXIT_CODES['upgrade-needed'],
+        old.proc.log().slice(-3000),
+      );
       const before = newHome();
       cpSync(join(home, 'data'), join(before, 'data'), { recursive: true });
       const cur = spawnDevNode(home, { release: 'v2', args: ['--halt-height', String(h)] });
-      assert.equal(await within(cur.exited.then((e) => e.code), 60_000, () => cur.log()), 0, cur.log().slice(-3000));
+      assert.equal(
+        await within(
+          cur.exited.then((e) => e.code),
+          60_000,
+          () => cur.log(),
+        ),
+        0,
+        cur.log().slice(-3000),
+      );
 
       const a = CommitMultiStore.open(join(before, 'data', 'application.db'));
       const b = CommitMultiStore.open(join(home, 'data', 'application.db'));

@@ -31,7 +31,12 @@ const killGroup = (pid: number | undefined): void => {
 /** Runs `cmd args` to its end in its own process group; its output collected. */
 export function runInGroup(cmd: string, args: readonly string[], o: GroupRunOptions = {}): Promise<GroupRun> {
   return new Promise((res, rej) => {
-    const child = spawn(cmd, [...args], { env: o.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, ...(o.cwd === undefined ? {} : { cwd: o.cwd }) });
+    const child = spawn(cmd, [...args], {
+      env: o.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      ...(o.cwd === undefined ? {} : { cwd: o.cwd }),
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -192,10 +192,14 @@ export async function cometHeight(rpc: string): Promise<bigint | undefined> {
 
 /** Resolves once the node (CometBFT or chaind dev) at `rpc` reports height `h` or more; fails after `ms`. */
 export async function waitForRpcHeight(rpc: string, h: bigint | number, ms = 60_000): Promise<bigint> {
-  return eventually(`height ${h} at ${rpc}`, async () => {
-    const now = await cometHeight(rpc);
-    return now !== undefined && now >= BigInt(h) ? now : undefined;
-  }, ms);
+  return eventually(
+    `height ${h} at ${rpc}`,
+    async () => {
+      const now = await cometHeight(rpc);
+      return now !== undefined && now >= BigInt(h) ? now : undefined;
+    },
+    ms,
+  );
 }
 
 /** A CosmJS client of CometBFT's RPC (call disconnect()). */
