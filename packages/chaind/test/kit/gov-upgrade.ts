@@ -1,5 +1,6 @@
 // The governance steps of an upgrade test, as an operator types them: `tx upgrade software-upgrade`
 // with the deposit, the validator's yes vote, then `query upgrade plan` until the plan is scheduled.
+// Broadcast in commit mode (a dev node), or in sync mode (CometBFT) waiting for the proposal before the vote.
 // Every upgrade test takes them from here, the root ones (test/kit/visor-chain.ts) included.
 import assert from 'node:assert/strict';
 import type { Run } from './cli.ts';
@@ -19,6 +20,12 @@ export interface GovUpgradeOptions {
   readonly info?: string;
   /** The proposer (default `validator`). */
   readonly from?: string;
+  /** Who votes yes (default `validator`). */
+  readonly voter?: string;
+  /** --gas of both txs (default: `auto` for the proposal, the CLI's default for the vote). */
+  readonly gas?: string;
+  /** --broadcast-mode (default commit); in sync mode the vote waits for the proposal's voting period. */
+  readonly broadcastMode?: 'commit' | 'sync';
   /** --summary (default `to <name>`). */
   readonly summary?: string;
   /** More flags for both txs (e.g. fees). */
@@ -39,9 +46,16 @@ const txFlags = (o: GovUpgradeOptions): string[] => [
   o.node,
   '-y',
   '--broadcast-mode',
-  'commit',
+  o.broadcastMode ?? 'commit',
+  ...(o.gas === undefined ? [] : ['--gas', o.gas]),
   ...(o.txFlags ?? []),
 ];
+
+/** The tx's own result code in the CLI's JSON output (0: accepted, in sync mode by CheckTx). */
+function assertTxOk(r: Run, what: string, o: GovUpgradeOptions): void {
+  assert.equal(r.code, 0, `${what}: ${r.stderr}${contextOf(o)}`);
+  assert.equal((JSON.parse(r.stdout) as { code: number }).code, 0, `${what}: ${r.stdout}${contextOf(o)}`);
+}
 
 /** Submits the software-upgrade proposal with its deposit (`extra` flags appended); the CLI's run, for the test to judge. */
 export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly string[] = []): Promise<Run> {
@@ -62,18 +76,22 @@ export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly stri
     '10000000stake',
     '--from',
     o.from ?? 'validator',
-    '--gas',
-    'auto',
+    ...(o.gas === undefined ? ['--gas', 'auto'] : []),
     ...txFlags(o),
     ...extra,
   ]);
 }
 
-/** Votes yes on the proposal as `validator` and resolves once `query upgrade plan` names the upgrade. */
+/** Votes yes on the proposal as `voter` and resolves once `query upgrade plan` names the upgrade. */
 export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
-  const vote = await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', 'validator', ...txFlags(o)]);
-  assert.equal(vote.code, 0, `${vote.stderr}${contextOf(o)}`);
-  assert.equal((JSON.parse(vote.stdout) as { code: number }).code, 0, `${vote.stdout}${contextOf(o)}`);
+  if (o.broadcastMode === 'sync') {
+    for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 300))) {
+      const q = await o.cli(['query', 'gov', 'proposal', String(o.proposal), '-o', 'json', '--node', o.node]);
+      if (q.code === 0 && q.stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')) break;
+      if (Date.now() > end) assert.fail(`proposal ${o.proposal} is not in its voting period: ${q.stdout}${q.stderr}${contextOf(o)}`);
+    }
+  }
+  assertTxOk(await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', o.voter ?? 'validator', ...txFlags(o)]), 'the vote', o);
   for (const end = Date.now() + (o.waitMs ?? 60_000); Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
     const q = await o.cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', o.node]);
     if (q.code === 0 && (JSON.parse(q.stdout) as { name?: string }).name === o.name) return;
@@ -81,9 +99,8 @@ export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
   assert.fail(`the ${o.name} plan was not scheduled${contextOf(o)}`);
 }
 
-/** Proposes upgrade `name` at `height`, votes yes as `validator`, and resolves once `query upgrade plan` names it. */
+/** Proposes upgrade `name` at `height`, votes yes as `voter`, and resolves once `query upgrade plan` names it. */
 export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void> {
-  const submit = await submitUpgradeProposal(o);
-  assert.equal(submit.code, 0, `${submit.stderr}${contextOf(o)}`);
+  assertTxOk(await submitUpgradeProposal(o), 'the proposal', o);
   await voteAndWaitForPlan(o);
 }
