@@ -82,16 +82,24 @@ export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly stri
   ]);
 }
 
-/** Votes yes on the proposal as `voter` and resolves once `query upgrade plan` names the upgrade. */
-export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
-  if (o.broadcastMode === 'sync') {
-    for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 300))) {
-      const q = await o.cli(['query', 'gov', 'proposal', String(o.proposal), '-o', 'json', '--node', o.node]);
-      if (q.code === 0 && q.stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')) break;
-      if (Date.now() > end) assert.fail(`proposal ${o.proposal} is not in its voting period: ${q.stdout}${q.stderr}${contextOf(o)}`);
-    }
+/** Submits the proposal and asserts it was accepted; in sync mode, waits until it is in its voting period. */
+export async function proposeUpgrade(o: GovUpgradeOptions): Promise<void> {
+  assertTxOk(await submitUpgradeProposal(o), 'the proposal', o);
+  if (o.broadcastMode !== 'sync') return;
+  for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 300))) {
+    const q = await o.cli(['query', 'gov', 'proposal', String(o.proposal), '-o', 'json', '--node', o.node]);
+    if (q.code === 0 && q.stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')) return;
+    if (Date.now() > end) assert.fail(`proposal ${o.proposal} is not in its voting period: ${q.stdout}${q.stderr}${contextOf(o)}`);
   }
+}
+
+/** `voter` votes yes on the proposal; the tx must be accepted. */
+export async function voteYes(o: GovUpgradeOptions): Promise<void> {
   assertTxOk(await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', o.voter ?? 'validator', ...txFlags(o)]), 'the vote', o);
+}
+
+/** Resolves once `query upgrade plan` names the upgrade; fails after `waitMs`. */
+export async function waitForPlan(o: GovUpgradeOptions): Promise<void> {
   for (const end = Date.now() + (o.waitMs ?? 60_000); Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
     const q = await o.cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', o.node]);
     if (q.code === 0 && (JSON.parse(q.stdout) as { name?: string }).name === o.name) return;
@@ -99,8 +107,14 @@ export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
   assert.fail(`the ${o.name} plan was not scheduled${contextOf(o)}`);
 }
 
+/** Votes yes on the proposal as `voter` and resolves once `query upgrade plan` names the upgrade. */
+export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
+  await voteYes(o);
+  await waitForPlan(o);
+}
+
 /** Proposes upgrade `name` at `height`, votes yes as `voter`, and resolves once `query upgrade plan` names it. */
 export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void> {
-  assertTxOk(await submitUpgradeProposal(o), 'the proposal', o);
+  await proposeUpgrade(o);
   await voteAndWaitForPlan(o);
 }
