@@ -109,6 +109,20 @@ describe('import rules (docs/development.md)', () => {
     assert.deepEqual(scaffolding, []);
   });
 
+  test("test helpers live only in the kits: a package's test/kit.ts or test/kit/, the root's test/kit/; `./testing` exports a kit", () => {
+    const helpers = FILES.map(rel).filter((p) => /^(packages\/[^/]+\/)?test\//.test(p) && !p.endsWith('.test.ts'));
+    assert.deepEqual(
+      helpers.filter((p) => !/^(packages\/[^/]+\/test\/(kit\.ts$|kit\/)|test\/kit\/)/.test(p)),
+      [],
+    );
+    const exports = readdirSync(join(ROOT, 'packages')).flatMap((pkg) => {
+      const file = join(ROOT, 'packages', pkg, 'package.json');
+      const testing = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { exports?: Record<string, string> }).exports?.['./testing'] : undefined;
+      return testing === undefined || ['./test/kit.ts', './test/kit/index.ts'].includes(testing) ? [] : [`${pkg}: ${testing}`];
+    });
+    assert.deepEqual(exports, []);
+  });
+
   test("inside the sdk, a module never imports another module's files", () => {
     const mod = (p: string): string | undefined => /^packages\/sdk\/src\/x\/([^/]+)\//.exec(p)?.[1];
     const bad = EDGES.filter((e) => !isTest(e.from) && mod(e.from) !== undefined && mod(e.to) !== undefined && mod(e.from) !== mod(e.to));

@@ -1,55 +1,40 @@
 // Test support (not used by production code): a real `chaind dev` chain (v1, 6 s gov periods) created by
 // chaind and run under a real `chainvisor run dev`, each chainvisor in its own process group so the node it
-// starts goes with it; the chaind CLI against it; a governance upgrade proposed and passed.
+// starts goes with it; the chaind CLI against it; a governance upgrade proposed and passed (the chaind kit's steps).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@chaind/sdk/testing';
+import {
+  chaind,
+  cometHeight,
+  eventually,
+  GroupChild,
+  submitUpgradeProposal,
+  voteAndWaitForPlan,
+  type GovUpgradeOptions,
+  type Run,
+} from '@chaind/chaind/testing';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const CHAIND = join(ROOT, 'packages/chaind/bin/chaind.js');
 export const CHAINVISOR = join(ROOT, 'packages/chainvisor/bin/chainvisor.js');
 
-export interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = Run;
 
-/** Runs the chaind CLI (as release v1) as a child process; its exit code and output. */
-export function cli(args: readonly string[]): Promise<CliRun> {
-  return new Promise((res, rej) => {
-    const c = spawn(process.execPath, [CHAIND, ...args], {
-      env: { ...process.env, CHAIND_RELEASE: 'v1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    c.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    c.on('error', rej);
-    c.on('close', (code) => res({ code, stdout, stderr }));
-  });
-}
+/** Runs the chaind CLI (as release v1) as a child process in its own process group; its exit code and output. */
+export const cli = (args: readonly string[]): Promise<CliRun> => chaind(args, { env: { CHAIND_RELEASE: 'v1' } });
 
 /** A shell script running chaind from source as `release` (from source it is otherwise the newest release). */
 export function chaindScript(release: string): string {
   return `#!/bin/sh\nCHAIND_RELEASE=${release} exec "${process.execPath}" "${CHAIND}" "$@"\n`;
 }
 
-export async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Polls `probe` (the chaind kit's `eventually`, arguments in this kit's order). */
+export const until = <T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> => eventually(what, probe, ms);
 
 /** One `chainvisor run dev` over the chain's home. */
 export interface Visor {
@@ -74,17 +59,11 @@ export interface VisorChain {
 }
 
 const work: string[] = [];
-const visors: ChildProcess[] = [];
+const visors: GroupChild[] = [];
 
 /** Kills every chainvisor started (with its node) and removes the chains' folders. */
 export function cleanupVisorChains(): void {
-  for (const v of visors.splice(0)) {
-    try {
-      if (v.pid !== undefined) process.kill(-v.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+  for (const v of visors.splice(0)) void v.killGroup();
   for (const d of work.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
@@ -117,26 +96,12 @@ export async function createVisorChain(env: Readonly<Record<string, string>> = {
     COSMOVISOR_TIMEFORMAT_LOGS: 'none',
     ...env,
   };
-  const height = async (): Promise<number> => {
-    const r = await fetch(rpc, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status', params: {} }),
-    });
-    return Number(((await r.json()) as { result: { sync_info: { latest_block_height: string } } }).result.sync_info.latest_block_height);
-  };
+  const height = async (): Promise<number> => Number((await cometHeight(rpc)) ?? assert.fail(`${rpc} does not answer`));
   const run = (extra: readonly string[] = []): Visor => {
-    const child = spawn(process.execPath, [CHAINVISOR, 'run', 'dev', '--home', home, ...addr, ...extra], {
-      env: visorEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    visors.push(child);
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    const exit = new Promise<{ code: number | null; output: string }>((r) => child.on('close', (code) => r({ code, output: out })));
-    return { child, exit, output: () => out };
+    const proc = GroupChild.spawn([CHAINVISOR, 'run', 'dev', '--home', home, ...addr, ...extra], visorEnv, `chainvisor run dev over ${home}`);
+    visors.push(proc);
+    const exit = proc.exited.then(({ code }) => ({ code, output: proc.log() }));
+    return { child: proc.child, exit, output: () => proc.log() };
   };
   const flags = [
     '--home',
@@ -169,37 +134,26 @@ export async function waitForHeight(c: VisorChain, v: Visor, h: number, ms = 60_
   });
 }
 
-/** Proposes upgrade "v2" at height `h` with `info` (alice, with the deposit). */
+/** The v2 upgrade at height `h` as proposal 1 (alice proposes, with the deposit), through the chaind kit's governance steps. */
+const v2Upgrade = (c: VisorChain, h: number, info: string): GovUpgradeOptions => ({
+  cli,
+  node: c.rpc,
+  home: c.home,
+  name: 'v2',
+  height: h,
+  proposal: 1,
+  info,
+  from: 'alice',
+  summary: 's',
+  txFlags: ['--gas-adjustment', '1.5', '--fees', '5000stake'],
+});
+
+/** Proposes upgrade "v2" at height `h` with `info` (alice, with the deposit); the CLI's run, for the test to judge. */
 export const proposeV2 = (c: VisorChain, h: number, info: string, extra: readonly string[] = []): Promise<CliRun> =>
-  c.tx([
-    'tx',
-    'upgrade',
-    'software-upgrade',
-    'v2',
-    '--title',
-    'v2',
-    '--summary',
-    's',
-    '--deposit',
-    '10000000stake',
-    '--upgrade-height',
-    String(h),
-    '--upgrade-info',
-    info,
-    '--allow-loopback-http',
-    '--from',
-    'alice',
-    ...extra,
-  ]);
+  submitUpgradeProposal(v2Upgrade(c, h, info), extra);
 
 /** Votes yes on proposal 1 and waits until its plan is scheduled (before its height). */
 export async function passAndWait(c: VisorChain, h: number): Promise<void> {
-  const voted = await c.tx(['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator']);
-  assert.equal(voted.code, 0, voted.stderr);
-  assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
-  await until('the plan to pass', 60_000, async () => {
-    const r = await cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', c.rpc]);
-    return r.code === 0 && r.stdout.includes('"v2"') ? true : undefined;
-  });
+  await voteAndWaitForPlan(v2Upgrade(c, h, ''));
   assert.ok((await c.height()) < h - 1, 'the plan passed before its height');
 }

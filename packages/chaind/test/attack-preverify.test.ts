@@ -3,7 +3,6 @@
 // child process, fed 50 such txs at once over JSON-RPC: its peak RSS stays within a bound, every one is
 // refused, a resend is answered from the mempool's memory, and blocks keep coming.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -11,7 +10,7 @@ import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
 import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { encodeSecp256k1PubKey } from '@chaind/sdk/tx';
-import { ALICE, BIN, DENOM, childEnv, ok, removeTmpDirs, tmpDir } from '@chaind/chaind/testing';
+import { ALICE, DENOM, ok, removeTmpDirs, startDevNode, tmpDir } from '@chaind/chaind/testing';
 
 after(removeTmpDirs);
 
@@ -72,27 +71,20 @@ test('50 free txs of 4,000 signer infos each in flight: bounded RSS, each refuse
   const cfg = join(home, 'config', 'config.toml');
   writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "200ms"'));
 
-  const child = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
-    env: childEnv(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<number | null>((res) => child.once('exit', res));
+  const node = await startDevNode(home);
+  const { proc, rpc: url } = node;
   try {
-    const height = (): number => Math.max(0, ...[...log.matchAll(/committed block height=(\d+)/g)].map((m) => Number(m[1])));
+    const height = (): number => Math.max(0, ...[...proc.log().matchAll(/committed block height=(\d+)/g)].map((m) => Number(m[1])));
     const waitFor = async (what: string, cond: () => boolean, ms = 30_000): Promise<void> => {
       const end = Date.now() + ms;
       while (!cond()) {
-        if (child.exitCode !== null) assert.fail(`the node exited (${child.exitCode}) while waiting for ${what}:\n${log.slice(-3000)}`);
-        if (Date.now() > end) assert.fail(`timed out waiting for ${what}:\n${log.slice(-3000)}`);
+        if (!proc.running) assert.fail(`the node exited (${proc.child.exitCode}) while waiting for ${what}:\n${proc.log().slice(-3000)}`);
+        if (Date.now() > end) assert.fail(`timed out waiting for ${what}:\n${proc.log().slice(-3000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
-    await waitFor('the RPC server', () => /RPC server listening url=\S+/.test(log));
-    const url = (/RPC server listening url=(\S+)/.exec(log) as RegExpExecArray)[1];
     await waitFor('height 3', () => height() >= 3);
-    const idlePeak = peakRssMiB(child.pid as number);
+    const idlePeak = peakRssMiB(proc.pid);
 
     const txs = Array.from({ length: IN_FLIGHT }, (_, i) => attackTx(i));
     assert.ok(txs[0].length > 500_000 && txs[0].length < 700_000, `an attack tx is ${txs[0].length} bytes`);
@@ -103,7 +95,7 @@ test('50 free txs of 4,000 signer infos each in flight: bounded RSS, each refuse
       assert.equal(a.result?.code, 4, JSON.stringify(a.result));
       assert.equal(a.result?.log, `wrong number of signers; expected 1, got ${SIGNER_INFOS}: unauthorized`);
     }
-    const attackPeak = peakRssMiB(child.pid as number);
+    const attackPeak = peakRssMiB(proc.pid);
     assert.ok(
       attackPeak - idlePeak <= RSS_BOUND_MIB,
       `peak RSS grew ${(attackPeak - idlePeak).toFixed(0)} MiB (idle peak ${idlePeak.toFixed(0)} MiB), bound ${RSS_BOUND_MIB} MiB`,
@@ -116,7 +108,6 @@ test('50 free txs of 4,000 signer infos each in flight: bounded RSS, each refuse
       `# attack: ${IN_FLIGHT} txs of ${txs[0].length} bytes; node peak RSS ${idlePeak.toFixed(0)} → ${attackPeak.toFixed(0)} MiB; height ${before} → ${height()}`,
     );
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await node.stop();
   }
 });

@@ -8,9 +8,7 @@
 //      comes back and upgrades, then the three (75%) go on;
 //   3. chaind SIGKILLed under load: its CometBFT exits with it, both come back and agree.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
@@ -26,15 +24,20 @@ import {
   GroupChild,
   keyringKey,
   ok,
+  proposeUpgrade,
   removeTmpDirs,
+  runInGroup,
   sourcesWithNextRelease,
   startVisor,
   testKey,
   tmpDir,
+  voteYes,
+  waitForPlan,
+  type GovUpgradeOptions,
+  type Run,
   type ValidatorEndpoints,
 } from '@chaind/chaind/testing';
 
-const run = promisify(execFile);
 const CHAIN_ID = 'comet-net-1';
 const N = 4;
 /** Long enough for the proposal and the votes to land on a busy 2-core machine running four validators. */
@@ -96,74 +99,37 @@ function appHashAt(n: Node, h: bigint): string | undefined {
 }
 
 /** The node's own installed chaind (cosmovisor/current), as its operator runs the CLI: a release starts in a fraction of the sources' time. */
-async function cli(n: Node, args: readonly string[]): Promise<{ stdout: string }> {
-  try {
-    return await run(join(n.home, 'cosmovisor', 'current', 'bin', 'chaind'), args, { env: childEnv(), timeout: 60_000 });
-  } catch (e) {
-    const x = e as { stderr?: string; message: string };
-    throw new Error(`chaind ${args.join(' ')} (${n.name}) failed: ${x.stderr ?? x.message}`);
-  }
+const cliRun = (n: Node, args: readonly string[]): Promise<Run> =>
+  runInGroup(join(n.home, 'cosmovisor', 'current', 'bin', 'chaind'), args, { env: childEnv(), timeoutMs: 60_000 });
+
+async function cli(n: Node, args: readonly string[]): Promise<Run> {
+  const r = await cliRun(n, args);
+  if (r.code !== 0) throw new Error(`chaind ${args.join(' ')} (${n.name}) failed: ${r.stderr}`);
+  return r;
 }
 
-const txFlags = (n: Node, i: number): string[] => [
-  '--from',
-  `validator${i}`,
-  '--home',
-  n.home,
-  '--keyring-backend',
-  'test',
-  '--node',
-  n.ends.rpc,
-  '-y',
-  '--fees',
-  '5000stake',
-  '--gas',
-  '400000',
-  '--chain-id',
-  CHAIN_ID,
-];
+/** Upgrade `name` at `h` as proposal `id`, as validator `i` sees it: its home, its node, its key. */
+const govUpgrade = (name: string, h: bigint, id: number, i: number): GovUpgradeOptions => ({
+  cli: (args) => cliRun(nodes[i], args),
+  node: nodes[i].ends.rpc,
+  home: nodes[i].home,
+  name,
+  height: h,
+  proposal: id,
+  from: `validator${i}`,
+  voter: `validator${i}`,
+  summary: 's',
+  broadcastMode: 'sync',
+  gas: '400000',
+  txFlags: ['--fees', '5000stake', '--chain-id', CHAIN_ID],
+});
 
-/** Proposes upgrade `name` at `h` from node0 and has the validators of `voters` vote yes; waits for the plan. */
+/** Proposes upgrade `name` at `h` from node0 and has the validators of `voters` vote yes, each from its own home, all at once; waits for the plan. */
 async function passUpgrade(name: string, h: bigint, voters: readonly number[], id: number): Promise<void> {
-  const n0 = nodes[0];
-  const proposed = await cli(n0, [
-    'tx',
-    'upgrade',
-    'software-upgrade',
-    name,
-    '--title',
-    name,
-    '--summary',
-    's',
-    '--deposit',
-    '10000000stake',
-    '--upgrade-height',
-    String(h),
-    '--no-validate',
-    ...txFlags(n0, 0),
-  ]);
-  assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
-  await eventually(
-    `proposal ${id}`,
-    async () =>
-      (await cli(n0, ['query', 'gov', 'proposal', String(id), '-o', 'json', '--node', n0.ends.rpc])).stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')
-        ? true
-        : undefined,
-    30_000,
-  );
-  // each validator votes from its own home, all at once
-  await Promise.all(
-    voters.map(async (i) => {
-      const voted = await cli(nodes[i], ['tx', 'gov', 'vote', String(id), 'yes', ...txFlags(nodes[i], i)]);
-      assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
-    }),
-  );
-  await eventually(
-    `plan ${name}`,
-    async () => ((await cli(n0, ['query', 'upgrade', 'plan', '-o', 'json', '--node', n0.ends.rpc])).stdout.includes(`"${name}"`) ? true : undefined),
-    60_000,
-  );
-  assert.ok((await heightOf(n0)) < h - 1n, `plan ${name} passed before its height ${h}`);
+  await proposeUpgrade(govUpgrade(name, h, id, 0));
+  await Promise.all(voters.map((i) => voteYes(govUpgrade(name, h, id, i))));
+  await waitForPlan(govUpgrade(name, h, id, 0));
+  assert.ok((await heightOf(nodes[0])) < h - 1n, `plan ${name} passed before its height ${h}`);
 }
 
 describe('four validators on CometBFT, each under chainvisor', { skip: cometForTests().skip, timeout: 900_000 }, () => {

@@ -13,6 +13,7 @@ import { QueryBalanceRequest, QueryBalanceResponse } from 'cosmjs-types/cosmos/b
 import { QueryAppliedPlanRequest, QueryAppliedPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
 import {
   alive,
+  chaind,
   cometClient,
   cometForTests,
   cometHeight,
@@ -22,6 +23,7 @@ import {
   GroupChild,
   keyringKey,
   ok,
+  proposeAndPassUpgrade,
   removeTmpDirs,
   setTomlValue,
   startValidator,
@@ -156,49 +158,21 @@ describe('one validator: chaind start runs CometBFT', { skip: cometForTests().sk
 
     // a governance upgrade v1 → v2: chaind halts at H (exit 10) and stops CometBFT; v2 gets block H replayed
     const h = ((await cometHeight(ends.rpc)) ?? 0n) + 80n;
-    const flags = [
-      '--home',
+    await proposeAndPassUpgrade({
+      cli: (args) => chaind(args),
+      node: ends.rpc,
       home,
-      '--keyring-backend',
-      'test',
-      '--node',
-      ends.rpc,
-      '-y',
-      '--broadcast-mode',
-      'sync',
-      '--fees',
-      '5000stake',
-      '--gas',
-      '400000',
-      '--chain-id',
-      CHAIN_ID,
-    ];
-    const proposed = await ok([
-      'tx',
-      'upgrade',
-      'software-upgrade',
-      'v2',
-      '--title',
-      'v2',
-      '--summary',
-      's',
-      '--deposit',
-      '10000000stake',
-      '--upgrade-height',
-      String(h),
-      '--no-validate',
-      '--from',
-      'validator0',
-      ...flags,
-    ]);
-    assert.equal((JSON.parse(proposed.stdout) as { code: number }).code, 0, proposed.stdout);
-    await eventually(
-      'proposal 1',
-      async () => ((await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', ends.rpc])).stdout.includes('"id"') ? true : undefined),
-      30_000,
-    );
-    const voted = await ok(['tx', 'gov', 'vote', '1', 'yes', '--from', 'validator0', ...flags]);
-    assert.equal((JSON.parse(voted.stdout) as { code: number }).code, 0, voted.stdout);
+      name: 'v2',
+      height: h,
+      proposal: 1,
+      from: 'validator0',
+      voter: 'validator0',
+      summary: 's',
+      broadcastMode: 'sync',
+      gas: '400000',
+      txFlags: ['--fees', '5000stake', '--chain-id', CHAIN_ID],
+      context: () => node.log().slice(-3000),
+    });
     // halt-linger: CometBFT keeps running a while after the halt (its gossip gives peers H's precommits), then stops
     await node.waitForLog(/ERR halting height=/, 300_000);
     assert.equal((await fetch(`${ends.rpc}/health`)).status, 200, 'CometBFT still answers during halt-linger');

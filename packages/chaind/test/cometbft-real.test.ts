@@ -5,7 +5,7 @@
 // CometBFT replays block H to the new binary and the chain goes on (cometbft-v038.md §1.5–1.6). Four
 // validators under `chaind start` and chainvisor: comet-network.test.ts.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -31,7 +31,9 @@ import {
   cometbftBin,
   cometForTests,
   DENOM,
+  eventually,
   freePorts,
+  GroupChild,
   makeNetworkHomes,
   ok,
   removeTmpDirs,
@@ -51,27 +53,10 @@ const PLAN_MARGIN = 40n;
 /** `value` after `ms`, on a timer that keeps no process alive. */
 const resolveAfter = <T>(ms: number, value: T): Promise<T> => new Promise((r) => setTimeout(() => r(value), ms).unref());
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-}
-
 /** One validator: its home, chaind and CometBFT processes, and CometBFT's RPC. */
 class Validator {
   chaind: AbciNode | undefined;
-  comet: ChildProcess | undefined;
-  cometExited: Promise<number | null> = Promise.resolve(null);
-  cometLog = '';
+  comet: GroupChild | undefined;
   readonly rpc: RpcClient;
 
   constructor(
@@ -85,14 +70,7 @@ class Validator {
   async start(release: string): Promise<void> {
     this.chaind = AbciNode.start(this.home, { release, address: this.abci });
     await this.chaind.address;
-    const c = spawn(cometbftBin(), ['start', '--home', this.home], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.comet = c;
-    const keep = (d: Buffer): void => {
-      this.cometLog = (this.cometLog + d.toString()).slice(-200_000);
-    };
-    c.stdout.on('data', keep);
-    c.stderr.on('data', keep);
-    this.cometExited = new Promise((res) => c.once('exit', (code) => res(code)));
+    this.comet = GroupChild.spawnProgram(cometbftBin(), ['start', '--home', this.home], process.env, `cometbft start --home ${this.home}`);
   }
 
   async height(): Promise<bigint> {
@@ -129,23 +107,23 @@ class Validator {
   /** Waits for chaind's exit (the halt) and CometBFT's (it stops itself when the app connection fails; if not, SIGTERM). */
   async halted(): Promise<number | null> {
     const exit = await Promise.race([this.chaind?.exited, resolveAfter(120_000, undefined)]);
-    assert.ok(exit !== undefined, `chaind did not halt:\n${this.chaind?.log()}\n${this.cometLog.slice(-5_000)}`);
-    const stopped = await Promise.race([this.cometExited.then(() => true), resolveAfter(20_000, false)]);
+    assert.ok(exit !== undefined, `chaind did not halt:\n${this.chaind?.log()}\n${this.comet?.log().slice(-5_000)}`);
+    const stopped = await Promise.race([(this.comet?.exited ?? Promise.resolve()).then(() => true), resolveAfter(20_000, false)]);
     if (!stopped) {
-      this.comet?.kill('SIGTERM');
-      await this.cometExited;
+      this.comet?.signal('SIGTERM');
+      await this.comet?.exited;
     }
     return exit.code;
   }
 
-  kill(): void {
-    if (this.comet && this.comet.exitCode === null && this.comet.signalCode === null) this.comet.kill('SIGKILL');
+  /** SIGKILL to CometBFT's process group; resolves with its exit. */
+  async kill(): Promise<void> {
+    await this.comet?.killGroup();
   }
 }
 
-const validators: Validator[] = [];
 after(async () => {
-  for (const v of validators) v.kill();
+  await GroupChild.killAllGroups();
   await AbciNode.killAll();
   removeTmpDirs();
 });
@@ -171,9 +149,7 @@ async function network(n: number): Promise<{ homes: NetworkHomes; vals: Validato
     t = setTomlValue(t, 'p2p', 'allow_duplicate_ip', true);
     t = setTomlValue(t, 'consensus', 'timeout_commit', '200ms');
     writeFileSync(file, t);
-    const v = new Validator(home, abci, ports[i].rpc);
-    validators.push(v);
-    return v;
+    return new Validator(home, abci, ports[i].rpc);
   });
   return { homes, vals };
 }
@@ -183,11 +159,11 @@ async function upgradeStory(n: number): Promise<void> {
   const { homes, vals } = await network(n);
   const { alice, bob } = homes.users;
   await Promise.all(vals.map((v) => v.start('v1')));
-  await until('block 2 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= 2n) ? true : undefined));
+  await eventually('block 2 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= 2n) ? true : undefined));
 
   const before = await vals[0].balance(bob.address);
   await vals[0].broadcast(alice, [sendMsg(alice.address, bob.address, '123')]);
-  for (const v of vals) await until('the send on every node', async () => ((await v.balance(bob.address)) === before + 123n ? true : undefined));
+  for (const v of vals) await eventually('the send on every node', async () => ((await v.balance(bob.address)) === before + 123n ? true : undefined));
 
   const H = (await vals[0].height()) + PLAN_MARGIN;
   const proposal = MsgSubmitProposal.fromPartial({
@@ -198,7 +174,7 @@ async function upgradeStory(n: number): Promise<void> {
     summary: 'v2',
   });
   await vals[n - 1].broadcast(alice, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(proposal).finish() }]);
-  await until('proposal 1', () => vals[0].query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 1n }).finish()));
+  await eventually('proposal 1', () => vals[0].query('/cosmos.gov.v1.Query/Proposal', QueryProposalRequest.encode({ proposalId: 1n }).finish()));
   await Promise.all(
     vals.map((v, i) => {
       const op = homes.operators[i];
@@ -210,7 +186,7 @@ async function upgradeStory(n: number): Promise<void> {
       ]);
     }),
   );
-  const plan = await until(
+  const plan = await eventually(
     'the plan',
     async () =>
       QueryCurrentPlanResponse.decode(await vals[0].query('/chain.upgrade.v1beta1.Query/CurrentPlan', QueryCurrentPlanRequest.encode({}).finish())).plan,
@@ -235,7 +211,7 @@ async function upgradeStory(n: number): Promise<void> {
 
   // the operator's part: v2 in place of v1, CometBFT started again; its handshake replays H
   await Promise.all(vals.map((v) => v.start('v2')));
-  await until('H + 3 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= H + 3n) ? true : undefined), 120_000);
+  await eventually('H + 3 on every node', async () => ((await Promise.all(vals.map((v) => v.height()))).every((h) => h >= H + 3n) ? true : undefined), 120_000);
   for (const v of vals) {
     assert.match(v.chaind?.log() ?? '', new RegExp(`committed block height=${H}\\b`), 'block H replayed to v2');
     const applied = QueryAppliedPlanResponse.decode(
@@ -244,8 +220,7 @@ async function upgradeStory(n: number): Promise<void> {
     assert.equal(applied.height, H);
   }
   for (const v of vals) {
-    v.kill();
-    await v.cometExited;
+    await v.kill();
     await v.chaind?.kill('SIGTERM');
   }
 }

@@ -1,7 +1,6 @@
 // Release selection, and `npm run release`: both archives built into a temp folder outside the repo,
 // extracted elsewhere and run there — without the repository's node_modules.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,47 +9,19 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { extract } from 'tar';
 import { LATEST_RELEASE, RELEASES, releaseName } from '../src/release.ts';
+import { runInGroup, startDevNode, type GroupRun } from '@chaind/chaind/testing';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PLATFORM = `${process.platform === 'win32' ? 'windows' : process.platform}-${({ x64: 'amd64', ia32: '386' } as Record<string, string>)[process.arch] ?? process.arch}`;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end; the environment has no CHAIND_* and no NODE_PATH, so nothing leads back to the repo. */
-function run(cmd: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((res, rej) => {
-    const child = spawn(cmd, args, { cwd, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', rej);
-    child.on('close', (code) => res({ code, stdout, stderr }));
-  });
-}
+/** Runs a command to its end (its process group with it); the environment has no CHAIND_* and no NODE_PATH, so nothing leads back to the repo. */
+const run = (cmd: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<GroupRun> =>
+  runInGroup(cmd, args, { cwd, env: { ...cleanEnv(), ...env } });
 
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHAIND_') && k !== 'NODE_PATH' && k !== 'NODE_OPTIONS') env[k] = v;
   return env;
-}
-
-/** Resolves when the child's output matches `re` (its match), rejects when it exits first. */
-function waitFor(child: ChildProcess, re: RegExp, log: { text: string }): Promise<RegExpExecArray> {
-  return new Promise((res, rej) => {
-    const check = (): void => {
-      const m = re.exec(log.text);
-      if (m) res(m);
-    };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-    child.once('exit', (code) => rej(new Error(`exited (${code}) before ${re}:\n${log.text}`)));
-    check();
-  });
 }
 
 describe('release selection', () => {
@@ -193,25 +164,12 @@ describe('npm run release', { timeout: 600_000 }, () => {
     await ok(['keys', 'add', 'validator', '--keyring-backend', 'test']);
     await ok(['genesis', 'add-account', 'validator', '1000000000stake', '--keyring-backend', 'test']);
     await ok(['genesis', 'add-validator', 'validator', '10', '--keyring-backend', 'test']);
-    const child = spawn(
-      bin,
-      ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
-      {
-        cwd: tmp,
-        env: cleanEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const log = { text: '' };
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (log.text += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (log.text += d));
-    const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+    const node = await startDevNode(home, { servers: true, program: { path: bin, cwd: tmp, env: cleanEnv() } });
+    let code: number | null;
     try {
-      await waitFor(child, /committed block height=1 /, log);
-      const rest = (await waitFor(child, /REST server listening url=(\S+)/, log))[1];
-      await waitFor(child, /gRPC server listening/, log);
+      await node.proc.waitForLog(/committed block height=1 /);
       // the modules of release v2, read through the bundled REST gateway (descriptors found beside the bundle)
-      const versions = (await (await fetch(`${rest}/chain/upgrade/v1beta1/module_versions`)).json()) as {
+      const versions = (await (await fetch(`${node.rest}/chain/upgrade/v1beta1/module_versions`)).json()) as {
         module_versions: { name: string; version: string }[];
       };
       assert.deepEqual(
@@ -219,13 +177,13 @@ describe('npm run release', { timeout: 600_000 }, () => {
         ['auth@1', 'bank@1', 'chaininfo@1', 'gov@1', 'upgrade@1', 'validators@2'],
       );
       // @fastify/swagger-ui's static files, shipped beside the bundle
-      const ui = await fetch(`${rest}/swagger/static/swagger-ui.css`);
+      const ui = await fetch(`${node.rest}/swagger/static/swagger-ui.css`);
       assert.equal(ui.status, 200);
       await ui.arrayBuffer();
     } finally {
-      child.kill('SIGTERM');
+      code = await node.stop();
     }
-    assert.equal(await exited, 0, log.text);
-    assert.match(log.text, /node stopped/);
+    assert.equal(code, 0, node.proc.log());
+    assert.match(node.proc.log(), /node stopped/);
   });
 });

@@ -10,9 +10,9 @@
 //   block: it stops with a line naming the setting, nothing of H committed; with the limit raised it goes on.
 // FAULT_SEED=n reruns with other kill moments, FAULT_KILLS/FAULT_INFO_KILLS=n with more; FAULT_DEBUG=1 prints each kill's phase.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { after, before, describe, test } from 'node:test';
 import { toBech32 } from '@chaind/sdk/crypto';
 import { CommitMultiStore, concatBytes, readU64be, toHex, utf8 } from '@chaind/sdk/store';
@@ -20,10 +20,11 @@ import { DONE_PREFIX, HALT_EXIT_CODES, STORE_KEY as UPGRADE_STORE, VERSION_MAP_P
 import { readUpgradeInfoFile, upgradeInfoPath } from '@chaind/upgrade-plan';
 import {
   chaind,
-  childEnv,
+  GroupChild,
   proposeAndPassUpgrade,
   removeTmpDirs,
   sourcesWithNextRelease,
+  spawnDevNode,
   tmpDir,
   withoutWarning,
   within,
@@ -74,69 +75,46 @@ export const ${NEXT}: Upgrade = {
 };
 `;
 
-const running = new Set<ChildProcess>();
 after(async () => {
-  for (const c of running) {
-    if (c.exitCode === null && c.signalCode === null) {
-      process.kill(-(c.pid as number), 'SIGKILL');
-      await new Promise((r) => c.once('exit', r));
-    }
-  }
+  await GroupChild.killAllGroups();
   removeTmpDirs();
 });
 
-/** One node process: its log with the moment (ms after spawn) each line arrived, and its end. */
+/** One node process (the kit's, in its own group): its log with the moment (ms after spawn) each line arrived, and its end. */
 interface NodeRun {
-  readonly child: ChildProcess;
+  readonly proc: GroupChild;
   readonly lines: { at: number; text: string }[];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   log(): string;
   /** Ms after spawn of the first line matching `re`, if any yet. */
   at(re: RegExp): number | undefined;
 }
 
 function startNode(bin: string, release: string, home: string, extra: readonly string[] = []): NodeRun {
-  const args = ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0', ...extra];
   const t0 = Date.now();
-  const child = spawn(process.execPath, [bin, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  running.add(child);
+  const proc = spawnDevNode(home, { bin, release, servers: true, args: extra });
   const lines: { at: number; text: string }[] = [];
+  const utf8Text = new StringDecoder('utf8');
   let partial = '';
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+  // the kit's exit is 'close': after the last of its stderr is read, so the phase a killed run reached is all in `lines`
+  proc.child.stderr?.on('data', (d: Buffer) => {
     const at = Date.now() - t0;
-    const parts = (partial + d).split('\n');
+    const parts = (partial + utf8Text.write(d)).split('\n');
     partial = parts.pop() ?? '';
     for (const text of parts) lines.push({ at, text });
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    // 'close': after the last of its stderr is read, so the phase a killed run reached is all in `lines`
-    child.once('close', (code, signal) => {
-      running.delete(child);
-      res({ code, signal });
-    }),
-  );
   return {
-    child,
+    proc,
     lines,
-    exited,
     log: () => lines.map((l) => l.text).join('\n') + partial,
     at: (re) => lines.find((l) => re.test(l.text))?.at,
   };
 }
 
-/** Resolves once `r` has logged a line matching `re`; rejects if it exits first. */
+/** Resolves once `r` has logged a line matching `re` (checked every 5 ms: the kills' moments depend on it); rejects if it exits first. */
 async function untilLine(r: NodeRun, re: RegExp): Promise<void> {
   while (r.at(re) === undefined) {
-    if (r.child.exitCode !== null || r.child.signalCode !== null) throw new Error(`exited before ${re}:\n${r.log()}`);
+    if (!r.proc.running) throw new Error(`exited before ${re}:\n${r.log()}`);
     await new Promise((res) => setTimeout(res, 5));
-  }
-}
-
-function killGroup(r: NodeRun): void {
-  try {
-    process.kill(-(r.child.pid as number), 'SIGKILL');
-  } catch {
-    // already gone
   }
 }
 
@@ -222,18 +200,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
 
     // the old binary: a governance plan for NEXT, then its halt at H
     const old = startNode(bin, OLD, home);
-    const url = await within(
-      (async () => {
-        for (;;) {
-          const m = /RPC server listening url=(\S+)/.exec(old.log());
-          if (m) return m[1];
-          if (old.child.exitCode !== null) assert.fail(old.log());
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      })(),
-      120_000,
-      () => old.log().slice(-3000),
-    );
+    const url = (await old.proc.waitForLog(/RPC server listening url=(\S+)/, 120_000))[1];
     const status = JSON.parse((await cli(bin, OLD, ['status', '--node', url])).stdout) as { sync_info: { latest_block_height: string } };
     h = BigInt(status.sync_info.latest_block_height) + 300n;
     await proposeAndPassUpgrade({
@@ -245,7 +212,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       proposal: 1,
       context: () => old.log().slice(-3000),
     });
-    const end = await within(old.exited, 120_000, () => old.log().slice(-3000));
+    const end = await within(old.proc.exited, 120_000, () => old.log().slice(-3000));
     assert.equal(end.code, HALT_EXIT_CODES['upgrade-needed'], old.log().slice(-3000));
     info = readFileSync(upgradeInfoPath(home), 'utf8');
     assert.match(info, new RegExp(`"name":"${NEXT}".*"height":${h}`));
@@ -268,7 +235,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       // the uninterrupted run: the reference state, and the moments of the block's phases
       const refHome = fresh();
       const ref = startNode(bin, NEXT, refHome, halt);
-      const refEnd = await within(ref.exited, 120_000, () => ref.log().slice(-3000));
+      const refEnd = await within(ref.proc.exited, 120_000, () => ref.log().slice(-3000));
       assert.equal(refEnd.code, 0, ref.log().slice(-3000));
       const want = await upgradeState(refHome);
       assert.equal(want.height, h);
@@ -310,8 +277,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
         await within(untilLine(r, new RegExp(`${anchor.source}|${doneAtH.source}`)), 60_000, () => r.log());
         if (r.at(anchor) === undefined) {
           // the last kill came after the commit of H but before its log line: this home is done
-          killGroup(r);
-          await r.exited;
+          await r.proc.killGroup();
           phases.set('after commit, before its log line', (phases.get('after commit, before its log line') ?? 0) + 1);
           await check(home);
           home = fresh();
@@ -319,8 +285,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
         }
         const wait = rnd() * span;
         await new Promise((res) => setTimeout(res, wait));
-        killGroup(r);
-        await within(r.exited, 30_000, () => r.log());
+        await within(r.proc.killGroup(), 30_000, () => r.log());
         i++;
         const p = phase(r);
         if (process.env.FAULT_DEBUG) process.stderr.write(`kill ${i}: ${Math.round(wait)} ms -> ${p}\n`);
@@ -333,7 +298,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       }
       // the last killed home, restarted to the end of H
       const last = startNode(bin, NEXT, home, halt);
-      const lastEnd = await within(last.exited, 120_000, () => last.log().slice(-3000));
+      const lastEnd = await within(last.proc.exited, 120_000, () => last.log().slice(-3000));
       assert.equal(lastEnd.code, 0, last.log().slice(-3000));
       await check(home);
       const inBlock = new Set([...phases.keys()].filter((p) => p !== 'start-up' && !p.startsWith('after commit')).map((p) => p.replace(' (replay of H)', '')));
@@ -361,8 +326,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
         const r = startNode(bin, OLD, home);
         await within(untilLine(r, /INF handshake done/), 60_000, () => r.log());
         await new Promise((res) => setTimeout(res, rnd() * INFO_WINDOW_MS));
-        killGroup(r);
-        await within(r.exited, 30_000, () => r.log());
+        await within(r.proc.killGroup(), 30_000, () => r.log());
         if (r.at(/halting/) !== undefined) seen.afterHaltLine++;
         const read = readUpgradeInfoFile(file);
         if (read.state === 'absent') seen.absent++;
@@ -377,7 +341,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       // the restart at H writes it again
       rmSync(file, { force: true });
       const again = startNode(bin, OLD, home);
-      const end = await within(again.exited, 120_000, () => again.log().slice(-3000));
+      const end = await within(again.proc.exited, 120_000, () => again.log().slice(-3000));
       assert.equal(end.code, HALT_EXIT_CODES['upgrade-needed'], again.log().slice(-3000));
       assert.equal(readFileSync(file, 'utf8'), info);
       assert.ok(existsSync(file));
@@ -404,7 +368,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
       };
       setLimit(size + 256 * 1024);
       const full = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
-      const end = await within(full.exited, 120_000, () => full.log().slice(-3000));
+      const end = await within(full.proc.exited, 120_000, () => full.log().slice(-3000));
       assert.equal(end.code, 1, full.log().slice(-3000));
       const lines = full
         .log()
@@ -424,7 +388,7 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
 
       setLimit(size + 256 * 1024 * 1024);
       const again = startNode(bin, NEXT, home, ['--halt-height', String(h + 2n)]);
-      const end2 = await within(again.exited, 120_000, () => again.log().slice(-3000));
+      const end2 = await within(again.proc.exited, 120_000, () => again.log().slice(-3000));
       assert.equal(end2.code, 0, again.log().slice(-3000));
       const after = await upgradeState(home);
       assert.equal(after.height, h + 2n);

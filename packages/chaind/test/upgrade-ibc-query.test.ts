@@ -2,14 +2,13 @@
 // IBC upgrade state on this chain yet, so every interface must answer the SDK's "not found"
 // (codespace upgrade, code 5) the way it answers any other registered not-found error.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { connectComet, type CometClient } from '@cosmjs/tendermint-rpc';
 import { QueryUpgradedConsensusStateRequest, QueryUpgradedConsensusStateResponse } from 'cosmjs-types/cosmos/upgrade/v1beta1/query';
-import { BIN, childEnv, ok, removeTmpDirs, tmpDir, watchLog } from '@chaind/chaind/testing';
+import { ok, removeTmpDirs, startDevNode, tmpDir, type DevNode } from '@chaind/chaind/testing';
 
 const METHOD = '/chain.upgrade.v1beta1.Query/UpgradedConsensusState';
 const NOT_FOUND_TEXT = 'upgraded consensus state not found';
@@ -27,7 +26,7 @@ async function newHome(): Promise<string> {
 }
 
 describe('UpgradedConsensusState on a running chaind', () => {
-  let child: ChildProcess;
+  let node: DevNode | undefined;
   let rest: string;
   let grpcAddress: string;
   let comet: CometClient;
@@ -35,36 +34,15 @@ describe('UpgradedConsensusState on a running chaind', () => {
 
   before(async () => {
     const home = await newHome();
-    // its own process group, so the node and anything it starts are stopped together
-    child = spawn(
-      process.execPath,
-      [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'],
-      {
-        env: childEnv(),
-        stdio: ['ignore', 'ignore', 'pipe'],
-        detached: true,
-      },
-    );
-    const log = watchLog(child, 'chaind start', /committed block height=2\b/);
-    await log.match;
-    const addr = async (name: string): Promise<string> => {
-      const pattern = new RegExp(`${name} server listening (?:url|address)=(\\S+)`);
-      for (let i = 0; i < 600; i++) {
-        const m = pattern.exec(log.log());
-        if (m !== null) return m[1];
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.fail(`no ${name} address in:\n${log.log()}`);
-    };
-    rest = await addr('REST');
-    grpcAddress = await addr('gRPC');
-    rpc = await addr('RPC');
+    node = await startDevNode(home, { servers: true });
+    await node.proc.waitForLog(/committed block height=2\b/);
+    [rest, grpcAddress, rpc] = [node.rest ?? '', node.grpc ?? '', node.rpc];
     comet = await connectComet(rpc);
   });
 
-  after(() => {
+  after(async () => {
     comet?.disconnect();
-    if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+    await node?.proc.killGroup();
     removeTmpDirs();
   });
 

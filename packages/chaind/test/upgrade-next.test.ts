@@ -6,35 +6,30 @@
 // named from the list (the one before the latest, the latest, the next), so a committed v3 moves the
 // story one release on.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { binaryTooEarlyMessage, HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
 import {
   chaind,
-  childEnv,
+  GroupChild,
   proposeAndPassUpgrade,
   removeTmpDirs,
   sourcesWithNextRelease,
+  spawnDevNode,
+  startDevNode,
   tmpDir,
-  watchNode,
   withoutWarning,
   within,
+  type DevNode,
+  type DevNodeOptions,
   type Run,
-  type WatchedNode,
 } from '@chaind/chaind/testing';
 import { PRE_UPGRADE_FAIL } from '../src/cli/pre-upgrade.ts';
 import { LATEST_RELEASE, RELEASES } from '../src/release.ts';
 
-const running = new Set<ChildProcess>();
 after(async () => {
-  for (const c of running) {
-    if (c.exitCode === null && c.signalCode === null) {
-      c.kill('SIGKILL');
-      await new Promise((r) => c.once('exit', r));
-    }
-  }
+  await GroupChild.killAllGroups();
   removeTmpDirs();
 });
 
@@ -44,58 +39,21 @@ async function run(bin: string, release: string, args: readonly string[]): Promi
   return { ...r, stderr: withoutWarning(r.stderr) };
 }
 
-interface Dev {
-  readonly child: ChildProcess;
-  readonly watched: WatchedNode;
-  readonly url: string;
-  readonly exited: Promise<number | null>;
-}
-
-/** `chaind dev` as `release` on `home` (10 s gov periods: the vote's CLI run lands in it on a busy machine, every server on a free port). */
-function startDev(bin: string, release: string, home: string): { child: ChildProcess; watched: WatchedNode; exited: Promise<number | null> } {
-  const args = [
-    'dev',
-    '--home',
-    home,
-    '--gov-period',
-    '10s',
-    '--rpc.laddr',
-    'tcp://127.0.0.1:0',
-    '--api.address',
-    'tcp://127.0.0.1:0',
-    '--grpc.address',
-    '127.0.0.1:0',
-  ];
-  const child = spawn(process.execPath, [bin, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(child);
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  return { child, watched: watchNode(child, `chaind dev (${release})`), exited };
-}
-
-async function dev(bin: string, release: string, home: string): Promise<Dev> {
-  const d = startDev(bin, release, home);
-  return { ...d, url: await d.watched.url };
-}
-
-/** Polls `done` until it holds (the node logs its first block after it listens). */
-async function eventually(done: () => boolean, ms: number, what: () => string): Promise<void> {
-  for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 100))) {
-    if (Date.now() > end) assert.fail(`timed out: ${what()}`);
-  }
-}
+/** `chaind dev` as `release` (10 s gov periods: the vote's CLI run lands in it on a busy machine, every server on a free port). */
+const devOptions = (bin: string, release: string): DevNodeOptions => ({ bin, release, servers: true, args: ['--gov-period', '10s'] });
 
 /** Proposes upgrade `name` at a height `ahead` blocks on and votes yes; resolves the height once the plan is scheduled. */
-async function scheduleUpgrade(bin: string, release: string, node: Dev, home: string, name: string, ahead: number, proposal: number): Promise<number> {
-  const status = JSON.parse((await run(bin, release, ['status', '--node', node.url])).stdout) as { sync_info: { latest_block_height: string } };
+async function scheduleUpgrade(bin: string, release: string, node: DevNode, home: string, name: string, ahead: number, proposal: number): Promise<number> {
+  const status = JSON.parse((await run(bin, release, ['status', '--node', node.rpc])).stdout) as { sync_info: { latest_block_height: string } };
   const height = Number(status.sync_info.latest_block_height) + ahead;
   await proposeAndPassUpgrade({
     cli: (args) => run(bin, release, args),
-    node: node.url,
+    node: node.rpc,
     home,
     name,
     height,
     proposal,
-    context: () => node.watched.log().slice(-3000),
+    context: () => node.proc.log().slice(-3000),
   });
   return height;
 }
@@ -113,9 +71,17 @@ describe('the upgrade after the latest release', () => {
       const home = join(tmpDir('chaind-next-'), 'home');
 
       // the release before the latest halts at the latest's plan height, leaving upgrade-info.json naming it
-      const old = await dev(bin, prev, home);
+      const old = await startDevNode(home, devOptions(bin, prev));
       const hLatest = await scheduleUpgrade(bin, prev, old, home, latest, 25, 1);
-      assert.equal(await within(old.exited, 90_000, () => old.watched.log().slice(-3000)), HALT_EXIT_CODES['upgrade-needed'], old.watched.log().slice(-3000));
+      assert.equal(
+        await within(
+          old.proc.exited.then((e) => e.code),
+          90_000,
+          () => old.proc.log().slice(-3000),
+        ),
+        HALT_EXIT_CODES['upgrade-needed'],
+        old.proc.log().slice(-3000),
+      );
 
       // the next release's binary cannot prepare the latest's upgrade: its modules and stores are the next's
       const early = await run(bin, next, ['pre-upgrade', '--home', home]);
@@ -126,15 +92,10 @@ describe('the upgrade after the latest release', () => {
       );
 
       // the latest release applies its upgrade and goes on; the next's plan is scheduled well ahead
-      const cur = await dev(bin, latest, home);
-      await eventually(
-        () => cur.watched.log().includes(`applying upgrade "${latest}" at height: ${hLatest}`),
-        30_000,
-        () => cur.watched.log().slice(-3000),
-      );
+      const cur = await startDevNode(home, devOptions(bin, latest));
+      await cur.proc.waitForLog(new RegExp(`applying upgrade "${latest}" at height: ${hLatest}`), 30_000);
       const hNext = await scheduleUpgrade(bin, latest, cur, home, next, 60, 2);
-      cur.child.kill('SIGTERM');
-      assert.equal(await within(cur.exited, 30_000, () => cur.watched.log().slice(-3000)), 0, cur.watched.log().slice(-3000));
+      assert.equal(await within(cur.stop(), 30_000, () => cur.proc.log().slice(-3000)), 0, cur.proc.log().slice(-3000));
       assert.equal(
         (JSON.parse(readFileSync(join(home, 'data', 'upgrade-info.json'), 'utf8')) as { name: string }).name,
         latest,
@@ -142,11 +103,15 @@ describe('the upgrade after the latest release', () => {
       );
 
       // the next release's binary started before its height: refused at start-up, with the halt's exit code and exact text
-      const nxt = startDev(bin, next, home);
-      const code = await within(nxt.exited, 60_000, () => nxt.watched.log().slice(-3000));
-      assert.equal(code, HALT_EXIT_CODES['binary-too-early'], nxt.watched.log().slice(-3000));
-      assert.ok(nxt.watched.log().includes(binaryTooEarlyMessage(next)), nxt.watched.log().slice(-3000));
-      assert.doesNotMatch(nxt.watched.log(), /StoreUpgrades\.added/);
+      const nxt = spawnDevNode(home, devOptions(bin, next));
+      const code = await within(
+        nxt.exited.then((e) => e.code),
+        60_000,
+        () => nxt.log().slice(-3000),
+      );
+      assert.equal(code, HALT_EXIT_CODES['binary-too-early'], nxt.log().slice(-3000));
+      assert.ok(nxt.log().includes(binaryTooEarlyMessage(next)), nxt.log().slice(-3000));
+      assert.doesNotMatch(nxt.log(), /StoreUpgrades\.added/);
       assert.ok(hNext > hLatest);
     },
   );

@@ -2,14 +2,13 @@
 // read their effects (auth, bank, gov, block, tx), all as child processes against one development chain
 // (alice, bob and validator funded) run with 200 ms blocks and 1 h gov periods.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { moduleAddress, toBech32 } from '@chaind/sdk/crypto';
 import { Keyring } from '@chaind/sdk/keyring';
 import { createDevHome } from '../../src/cli/dev.ts';
-import { BIN, chaind, fails, ok, removeTmpDirs, tmpDir, watchNode } from '@chaind/chaind/testing';
+import { chaind, fails, ok, removeTmpDirs, startDevNode, tmpDir, type DevNode } from '@chaind/chaind/testing';
 
 interface TxResponse {
   height: string;
@@ -30,7 +29,7 @@ const SEND = '/cosmos.bank.v1beta1.MsgSend';
 
 describe('gov transactions and the module, block and tx queries against a development chain', () => {
   let home = '';
-  let node: ChildProcess | undefined;
+  let node: DevNode | undefined;
   let url = '';
   const addr: Record<string, string> = {};
   const carol = toBech32('chain', new Uint8Array(20).fill(7));
@@ -59,17 +58,11 @@ describe('gov transactions and the module, block and tx queries against a develo
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "200ms"'));
     const ring = await Keyring.open(home, 'test');
     for (const name of ['alice', 'bob', 'validator']) addr[name] = (await ring.get(name)).address;
-    node = spawn(process.execPath, [BIN, 'dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    url = await watchNode(node, 'chaind start').url;
+    node = await startDevNode(home);
+    url = node.rpc;
   });
   after(async () => {
-    if (node !== undefined && node.exitCode === null) {
-      const exited = new Promise((res) => node?.once('exit', res));
-      node.kill('SIGTERM');
-      await exited;
-    }
+    await node?.stop();
     removeTmpDirs();
   });
 

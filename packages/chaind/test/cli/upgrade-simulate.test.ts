@@ -3,7 +3,6 @@
 // node halts, the v2 node applies the upgrade, and the upgrade block does what the simulation said. And
 // the exit codes: 20 fail, 21 unknown upgrade, 22 state not readable.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -11,31 +10,27 @@ import { CommitMultiStore, prefixEnd, readU64be, toHex, type ReadMultiStore } fr
 import { Keyring } from '@chaind/sdk/keyring';
 import { HALT_EXIT_CODES } from '@chaind/sdk/x/upgrade';
 import {
-  BIN,
   chaind,
-  childEnv,
+  cometHeight,
+  GroupChild,
   newHome,
   proposeAndPassUpgrade,
   removeTmpDirs,
   softwareUpgrade,
+  spawnDevNode,
+  startDevNode,
   stateDiff,
   TestChain,
   tmpDir,
-  watchNode,
+  waitForRpcHeight,
   within,
   type Run,
 } from '@chaind/chaind/testing';
 import { SIMULATE_FAIL, SIMULATE_STATE_UNREADABLE, SIMULATE_UNKNOWN_UPGRADE, type SimulationJSON } from '../../src/cli/upgrade.ts';
 import type { Upgrade } from '../../src/upgrades/index.ts';
 
-const running = new Set<ChildProcess>();
 after(async () => {
-  for (const c of running) {
-    if (c.exitCode === null && c.signalCode === null) {
-      c.kill('SIGKILL');
-      await new Promise((r) => c.once('exit', r));
-    }
-  }
+  await GroupChild.killAllGroups();
   removeTmpDirs();
 });
 
@@ -47,33 +42,12 @@ function parsed(r: Run, code = 0): SimulationJSON {
   return JSON.parse(r.stdout) as SimulationJSON;
 }
 
-interface Node {
-  readonly child: ChildProcess;
-  readonly url: Promise<string>;
-  readonly log: () => string;
-  readonly exited: Promise<number | null>;
-}
-
-function start(release: string, home: string, extra: readonly string[] = []): Node {
-  const args = ['dev', '--home', home, '--rpc.laddr', 'tcp://127.0.0.1:0', '--api.enable', 'false', '--grpc.enable', 'false', ...extra];
-  const child = spawn(process.execPath, [BIN, ...args], { env: childEnv({ CHAIND_RELEASE: release }), stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(child);
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  const w = watchNode(child, `chaind start (${release})`);
-  return { child, url: w.url, log: w.log, exited };
-}
-
 async function rpc<T>(url: string, path: string): Promise<T> {
   const res = await fetch(`${url}${path}`);
   return ((await res.json()) as { result: T }).result;
 }
 
-const latestHeight = async (url: string): Promise<number> =>
-  Number((await rpc<{ sync_info: { latest_block_height: string } }>(url, '/status')).sync_info.latest_block_height);
-
-async function waitForHeight(url: string, h: number): Promise<void> {
-  for (let i = 0; i < 300 && (await latestHeight(url)) < h; i++) await new Promise((r) => setTimeout(r, 100));
-}
+const latestHeight = async (url: string): Promise<number> => Number((await cometHeight(url)) ?? assert.fail(`no height from ${url}`));
 
 /** The module version map the upgrade store holds (0x02 ‖ name → u64be). */
 function versionMap(s: ReadMultiStore): Record<string, string> {
@@ -124,8 +98,8 @@ describe('chaind upgrade simulate', () => {
       assert.equal(created.code, 0, created.stderr);
       const cfg = join(home, 'config', 'config.toml');
       writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(/block_interval = "1s"/, 'block_interval = "300ms"'));
-      const old = start('v1', home);
-      const url = await old.url;
+      const old = await startDevNode(home, { release: 'v1' });
+      const url = old.rpc;
       const flags = ['--home', home, '--keyring-backend', 'test', '--node', url, '-y'];
       const bob = (await (await Keyring.open(home, 'test')).get('bob')).address;
       const h = (await latestHeight(url)) + 80;
@@ -153,7 +127,7 @@ describe('chaind upgrade simulate', () => {
       assert.ok(Math.abs(Date.parse(saved.finished_at) - Date.now()) < 60_000, saved.finished_at);
       // the snapshot is one committed state: the app hash the next block's header carries
       const from = Number(during.from_height);
-      await waitForHeight(url, from + 1);
+      await waitForRpcHeight(url, from + 1);
       const header = await rpc<{ block: { header: { app_hash: string } } }>(url, `/block?height=${from + 1}`);
       assert.equal(header.block.header.app_hash.toLowerCase(), during.from_app_hash);
       assert.deepEqual(
@@ -166,7 +140,7 @@ describe('chaind upgrade simulate', () => {
       assert.ok(BigInt(during.gas_used) > 0n && during.wall_ms > 0 && during.peak_rss_bytes > 0);
 
       // once the sends are in: the state the upgrade block will start from (empty blocks keep it)
-      await waitForHeight(url, (await latestHeight(url)) + 3);
+      await waitForRpcHeight(url, (await latestHeight(url)) + 3);
       const quiet = parsed(await simulateJSON(home, 'v2'));
       const text = await as('v2', ['upgrade', 'simulate', '--home', home]);
       assert.equal(text.code, 0, text.stderr);
@@ -176,11 +150,27 @@ describe('chaind upgrade simulate', () => {
       );
       assert.match(text.stdout, /^store valset \(renamed from validators\): \+1 ~0 -0 keys/m);
 
-      assert.equal(await within(old.exited, 120_000, old.log), HALT_EXIT_CODES['upgrade-needed'], old.log().slice(-3000));
+      assert.equal(
+        await within(
+          old.proc.exited.then((e) => e.code),
+          120_000,
+          () => old.proc.log(),
+        ),
+        HALT_EXIT_CODES['upgrade-needed'],
+        old.proc.log().slice(-3000),
+      );
       const before = newHome();
       cpSync(join(home, 'data'), join(before, 'data'), { recursive: true });
-      const cur = start('v2', home, ['--halt-height', String(h)]);
-      assert.equal(await within(cur.exited, 60_000, cur.log), 0, cur.log().slice(-3000));
+      const cur = spawnDevNode(home, { release: 'v2', args: ['--halt-height', String(h)] });
+      assert.equal(
+        await within(
+          cur.exited.then((e) => e.code),
+          60_000,
+          () => cur.log(),
+        ),
+        0,
+        cur.log().slice(-3000),
+      );
 
       const a = CommitMultiStore.open(join(before, 'data', 'application.db'));
       const b = CommitMultiStore.open(join(home, 'data', 'application.db'));

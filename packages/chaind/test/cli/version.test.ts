@@ -2,13 +2,12 @@
 // its tag, not the package version every release shares; --long keeps the rest; and the command's module
 // loads nothing heavy unless --long asks for the upgrades table.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { RELEASES } from '../../src/release.ts';
 import { CHAIND_PACKAGE_VERSION } from '../../src/version.ts';
-import { ok } from '@chaind/chaind/testing';
+import { ok, runInGroup } from '@chaind/chaind/testing';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -65,22 +64,10 @@ describe('chaind version', () => {
       port1.close();
       process.stderr.write(JSON.stringify([...seen]));
     `;
-    return new Promise((res, rej) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', rej);
-      child.on('close', (code) => {
-        if (code !== 0) return rej(new Error(`exit ${code}: ${stderr}`));
-        const modules = (JSON.parse(stderr.slice(stderr.lastIndexOf('\n') + 1)) as string[]).filter((u) => u.startsWith('file:'));
-        res({ stdout, modules });
-      });
-    });
+    const r = await runInGroup(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.stderr}`);
+    const modules = (JSON.parse(r.stderr.slice(r.stderr.lastIndexOf('\n') + 1)) as string[]).filter((u) => u.startsWith('file:'));
+    return { stdout: r.stdout, modules };
   };
   const heavy = /\/src\/upgrades\/|\/src\/app\.ts$|\/packages\/sdk\/|\/packages\/upgrade-plan\/|\/src\/cli\/common\.ts$/;
 

@@ -18,6 +18,10 @@ export interface DevNode {
 }
 
 export interface DevNodeOptions {
+  /** the launcher to run (a copy's, e.g. `sourcesWithNextRelease(…).bin`); default BIN */
+  readonly bin?: string;
+  /** an extracted release's launcher, run as a program in `cwd` with exactly `env` (nothing leading back to the repo); `bin` and `release` then unused */
+  readonly program?: { readonly path: string; readonly cwd: string; readonly env: NodeJS.ProcessEnv };
   /** more flags for `chaind dev` (the servers' addresses are set already: free loopback ports) */
   readonly args?: readonly string[];
   /** CHAIND_RELEASE of the binary (default: the latest release) */
@@ -27,11 +31,19 @@ export interface DevNodeOptions {
   readonly timeoutMs?: number;
 }
 
-/** Starts `chaind dev --home <home>` and resolves once its servers listen. */
-export async function startDevNode(home: string, o: DevNodeOptions = {}): Promise<DevNode> {
+/** Spawns `chaind dev --home <home>` without waiting for it: for a node a test expects to exit before it listens. */
+export function spawnDevNode(home: string, o: DevNodeOptions = {}): GroupChild {
   const serve = o.servers ? ['--rpc.laddr', 'tcp://127.0.0.1:0', '--api.address', 'tcp://127.0.0.1:0', '--grpc.address', '127.0.0.1:0'] : RPC_ONLY;
   const env = childEnv(o.release === undefined ? {} : { CHAIND_RELEASE: o.release });
-  const proc = GroupChild.spawn([BIN, 'dev', '--home', home, ...serve, ...(o.args ?? [])], env, `chaind dev over ${home}`);
+  const what = `chaind dev${o.release === undefined ? '' : ` (${o.release})`} over ${home}`;
+  const args = ['dev', '--home', home, ...serve, ...(o.args ?? [])];
+  if (o.program !== undefined) return GroupChild.spawnProgram(o.program.path, args, o.program.env, `${o.program.path} dev over ${home}`, o.program.cwd);
+  return GroupChild.spawn([o.bin ?? BIN, ...args], env, what);
+}
+
+/** Starts `chaind dev --home <home>` and resolves once its servers listen. */
+export async function startDevNode(home: string, o: DevNodeOptions = {}): Promise<DevNode> {
+  const proc = spawnDevNode(home, o);
   const ms = o.timeoutMs ?? 60_000;
   const rpc = (await proc.waitForLog(/RPC server listening url=(\S+)/, ms))[1];
   const rest = o.servers ? (await proc.waitForLog(/REST server listening url=(\S+)/, ms))[1] : undefined;

@@ -1,5 +1,7 @@
 // The governance steps of an upgrade test, as an operator types them: `tx upgrade software-upgrade`
 // with the deposit, the validator's yes vote, then `query upgrade plan` until the plan is scheduled.
+// Broadcast in commit mode (a dev node), or in sync mode (CometBFT) waiting for the proposal before the vote.
+// Every upgrade test takes them from here, the root ones (test/kit/visor-chain.ts) included.
 import assert from 'node:assert/strict';
 import type { Run } from './cli.ts';
 
@@ -18,18 +20,47 @@ export interface GovUpgradeOptions {
   readonly info?: string;
   /** The proposer (default `validator`). */
   readonly from?: string;
+  /** Who votes yes (default `validator`). */
+  readonly voter?: string;
+  /** --gas of both txs (default: `auto` for the proposal, the CLI's default for the vote). */
+  readonly gas?: string;
+  /** --broadcast-mode (default commit); in sync mode the vote waits for the proposal's voting period. */
+  readonly broadcastMode?: 'commit' | 'sync';
+  /** --summary (default `to <name>`). */
+  readonly summary?: string;
+  /** More flags for both txs (e.g. fees). */
+  readonly txFlags?: readonly string[];
   /** How long to wait for the plan after the vote (default 60 s). */
   readonly waitMs?: number;
   /** What to add to a failure's message (e.g. the node's last log lines). */
   readonly context?: () => string;
 }
 
-/** Proposes upgrade `name` at `height`, votes yes as `validator`, and resolves once `query upgrade plan` names it. */
-export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void> {
-  const context = (): string => (o.context === undefined ? '' : `\n${o.context()}`);
-  const flags = ['--home', o.home, '--keyring-backend', 'test', '--node', o.node, '-y', '--broadcast-mode', 'commit'];
+const contextOf = (o: GovUpgradeOptions): string => (o.context === undefined ? '' : `\n${o.context()}`);
+const txFlags = (o: GovUpgradeOptions): string[] => [
+  '--home',
+  o.home,
+  '--keyring-backend',
+  'test',
+  '--node',
+  o.node,
+  '-y',
+  '--broadcast-mode',
+  o.broadcastMode ?? 'commit',
+  ...(o.gas === undefined ? [] : ['--gas', o.gas]),
+  ...(o.txFlags ?? []),
+];
+
+/** The tx's own result code in the CLI's JSON output (0: accepted, in sync mode by CheckTx). */
+function assertTxOk(r: Run, what: string, o: GovUpgradeOptions): void {
+  assert.equal(r.code, 0, `${what}: ${r.stderr}${contextOf(o)}`);
+  assert.equal((JSON.parse(r.stdout) as { code: number }).code, 0, `${what}: ${r.stdout}${contextOf(o)}`);
+}
+
+/** Submits the software-upgrade proposal with its deposit (`extra` flags appended); the CLI's run, for the test to judge. */
+export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly string[] = []): Promise<Run> {
   const info = o.info === undefined ? ['--no-validate'] : ['--upgrade-info', o.info, '--allow-loopback-http'];
-  const submit = await o.cli([
+  return o.cli([
     'tx',
     'upgrade',
     'software-upgrade',
@@ -40,21 +71,50 @@ export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void>
     '--title',
     o.name,
     '--summary',
-    `to ${o.name}`,
+    o.summary ?? `to ${o.name}`,
     '--deposit',
     '10000000stake',
     '--from',
     o.from ?? 'validator',
-    '--gas',
-    'auto',
-    ...flags,
+    ...(o.gas === undefined ? ['--gas', 'auto'] : []),
+    ...txFlags(o),
+    ...extra,
   ]);
-  assert.equal(submit.code, 0, `${submit.stderr}${context()}`);
-  const vote = await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', 'validator', ...flags]);
-  assert.equal(vote.code, 0, `${vote.stderr}${context()}`);
+}
+
+/** Submits the proposal and asserts it was accepted; in sync mode, waits until it is in its voting period. */
+export async function proposeUpgrade(o: GovUpgradeOptions): Promise<void> {
+  assertTxOk(await submitUpgradeProposal(o), 'the proposal', o);
+  if (o.broadcastMode !== 'sync') return;
+  for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 300))) {
+    const q = await o.cli(['query', 'gov', 'proposal', String(o.proposal), '-o', 'json', '--node', o.node]);
+    if (q.code === 0 && q.stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')) return;
+    if (Date.now() > end) assert.fail(`proposal ${o.proposal} is not in its voting period: ${q.stdout}${q.stderr}${contextOf(o)}`);
+  }
+}
+
+/** `voter` votes yes on the proposal; the tx must be accepted. */
+export async function voteYes(o: GovUpgradeOptions): Promise<void> {
+  assertTxOk(await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', o.voter ?? 'validator', ...txFlags(o)]), 'the vote', o);
+}
+
+/** Resolves once `query upgrade plan` names the upgrade; fails after `waitMs`. */
+export async function waitForPlan(o: GovUpgradeOptions): Promise<void> {
   for (const end = Date.now() + (o.waitMs ?? 60_000); Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
     const q = await o.cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', o.node]);
     if (q.code === 0 && (JSON.parse(q.stdout) as { name?: string }).name === o.name) return;
   }
-  assert.fail(`the ${o.name} plan was not scheduled${context()}`);
+  assert.fail(`the ${o.name} plan was not scheduled${contextOf(o)}`);
+}
+
+/** Votes yes on the proposal as `voter` and resolves once `query upgrade plan` names the upgrade. */
+export async function voteAndWaitForPlan(o: GovUpgradeOptions): Promise<void> {
+  await voteYes(o);
+  await waitForPlan(o);
+}
+
+/** Proposes upgrade `name` at `height`, votes yes as `voter`, and resolves once `query upgrade plan` names it. */
+export async function proposeAndPassUpgrade(o: GovUpgradeOptions): Promise<void> {
+  await proposeUpgrade(o);
+  await voteAndWaitForPlan(o);
 }

@@ -4,7 +4,8 @@
 // that release's genesis (upgrade-history.ts), a whole solo node behind its RPC server (node.ts), the
 // chaind binary as a child process (cli.ts), a validator network's homes made with the CLI (homes.ts), CometBFT v0.38's checks
 // of a genesis.json (comet.ts), CometBFT's side of the ABCI connections and a network's blocks
-// (network.ts), a wallet's amino JSON converters (amino.ts). Keys, temp dirs and block requests are the framework kit's.
+// (network.ts), a wallet's amino JSON converters (amino.ts), `chaind dev` as a process (dev-node.ts), the governance
+// steps of an upgrade (gov-upgrade.ts). Keys, temp dirs and block requests are the framework kit's.
 export { DENOM, freePort, removeTmpDirs, testKey, tmpDir, type TestKey } from '@chaind/sdk/testing';
 export * from './amino.ts';
 export * from './buf.ts';

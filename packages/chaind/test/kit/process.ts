@@ -11,6 +11,7 @@ export interface GroupRun {
 }
 
 export interface GroupRunOptions {
+  readonly cwd?: string;
   readonly env?: NodeJS.ProcessEnv;
   /** written to stdin, which is then closed; without it stdin is closed at once */
   readonly input?: string;
@@ -30,7 +31,12 @@ const killGroup = (pid: number | undefined): void => {
 /** Runs `cmd args` to its end in its own process group; its output collected. */
 export function runInGroup(cmd: string, args: readonly string[], o: GroupRunOptions = {}): Promise<GroupRun> {
   return new Promise((res, rej) => {
-    const child = spawn(cmd, [...args], { env: o.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(cmd, [...args], {
+      env: o.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      ...(o.cwd === undefined ? {} : { cwd: o.cwd }),
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -84,8 +84,14 @@ export class GroupChild {
     GroupChild.all.add(this);
   }
 
+  /** `node <args>` (this Node) in a group of its own. */
   static spawn(args: readonly string[], env: NodeJS.ProcessEnv, what: string): GroupChild {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    return GroupChild.spawnProgram(process.execPath, args, env, what);
+  }
+
+  /** `cmd <args>` run as a program (a launcher's shebang and its Node flags obeyed) in a group of its own. */
+  static spawnProgram(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv, what: string, cwd?: string): GroupChild {
+    const child = spawn(cmd, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(cwd === undefined ? {} : { cwd }) });
     return new GroupChild(child, what);
   }
 
@@ -182,6 +188,18 @@ export async function cometHeight(rpc: string): Promise<bigint | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** Resolves once the node (CometBFT or chaind dev) at `rpc` reports height `h` or more; fails after `ms`. */
+export async function waitForRpcHeight(rpc: string, h: bigint | number, ms = 60_000): Promise<bigint> {
+  return eventually(
+    `height ${h} at ${rpc}`,
+    async () => {
+      const now = await cometHeight(rpc);
+      return now !== undefined && now >= BigInt(h) ? now : undefined;
+    },
+    ms,
+  );
 }
 
 /** A CosmJS client of CometBFT's RPC (call disconnect()). */

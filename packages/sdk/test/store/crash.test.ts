@@ -1,4 +1,4 @@
-// Crash safety of commit: a child process (crash-child.ts) commits pseudo-random blocks and is SIGKILLed at
+// Crash safety of commit: a child process (the kit's crash-child.ts) commits pseudo-random blocks and is SIGKILLed at
 // random moments, again and again, each restart continuing from where it stopped. After every kill the store is
 // reopened here and must be exactly the state an uninterrupted reference run has at the same height: same app
 // hash and the same entries in every store, so a block is committed entirely or not at all.
@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { buildBlock, CRASH_STORES } from './crash-child.ts';
+import { buildBlock, CRASH_STORES } from '../kit/crash-child.ts';
 import { CommitMultiStore, toHex, type ReadMultiStore } from '../../src/store/index.ts';
 
-const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../kit/crash-child.ts', import.meta.url));
 const KILLS = 30;
 /** The crashy run must get at least this far, or the test proves nothing. */
 const MIN_HEIGHT = 50n;
