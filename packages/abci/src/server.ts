@@ -79,6 +79,29 @@ function isThenable(value: unknown): value is PromiseLike<Response> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
+/**
+ * Where a connection's requests are, one value (the only writers: #process, #settled, #socketFull, #onDrain, #close):
+ * - `reading`: the queued requests are handled in order; more are read once all are answered.
+ *   A request with an async answer: → `awaiting`. The socket full: → `draining`.
+ * - `awaiting` a handler's async answer, nothing read meanwhile; `socketFull` when the answers written as it
+ *   started filled the socket. The answer: → `draining` if the socket is still full, else `reading`.
+ * - `draining`: the socket is full; nothing read or handled until the peer reads ('drain' → `reading`).
+ * - `closed`, for good: no further request is handled (an exception was sent, every request of a peer that
+ *   half-closed was answered, or the connection was destroyed); an answer that comes later is dropped.
+ */
+type ConnectionState =
+  | { readonly kind: 'reading' }
+  | { readonly kind: 'awaiting'; readonly socketFull: boolean }
+  | { readonly kind: 'draining' }
+  | { readonly kind: 'closed' };
+
+/**
+ * The peer's side: `open`; `ended` when it half-closed (the connection closes once its requests are
+ * answered); `broken` by a framing error after the frames queued (sent once those are answered; any
+ * further input dropped).
+ */
+type PeerInput = { readonly kind: 'open' } | { readonly kind: 'ended' } | { readonly kind: 'broken'; readonly error: Error };
+
 /** One accepted connection: requests decoded in arrival order, answered one at a time, answers batched per read. */
 class ServerConnection {
   readonly closed: Promise<void>;
@@ -89,15 +112,11 @@ class ServerConnection {
   readonly #decoder: FrameDecoder;
   #frames: Uint8Array[] = [];
   #next = 0;
-  /** A framing error found after the frames still queued: sent once those are answered. */
-  #framingError: Error | undefined;
-  #awaiting = false;
-  #draining = false;
+  #state: ConnectionState = { kind: 'reading' };
+  #input: PeerInput = { kind: 'open' };
   #batch: Uint8Array[] = [];
   #batchBytes = 0;
-  #peerEnded = false;
-  /** No further request is handled: an exception was sent, or the connection is closing. */
-  #finished = false;
+  /** Why the connection ended: the first cause wins (undefined: the peer closed it cleanly between messages). */
   #reason: Error | undefined;
 
   constructor(socket: Socket, info: AbciConnectionInfo, handler: AbciConnectionHandler, maxMessageBytes: number, log: AbciLog) {
@@ -108,17 +127,13 @@ class ServerConnection {
     this.#decoder = new FrameDecoder(maxMessageBytes);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('end', () => this.#onEnd());
-    socket.on('drain', () => {
-      if (!this.#draining) return;
-      this.#draining = false;
-      this.#process();
-    });
+    socket.on('drain', () => this.#onDrain());
     socket.on('error', (err) => {
       this.#reason ??= new AbciConnectionError(`connection error: ${err.message}`, { cause: err });
     });
     this.closed = new Promise((resolve) => {
       socket.on('close', () => {
-        this.#finished = true;
+        this.#close();
         const reason = this.#reason;
         this.#log(reason ? 'warn' : 'info', 'ABCI connection closed', { id: info.id, remote: info.remote, error: reason?.message });
         try {
@@ -133,44 +148,72 @@ class ServerConnection {
 
   /** Ends the connection at once (server close). */
   destroy(reason: Error): void {
-    this.#reason ??= reason;
-    this.#finished = true;
+    this.#close(reason);
     this.#socket.destroy();
   }
 
+  /** → `closed`, from any state; `reason` says why unless an earlier cause did. */
+  #close(reason?: Error): void {
+    this.#reason ??= reason;
+    this.#state = { kind: 'closed' };
+  }
+
   #onData(chunk: Buffer): void {
-    if (this.#finished || this.#framingError !== undefined) return; // input after an error is dropped
+    if (this.#state.kind === 'closed' || this.#input.kind === 'broken') return; // input after an error is dropped
     try {
       this.#decoder.push(chunk, this.#frames);
     } catch (err) {
-      this.#framingError = asError(err);
+      this.#input = { kind: 'broken', error: asError(err) };
     }
     this.#process();
   }
 
   #onEnd(): void {
-    this.#peerEnded = true;
-    if (this.#finished) return;
-    const held = this.#decoder.buffered;
-    if (held > 0 && this.#framingError === undefined) {
-      this.#reason ??= new AbciFramingError(`the connection was closed mid-message (${held} bytes of an unfinished frame)`);
-      this.#finished = true;
-      this.#socket.destroy();
-      return;
+    if (this.#state.kind === 'closed') return;
+    if (this.#input.kind !== 'broken') {
+      const held = this.#decoder.buffered;
+      if (held > 0) {
+        this.#close(new AbciFramingError(`the connection was closed mid-message (${held} bytes of an unfinished frame)`));
+        this.#socket.destroy();
+        return;
+      }
+      this.#input = { kind: 'ended' };
     }
     this.#process(); // answers what is queued, then ends our side
   }
 
+  /** The socket has room again: `draining` → `reading`; an `awaiting` connection forgets that it was full. */
+  #onDrain(): void {
+    if (this.#state.kind === 'awaiting') this.#state = { kind: 'awaiting', socketFull: false };
+    else if (this.#state.kind === 'draining') {
+      this.#state = { kind: 'reading' };
+      this.#process();
+    }
+  }
+
+  /** A write found the socket full: reading pauses until 'drain' (`reading` → `draining`). */
+  #socketFull(): void {
+    if (this.#state.kind === 'reading') this.#state = { kind: 'draining' };
+    else if (this.#state.kind === 'awaiting') this.#state = { kind: 'awaiting', socketFull: true };
+    this.#socket.pause();
+  }
+
+  /** An async answer settled: `awaiting` → `draining` or `reading`; false when the connection closed meanwhile. */
+  #settled(): boolean {
+    if (this.#state.kind !== 'awaiting') return false;
+    this.#state = this.#state.socketFull ? { kind: 'draining' } : { kind: 'reading' };
+    return true;
+  }
+
   #process(): void {
-    while (!this.#finished && !this.#awaiting && !this.#draining) {
+    while (this.#state.kind === 'reading') {
       if (this.#next === this.#frames.length) {
         this.#frames = [];
         this.#next = 0;
-        if (this.#framingError !== undefined) return this.#fail(this.#framingError);
-        this.#writeBatch();
-        if (this.#draining) return;
-        if (this.#peerEnded) {
-          this.#finished = true;
+        if (this.#input.kind === 'broken') return this.#fail(this.#input.error);
+        if (!this.#writeBatch()) return;
+        if (this.#input.kind === 'ended') {
+          this.#close();
           this.#socket.end();
         } else this.#socket.resume();
         return;
@@ -198,16 +241,15 @@ class ServerConnection {
         return this.#fail(asError(err));
       }
       if (isThenable(result)) {
-        this.#awaiting = true;
+        this.#state = { kind: 'awaiting', socketFull: false };
         this.#writeBatch(); // what is answered goes out while this one is computed
         this.#socket.pause(); // and nothing more is read meanwhile: a bounded queue
         Promise.resolve(result).then(
           (res) => {
-            this.#awaiting = false;
-            if (!this.#finished && this.#answer(method, res)) this.#process();
+            if (this.#settled() && this.#answer(method, res)) this.#process();
           },
           (err: unknown) => {
-            this.#awaiting = false;
+            this.#settled();
             this.#fail(asError(err));
           },
         );
@@ -251,10 +293,10 @@ class ServerConnection {
     this.#batchBytes += frame.length;
   }
 
-  /** One socket write for every answer queued since the last one; reading pauses while the socket is full. */
-  #writeBatch(): void {
+  /** One socket write for every answer queued since the last one; false when it filled the socket (see #socketFull). */
+  #writeBatch(): boolean {
     const batch = this.#batch;
-    if (batch.length === 0 || this.#socket.destroyed) return;
+    if (batch.length === 0 || this.#socket.destroyed) return true;
     this.#batch = [];
     this.#batchBytes = 0;
     let ok = true;
@@ -264,17 +306,14 @@ class ServerConnection {
       for (const frame of batch) ok = this.#socket.write(frame);
       this.#socket.uncork();
     }
-    if (!ok) {
-      this.#draining = true;
-      this.#socket.pause();
-    }
+    if (!ok) this.#socketFull();
+    return ok;
   }
 
   /** Sends ResponseException (after the answers already queued), then closes the connection. */
   #fail(reason: Error, text: string = reason.message): void {
-    if (this.#finished) return;
-    this.#reason ??= reason;
-    this.#finished = true;
+    if (this.#state.kind === 'closed') return;
+    this.#close(reason);
     this.#log('error', 'ABCI connection: sending an exception and closing', { id: this.#info.id, error: text });
     this.#queue(encodeResponseFrame({ exception: { error: text } }));
     this.#writeBatch();
