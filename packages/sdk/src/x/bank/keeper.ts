@@ -4,7 +4,7 @@ import type { Context } from '../../app/context.ts';
 import { errors } from '../../app/errors.ts';
 import { DEFAULT_PREFIX, fromBech32, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { copyBytes } from '../../bytes/index.ts';
-import { bytesToKey, concatBytes, prefixEnd, utf8, type KVStore } from '../../store/index.ts';
+import { bytesToKey, prefixEnd, utf8, type KVStore } from '../../store/index.ts';
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { coinsToString, coinToString, fromProtoCoins, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import { bankErrors } from './errors.ts';
