@@ -7,7 +7,7 @@ import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
 import { chooseStoreLoader, DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
-import { VALIDATORS_MODULE_NAME, validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
+import { MODULE_NAME as VALIDATORS_MODULE_NAME, validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
 import { UPGRADES, type ChainKeepers, type Upgrade } from './upgrades/index.ts';
 
 export { upgradesOf } from './upgrades/index.ts';

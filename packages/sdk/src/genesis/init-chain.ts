@@ -2,7 +2,7 @@ import type { RequestInitChain } from 'cosmjs-types/tendermint/abci/types';
 import { fromBech32 } from '../crypto/index.ts';
 import { utf8 } from '../store/index.ts';
 import { parseValidatorsGenesis } from '../x/validators/genesis.ts';
-import { VALIDATORS_MODULE_NAME } from '../x/validators/keys.ts';
+import { MODULE_NAME as VALIDATORS_MODULE_NAME } from '../x/validators/keys.ts';
 import { toValidatorUpdate } from '../x/validators/validator.ts';
 import type { GenesisDoc } from './doc.ts';
 

@@ -5,7 +5,7 @@ import { ModuleManagerError, type ModuleManager } from '../app/manager.ts';
 import { fromBech32 } from '../crypto/index.ts';
 import { toHex } from '../store/index.ts';
 import { ValidatorsKeeper } from '../x/validators/keeper.ts';
-import { VALIDATORS_MODULE_NAME } from '../x/validators/keys.ts';
+import { MODULE_NAME as VALIDATORS_MODULE_NAME } from '../x/validators/keys.ts';
 import { parseValidatorsGenesis } from '../x/validators/genesis.ts';
 import type { Validator } from '../x/validators/validator.ts';
 import { GenesisError, KNOWN_PUB_KEY_TYPES, MAX_BLOCK_SIZE_BYTES, MAX_CHAIN_ID_LENGTH, type ConsensusParams, type GenesisDoc } from './doc.ts';

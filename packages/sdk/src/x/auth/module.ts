@@ -2,7 +2,7 @@ import type { AppModule } from '../../app/module.ts';
 import { defaultGenesis, exportGenesis, initGenesis, parseGenesis } from './genesis.ts';
 import type { AccountKeeper } from './keeper.ts';
 import { MODULE_NAME, STORE_KEY } from './keys.ts';
-import { AuthQueryDefinition, authQueryServer } from './query.ts';
+import { AuthQueryDefinition, authQueryServer } from './query-server.ts';
 
 export interface AuthModuleOptions {
   readonly keeper: AccountKeeper;

@@ -4,54 +4,23 @@ import type { Context } from '../../app/context.ts';
 import { errors } from '../../app/errors.ts';
 import { DEFAULT_PREFIX, fromBech32, moduleAddress, toBech32 } from '../../crypto/index.ts';
 import { copyBytes } from '../../bytes/index.ts';
-import { bytesToKey, concatBytes, prefixEnd, utf8, type KVStore } from '../../store/index.ts';
+import { bytesToKey, prefixEnd, utf8, type KVStore } from '../../store/index.ts';
 import type { Coin as ProtoCoin } from 'cosmjs-types/cosmos/base/v1beta1/coin';
 import { coinsToString, coinToString, fromProtoCoins, MAX_AMOUNT, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import { bankErrors } from './errors.ts';
 import type { BankAccountKeeper } from './expected-keepers.ts';
-
-export const BANK_MODULE_NAME = 'bank';
-export const BANK_STORE_KEY = 'bank';
-
-/**
- * State layout, byte for byte the Cosmos SDK v0.50's x/bank collections:
- *   0x00 ‖ denom                      → supply of denom
- *   0x02 ‖ len(addr) ‖ addr ‖ denom   → balance of addr in denom
- *   0x04 ‖ denom                      → send enabled for denom: one byte, 0x01 or 0x00
- *   0x05                              → Params, protobuf
- * Amounts are sdk.Int's binary encoding: its canonical decimal digits, no sign, no leading zeros
- * (what math.Int.Marshal writes, and what a protobuf Coin's amount field carries). A zero amount
- * is never stored; its key is deleted, as the SDK does. Addresses are raw bytes, not bech32.
- */
-const SUPPLY_PREFIX = 0x00;
-const BALANCES_PREFIX = 0x02;
-const SEND_ENABLED_PREFIX = 0x04;
-const PARAMS_KEY = Uint8Array.of(0x05);
-
-const MAX_ADDRESS_LENGTH = 255;
-
-export function supplyKey(denom: string): Uint8Array {
-  return concatBytes(Uint8Array.of(SUPPLY_PREFIX), utf8(denom));
-}
-
-export function balancesPrefix(address: Uint8Array): Uint8Array {
-  return concatBytes(Uint8Array.of(BALANCES_PREFIX, address.length), address);
-}
-
-/** 0x02 ‖ len(addr) ‖ addr ‖ denom, built in one buffer (every balance access makes one). */
-export function balanceKey(address: Uint8Array, denom: string): Uint8Array {
-  const n = address.length;
-  const key = Buffer.allocUnsafe(2 + n + Buffer.byteLength(denom, 'utf8'));
-  key[0] = BALANCES_PREFIX;
-  key[1] = n;
-  key.set(address, 2);
-  key.write(denom, 2 + n, 'utf8');
-  return key;
-}
-
-function sendEnabledKey(denom: string): Uint8Array {
-  return concatBytes(Uint8Array.of(SEND_ENABLED_PREFIX), utf8(denom));
-}
+import {
+  BALANCES_PREFIX,
+  MAX_ADDRESS_LENGTH,
+  PARAMS_KEY,
+  SEND_ENABLED_PREFIX,
+  STORE_KEY,
+  SUPPLY_PREFIX,
+  balanceKey,
+  balancesPrefix,
+  sendEnabledKey,
+  supplyKey,
+} from './keys.ts';
 
 function encodeAmount(amount: bigint): Uint8Array {
   return utf8(amount.toString());
@@ -147,7 +116,7 @@ export class BankKeeper {
   getBalance(ctx: Context, address: AddressLike, denom: string): Coin {
     validateDenom(denom);
     const addr = this.addressBytes(address);
-    const v = ctx.kvStore(BANK_STORE_KEY).get(balanceKey(addr, denom));
+    const v = ctx.kvStore(STORE_KEY).get(balanceKey(addr, denom));
     return { denom, amount: v === undefined ? 0n : decodeAmount(v, `balance of ${denom}`) };
   }
 
@@ -155,7 +124,7 @@ export class BankKeeper {
   getAllBalances(ctx: Context, address: AddressLike): Coin[] {
     const prefix = balancesPrefix(this.addressBytes(address));
     const out: Coin[] = [];
-    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(prefix, prefixEnd(prefix))) {
+    for (const { key, value } of ctx.kvStore(STORE_KEY).iterator(prefix, prefixEnd(prefix))) {
       const denom = textOf(key.subarray(prefix.length));
       out.push({ denom, amount: decodeAmount(value, `balance of ${denom}`) });
     }
@@ -169,7 +138,7 @@ export class BankKeeper {
   /** Every balance in store order (address length, address, denom); `cb` returns true to stop. */
   iterateAllBalances(ctx: Context, cb: (address: Uint8Array, coin: Coin) => boolean | void): void {
     const start = Uint8Array.of(BALANCES_PREFIX);
-    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(start, prefixEnd(start))) {
+    for (const { key, value } of ctx.kvStore(STORE_KEY).iterator(start, prefixEnd(start))) {
       const len = key[1];
       const address = copyBytes(key.subarray(2, 2 + len));
       const denom = textOf(key.subarray(2 + len));
@@ -179,7 +148,7 @@ export class BankKeeper {
 
   getSupply(ctx: Context, denom: string): Coin {
     validateDenom(denom);
-    const v = ctx.kvStore(BANK_STORE_KEY).get(supplyKey(denom));
+    const v = ctx.kvStore(STORE_KEY).get(supplyKey(denom));
     return { denom, amount: v === undefined ? 0n : decodeAmount(v, `supply of ${denom}`) };
   }
 
@@ -187,7 +156,7 @@ export class BankKeeper {
   getTotalSupply(ctx: Context): Coin[] {
     const start = Uint8Array.of(SUPPLY_PREFIX);
     const out: Coin[] = [];
-    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(start, prefixEnd(start))) {
+    for (const { key, value } of ctx.kvStore(STORE_KEY).iterator(start, prefixEnd(start))) {
       const denom = textOf(key.subarray(1));
       out.push({ denom, amount: decodeAmount(value, `supply of ${denom}`) });
     }
@@ -195,20 +164,20 @@ export class BankKeeper {
   }
 
   getParams(ctx: Context): Params {
-    const v = ctx.kvStore(BANK_STORE_KEY).get(PARAMS_KEY);
+    const v = ctx.kvStore(STORE_KEY).get(PARAMS_KEY);
     return v === undefined ? defaultBankParams() : Params.decode(v);
   }
 
   setParams(ctx: Context, params: Params): void {
     // per-denom flags live under their own keys (SDK ≥ 0.47); params keep only the default
-    ctx.kvStore(BANK_STORE_KEY).set(PARAMS_KEY, Params.encode({ sendEnabled: [], defaultSendEnabled: params.defaultSendEnabled }).finish());
+    ctx.kvStore(STORE_KEY).set(PARAMS_KEY, Params.encode({ sendEnabled: [], defaultSendEnabled: params.defaultSendEnabled }).finish());
   }
 
   /** Every per-denom send flag, in denom order. */
   getAllSendEnabled(ctx: Context): { denom: string; enabled: boolean }[] {
     const start = Uint8Array.of(SEND_ENABLED_PREFIX);
     const out: { denom: string; enabled: boolean }[] = [];
-    for (const { key, value } of ctx.kvStore(BANK_STORE_KEY).iterator(start, prefixEnd(start))) {
+    for (const { key, value } of ctx.kvStore(STORE_KEY).iterator(start, prefixEnd(start))) {
       out.push({ denom: textOf(key.subarray(1)), enabled: value.length === 1 && value[0] === 1 });
     }
     return out;
@@ -216,11 +185,11 @@ export class BankKeeper {
 
   setSendEnabled(ctx: Context, denom: string, enabled: boolean): void {
     validateDenom(denom);
-    ctx.kvStore(BANK_STORE_KEY).set(sendEnabledKey(denom), Uint8Array.of(enabled ? 1 : 0));
+    ctx.kvStore(STORE_KEY).set(sendEnabledKey(denom), Uint8Array.of(enabled ? 1 : 0));
   }
 
   isSendEnabledDenom(ctx: Context, denom: string): boolean {
-    const v = ctx.kvStore(BANK_STORE_KEY).get(sendEnabledKey(denom));
+    const v = ctx.kvStore(STORE_KEY).get(sendEnabledKey(denom));
     return v === undefined ? this.getParams(ctx).defaultSendEnabled : v.length === 1 && v[0] === 1;
   }
 
@@ -318,7 +287,7 @@ export class BankKeeper {
     validateDenom(coin.denom);
     if (coin.amount < 0n || coin.amount > MAX_AMOUNT) throw errors.invalidCoins.wrap(`balance out of range: ${coinToString(coin)}`);
     const key = balanceKey(this.addressBytes(address), coin.denom);
-    const store = ctx.kvStore(BANK_STORE_KEY);
+    const store = ctx.kvStore(STORE_KEY);
     if (coin.amount === 0n) store.delete(key);
     else store.set(key, encodeAmount(coin.amount));
   }
@@ -327,7 +296,7 @@ export class BankKeeper {
   setSupply(ctx: Context, coin: Coin): void {
     validateDenom(coin.denom);
     if (coin.amount < 0n || coin.amount > MAX_AMOUNT) throw errors.invalidCoins.wrap(`supply out of range: ${coinToString(coin)}`);
-    const store = ctx.kvStore(BANK_STORE_KEY);
+    const store = ctx.kvStore(STORE_KEY);
     if (coin.amount === 0n) store.delete(supplyKey(coin.denom));
     else store.set(supplyKey(coin.denom), encodeAmount(coin.amount));
   }
@@ -384,7 +353,7 @@ export class BankKeeper {
     account: RecipientAccount,
   ): void {
     this.checkCoins(coins);
-    const store = ctx.kvStore(BANK_STORE_KEY);
+    const store = ctx.kvStore(STORE_KEY);
     const n = coins.length;
     const fromKeys: Uint8Array[] = new Array<Uint8Array>(n);
     for (let i = 0; i < n; i++) {

@@ -1,7 +1,8 @@
 import type { Context } from '../../app/context.ts';
 import type { AppModule } from '../../app/module.ts';
 import { defaultBankGenesis, exportBankGenesis, initBankGenesis, parseBankGenesis, type BankGenesisJSON } from './genesis.ts';
-import { BANK_MODULE_NAME, BANK_STORE_KEY, BankKeeper, type BankKeeperOptions } from './keeper.ts';
+import { BankKeeper, type BankKeeperOptions } from './keeper.ts';
+import { MODULE_NAME, STORE_KEY } from './keys.ts';
 import { registerBankMsgServer } from './msg-server.ts';
 import { registerBankQueryServer } from './query-server.ts';
 
@@ -18,8 +19,8 @@ export type BankModuleOptions = BankKeeperOptions;
 export function bankModule(opts: BankModuleOptions): BankModule {
   const keeper = new BankKeeper(opts);
   return {
-    name: BANK_MODULE_NAME,
-    storeKeys: [BANK_STORE_KEY],
+    name: MODULE_NAME,
+    storeKeys: [STORE_KEY],
     consensusVersion: 1n,
     keeper,
     defaultGenesis: defaultBankGenesis,

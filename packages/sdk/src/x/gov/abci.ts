@@ -7,7 +7,7 @@ import { readU64be } from '../../store/index.ts';
 import { coinsToString, fromProtoCoins } from '../../types/coins.ts';
 import { settleDeposits } from './deposits.ts';
 import type { GovKeeper } from './keeper.ts';
-import { ACTIVE_QUEUE_PREFIX, GOV_MODULE_NAME, INACTIVE_QUEUE_PREFIX, queueEndAt } from './keys.ts';
+import { ACTIVE_QUEUE_PREFIX, MODULE_NAME, INACTIVE_QUEUE_PREFIX, queueEndAt } from './keys.ts';
 import { deleteProposal, getProposal, setProposal } from './proposals.ts';
 import { tallyProposal } from './tally.ts';
 import { deleteVotes } from './votes.ts';
@@ -34,7 +34,7 @@ export function endBlocker(ctx: Context, k: GovKeeper): void {
       ['proposal_result', 'proposal_dropped'],
     ]);
     ctx.logger.info('proposal did not meet minimum deposit; deleted', {
-      module: GOV_MODULE_NAME,
+      module: MODULE_NAME,
       proposal: id.toString(),
       title: proposal.title,
       min_deposit: coinsToString(params.minDeposit),
@@ -71,7 +71,7 @@ function finishVoting(ctx: Context, k: GovKeeper, proposal: Proposal): void {
       logMsg = `passed, but msg ${run.index} (${run.typeUrl}) failed on execution: ${run.error}`;
       if (run.detail !== undefined) {
         ctx.logger.error('proposal message threw', {
-          module: GOV_MODULE_NAME,
+          module: MODULE_NAME,
           proposal: id.toString(),
           msg: String(run.index),
           type_url: run.typeUrl,
@@ -89,7 +89,7 @@ function finishVoting(ctx: Context, k: GovKeeper, proposal: Proposal): void {
   const latest = getProposal(ctx, k, id) ?? proposal;
   setProposal(ctx, k, { ...latest, status, failedReason, finalTallyResult: outcome.result });
   ctx.logger.info('proposal tallied', {
-    module: GOV_MODULE_NAME,
+    module: MODULE_NAME,
     proposal: id.toString(),
     status: proposalStatusToJSON(status),
     title: proposal.title,

@@ -16,7 +16,7 @@ import { addCoins, coinsToString, fromProtoCoins, isAllGTE, normalizeCoins, toPr
 import { decFromInt, decMul, decTruncate } from './dec.ts';
 import { govErrors } from './errors.ts';
 import type { GovKeeper } from './keeper.ts';
-import { DEPOSITS_PREFIX, GOV_MODULE_NAME, depositKey, depositsPrefix } from './keys.ts';
+import { DEPOSITS_PREFIX, MODULE_NAME, depositKey, depositsPrefix } from './keys.ts';
 import type { ParsedParams } from './params.ts';
 import { activateVotingPeriod, getProposal, setProposal } from './proposals.ts';
 
@@ -68,7 +68,7 @@ export function addDeposit(ctx: Context, k: GovKeeper, id: bigint, depositor: st
   const params = k.getParsedParams(ctx);
   validateDepositDenom(params, coins);
   if (!initial) validateMinDepositRatio(params, coins);
-  if (coins.length > 0) k.bank.sendCoinsFromAccountToModule(ctx, depositorBytes, GOV_MODULE_NAME, coins);
+  if (coins.length > 0) k.bank.sendCoinsFromAccountToModule(ctx, depositorBytes, MODULE_NAME, coins);
   const total = addCoins(fromProtoCoins(proposal.totalDeposit), coins);
   proposal = { ...proposal, totalDeposit: toProtoCoins(total) };
   setProposal(ctx, k, proposal);
@@ -114,7 +114,7 @@ export function refundAndDeleteDeposits(ctx: Context, k: GovKeeper, id: bigint):
   for (const d of getDeposits(ctx, k, id)) {
     const coins = fromProtoCoins(d.amount);
     // a deposit the gov account made itself (a proposal message) is already where it would go
-    if (coins.length > 0 && !k.isAuthority(d.depositor)) k.bank.sendCoinsFromModuleToAccount(ctx, GOV_MODULE_NAME, d.depositor, coins);
+    if (coins.length > 0 && !k.isAuthority(d.depositor)) k.bank.sendCoinsFromModuleToAccount(ctx, MODULE_NAME, d.depositor, coins);
     k.store(ctx).delete(depositKey(id, k.addressBytes(d.depositor, 'depositor')));
   }
 }
@@ -126,7 +126,7 @@ export function deleteAndBurnDeposits(ctx: Context, k: GovKeeper, id: bigint): v
     total = addCoins(total, fromProtoCoins(d.amount));
     k.store(ctx).delete(depositKey(id, k.addressBytes(d.depositor, 'depositor')));
   }
-  if (total.length > 0) k.bank.burnCoins(ctx, GOV_MODULE_NAME, total);
+  if (total.length > 0) k.bank.burnCoins(ctx, MODULE_NAME, total);
 }
 
 /**
@@ -140,7 +140,7 @@ export function settleDeposits(ctx: Context, k: GovKeeper, id: bigint, burn: boo
     else refundAndDeleteDeposits(b.ctx, k, id);
     b.write();
   } catch (e) {
-    ctx.logger.error('failed to refund or burn deposits', { module: GOV_MODULE_NAME, proposal: id.toString(), error: errorMessage(e) });
+    ctx.logger.error('failed to refund or burn deposits', { module: MODULE_NAME, proposal: id.toString(), error: errorMessage(e) });
     ctx.events.emit('proposal_deposit', [
       ['proposal_id', id.toString()],
       ['proposal_deposit_error', 'failed to refund or burn deposits'],

@@ -25,7 +25,7 @@ import { toHex } from '../../store/index.ts';
 import { addCoins, coinsEqual, coinsToString, fromProtoCoins, type Coin } from '../../types/coins.ts';
 import { getAllDeposits, setDeposit } from './deposits.ts';
 import type { GovKeeper } from './keeper.ts';
-import { GOV_MODULE_NAME } from './keys.ts';
+import { MODULE_NAME } from './keys.ts';
 import { defaultParams, parseParams, type Params } from './params.ts';
 import { enqueueProposal, getNextProposalId, iterateProposals, setNextProposalId, setProposal } from './proposals.ts';
 import { durationFromJSON, durationToJSON, timestampFromJSON, timestampToJSON, type Duration, type Timestamp } from './time.ts';
@@ -470,7 +470,7 @@ export function initGenesis(ctx: Context, k: GovKeeper, raw: unknown): void {
   k.setParams(ctx, g.params);
   setNextProposalId(ctx, k, g.startingProposalId);
   k.setConstitution(ctx, g.constitution);
-  k.accounts.getModuleAccount(ctx, GOV_MODULE_NAME);
+  k.accounts.getModuleAccount(ctx, MODULE_NAME);
   let total: Coin[] = [];
   for (const d of g.deposits) {
     setDeposit(ctx, k, d);

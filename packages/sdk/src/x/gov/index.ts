@@ -1,3 +1,5 @@
+// Module shape (docs/development.md, "Adding a module"): keys.ts (MODULE_NAME, STORE_KEY, key layout), keeper.ts,
+// msg-server.ts, query-server.ts, genesis.ts, module.ts, amino.ts, errors.ts; extra files hold the module's own types.
 export * from './abci.ts';
 export * from './dec.ts';
 export * from './deposits.ts';

@@ -12,7 +12,7 @@ import type { MsgRouter } from '../../app/router.ts';
 import { fromBech32, moduleAddress } from '../../crypto/index.ts';
 import { toHex, utf8, type KVStore } from '../../store/index.ts';
 import type { GovAccountKeeper, GovBankKeeper } from './expected-keepers.ts';
-import { CONSTITUTION_KEY, GOV_MODULE_NAME, GOV_STORE_KEY, PARAMS_KEY } from './keys.ts';
+import { CONSTITUTION_KEY, MODULE_NAME, STORE_KEY, PARAMS_KEY } from './keys.ts';
 import { DEFAULT_BOND_DENOM, Params, defaultParams, normalizeParams, parseParams, type ParsedParams } from './params.ts';
 
 /** Length limits of proposal texts (the SDK's keeper config); bytes, as Go's len(string). */
@@ -64,7 +64,7 @@ export class GovKeeper {
     this.config = { ...DEFAULT_GOV_CONFIG, ...o.config };
     this.votingPower = o.votingPower;
     this.router = o.msgRouter;
-    this.authority = moduleAddress(GOV_MODULE_NAME, this.prefix);
+    this.authority = moduleAddress(MODULE_NAME, this.prefix);
     this.authorityHex = toHex(fromBech32(this.authority).data);
   }
 
@@ -85,7 +85,7 @@ export class GovKeeper {
 
   /** The gov store of `ctx`. */
   store(ctx: Context): KVStore {
-    return ctx.kvStore(GOV_STORE_KEY);
+    return ctx.kvStore(STORE_KEY);
   }
 
   /** Address bytes of a bech32 address of this chain; `errors.invalidAddress` naming the role otherwise. */

@@ -3,8 +3,8 @@
 import { concatBytes, prefixEnd, u64be, utf8 } from '../../store/index.ts';
 import { sortableTime, type Timestamp } from './time.ts';
 
-export const GOV_MODULE_NAME = 'gov';
-export const GOV_STORE_KEY = 'gov';
+export const MODULE_NAME = 'gov';
+export const STORE_KEY = 'gov';
 
 /** 0x00 ‖ id → Proposal (cosmos.gov.v1, protobuf). */
 export const PROPOSALS_PREFIX = Uint8Array.of(0x00);

@@ -3,7 +3,7 @@ import type { AppModule } from '../../app/module.ts';
 import { endBlocker } from './abci.ts';
 import { defaultGenesis, exportGenesis, initGenesis, parseGenesis, type GovGenesisJSON } from './genesis.ts';
 import { GovKeeper, type GovKeeperOptions } from './keeper.ts';
-import { GOV_MODULE_NAME, GOV_STORE_KEY } from './keys.ts';
+import { MODULE_NAME, STORE_KEY } from './keys.ts';
 import { registerGovMsgServer } from './msg-server.ts';
 import { registerGovQueryServer } from './query-server.ts';
 
@@ -25,8 +25,8 @@ export type GovModuleOptions = GovKeeperOptions;
 export function govModule(o: GovModuleOptions): GovModule {
   const keeper = new GovKeeper(o);
   return {
-    name: GOV_MODULE_NAME,
-    storeKeys: [GOV_STORE_KEY],
+    name: MODULE_NAME,
+    storeKeys: [STORE_KEY],
     consensusVersion: 1n,
     keeper,
     defaultGenesis: () => defaultGenesis(keeper.bondDenom),

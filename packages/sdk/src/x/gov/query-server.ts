@@ -27,7 +27,7 @@ import type { QueryRouter, ServiceImpl } from '../../app/router.ts';
 import { concatBytes, prefixEnd, type Entry, type ReadKVStore } from '../../store/index.ts';
 import { getDeposit } from './deposits.ts';
 import type { GovKeeper } from './keeper.ts';
-import { GOV_STORE_KEY, PROPOSALS_PREFIX, depositKey, depositsPrefix, voteKey, votesPrefix } from './keys.ts';
+import { STORE_KEY, PROPOSALS_PREFIX, depositKey, depositsPrefix, voteKey, votesPrefix } from './keys.ts';
 import { emptyTallyResult, getProposal } from './proposals.ts';
 import { tallyProposal } from './tally.ts';
 import { getVote } from './votes.ts';
@@ -125,7 +125,7 @@ function existingProposal(ctx: Context, k: GovKeeper, id: bigint): Proposal {
 }
 
 export function govQueryServer(k: GovKeeper): ServiceImpl<GovQueryDefinition> {
-  const store = (ctx: Context): ReadKVStore => ctx.kvStore(GOV_STORE_KEY);
+  const store = (ctx: Context): ReadKVStore => ctx.kvStore(STORE_KEY);
   return {
     constitution(ctx) {
       return { constitution: k.getConstitution(ctx) };

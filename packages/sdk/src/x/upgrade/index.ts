@@ -1,3 +1,5 @@
+// Module shape (docs/development.md, "Adding a module"): keys.ts (MODULE_NAME, STORE_KEY, key layout), keeper.ts,
+// msg-server.ts, query-server.ts, module.ts, amino.ts, errors.ts; upgrade has no genesis state (no genesis.ts), as in the Cosmos SDK.
 export * from './cancel-window.ts';
 export * from './errors.ts';
 export * from './keeper.ts';

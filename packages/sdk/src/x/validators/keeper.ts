@@ -3,7 +3,7 @@ import type { Context } from '../../app/context.ts';
 import { errors } from '../../app/errors.ts';
 import { DEFAULT_PREFIX, fromBech32, toBech32 } from '../../crypto/index.ts';
 import { prefixEnd, toHex, type KVStore } from '../../store/index.ts';
-import { VALIDATORS_STORE_KEY, VALIDATOR_PREFIX, consAddressKey, validatorKey } from './keys.ts';
+import { STORE_KEY, VALIDATOR_PREFIX, consAddressKey, validatorKey } from './keys.ts';
 import { MAX_TOTAL_VOTING_POWER, consensusAddress, decodeValidator, encodeValidator, toValidatorUpdate, type Validator } from './validator.ts';
 
 export interface ValidatorsKeeperOptions {
@@ -20,7 +20,7 @@ export class ValidatorsKeeper {
 
   constructor(o: ValidatorsKeeperOptions = {}) {
     this.prefix = o.prefix ?? DEFAULT_PREFIX;
-    this.storeKey = o.storeKey ?? VALIDATORS_STORE_KEY;
+    this.storeKey = o.storeKey ?? STORE_KEY;
   }
 
   /** The module's store, for migrations and chain-specific records kept beside the set. */

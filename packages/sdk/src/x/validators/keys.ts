@@ -1,8 +1,8 @@
 // Store layout of the `validators` store.
 import { concatBytes } from '../../store/index.ts';
 
-export const VALIDATORS_MODULE_NAME = 'validators';
-export const VALIDATORS_STORE_KEY = 'validators';
+export const MODULE_NAME = 'validators';
+export const STORE_KEY = 'validators';
 
 /** 0x01 ‖ operator address bytes → Validator (protobuf, see validator.ts). Iteration is address-byte order. */
 export const VALIDATOR_PREFIX = Uint8Array.of(0x01);

@@ -2,7 +2,7 @@ import type { Context } from '../../app/context.ts';
 import type { AppModule } from '../../app/module.ts';
 import { defaultValidatorsGenesis, exportValidatorsGenesis, initValidatorsGenesis, parseValidatorsGenesis, type ValidatorsGenesisJSON } from './genesis.ts';
 import { ValidatorsKeeper, type ValidatorsKeeperOptions } from './keeper.ts';
-import { VALIDATORS_MODULE_NAME } from './keys.ts';
+import { MODULE_NAME } from './keys.ts';
 
 export interface ValidatorsModule extends AppModule {
   /** For governance (`keeper.votingPower`) and the node (`keeper.abciValidators` for InitChain). */
@@ -21,7 +21,7 @@ export type ValidatorsModuleOptions = ValidatorsKeeperOptions;
 export function validatorsModule(opts: ValidatorsModuleOptions = {}): ValidatorsModule {
   const keeper = new ValidatorsKeeper(opts);
   return {
-    name: VALIDATORS_MODULE_NAME,
+    name: MODULE_NAME,
     storeKeys: [keeper.storeKey],
     consensusVersion: 1n,
     keeper,
