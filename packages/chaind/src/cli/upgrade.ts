@@ -6,7 +6,7 @@
 //   20  it would fail (the handler's error), or the upgrade was already applied
 //   21  no upgrade to simulate: none named and none scheduled, or one this binary does not run
 //   22  the state is not readable: no application state, or the database cannot be opened or read
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -74,13 +74,13 @@ export async function simulateHome(home: string, req: SimulateRequest = {}, upgr
   try {
     ms = CommitMultiStore.open(dbPath);
   } catch (e) {
-    throw unreadable(`cannot open ${dbPath}: ${(e as Error).message}`);
+    throw unreadable(`cannot open ${dbPath}: ${errorMessage(e)}`);
   }
   try {
     try {
       snap = ms.snapshot();
     } catch (e) {
-      throw unreadable(`cannot read ${dbPath}: ${(e as Error).message}`);
+      throw unreadable(`cannot read ${dbPath}: ${errorMessage(e)}`);
     }
     try {
       const plan = scheduledPlan(snap);
@@ -250,7 +250,7 @@ export function registerUpgradeCommands(program: Command): void {
     try {
       await writeFileAtomic(file, `${JSON.stringify({ ...json, finished_at: new Date().toISOString() }, null, 2)}\n`, 0o644);
     } catch (e) {
-      console.error(`warning: the result was not saved for the dashboard in ${file}: ${(e as Error).message}`);
+      console.error(`warning: the result was not saved for the dashboard in ${file}: ${errorMessage(e)}`);
     }
   });
 }
