@@ -10,9 +10,9 @@ import { ChaindError, errorMessage } from '@chaind/errors';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Timestamp } from '@chaind/sdk/app';
 import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { CommitMultiStore, type Snapshot, type StoreDiff } from '@chaind/sdk/store';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import { PLAN_KEY, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
 import { writeFileAtomic } from '../config/index.ts';
 import { SIMULATE_RESULT_FILE } from '../node/rest/dashboard.ts';
@@ -112,11 +112,6 @@ export async function simulateHome(home: string, req: SimulateRequest = {}, upgr
   }
 }
 
-const rfc3339 = (t: Timestamp): string => {
-  const iso = new Date(Number(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, '');
-  return t.nanos === 0 ? `${iso}Z` : `${iso}.${String(t.nanos).padStart(9, '0').replace(/0+$/, '')}Z`;
-};
-
 export interface SimulationJSON {
   readonly name: string;
   readonly height: string;
@@ -152,7 +147,7 @@ export function simulationJSON(s: Simulation): SimulationJSON {
   return {
     name: s.name,
     height: s.height.toString(),
-    time: rfc3339(s.time),
+    time: formatRFC3339(s.time),
     time_source: s.timeSource,
     ...(s.medianBlockIntervalMs !== undefined ? { median_block_interval_ms: s.medianBlockIntervalMs } : {}),
     from_height: s.fromHeight.toString(),
@@ -181,7 +176,7 @@ export function simulationJSON(s: Simulation): SimulationJSON {
 /** The text form: one line per fact. */
 export function simulationText(s: Simulation): string {
   const lines = [
-    `upgrade "${s.name}" at height ${s.height} (time ${rfc3339(s.time)}, ${s.timeSource === 'blocks' ? `extrapolated from blocks every ${s.medianBlockIntervalMs ?? 0} ms` : 'the clock: no block store'}) on the state at height ${s.fromHeight}: ${s.passed ? 'PASS' : `FAIL: ${s.error ?? ''}`}`,
+    `upgrade "${s.name}" at height ${s.height} (time ${formatRFC3339(s.time)}, ${s.timeSource === 'blocks' ? `extrapolated from blocks every ${s.medianBlockIntervalMs ?? 0} ms` : 'the clock: no block store'}) on the state at height ${s.fromHeight}: ${s.passed ? 'PASS' : `FAIL: ${s.error ?? ''}`}`,
     `wall time ${s.wallMs.toFixed(1)} ms, gas used ${s.gasUsed}, peak memory ${(s.peakRssBytes / 1048576).toFixed(1)} MiB`,
     `module versions: ${versionChanges(s).join(', ') || 'unchanged'}`,
   ];
