@@ -6,6 +6,7 @@ import { formatAbciAddress, parseAbciAddress } from './address.ts';
 import { AbciClientError, checkIntSetting } from './errors.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from './framing.ts';
 import { type AbciMethod, encodeRequestFrame, requestMethod, responseKinds } from './messages.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -145,14 +146,14 @@ export class AbciClient {
     try {
       frames = this.#decoder.push(chunk);
     } catch (err) {
-      return this.#stop(new AbciClientError(`bad frame from the server: ${(err as Error).message}`, { cause: err }));
+      return this.#stop(new AbciClientError(`bad frame from the server: ${errorMessage(err)}`, { cause: err }));
     }
     for (const frame of frames) {
       let res: Response;
       try {
         res = Response.decode(frame);
       } catch (err) {
-        return this.#stop(new AbciClientError(`cannot decode a response (${frame.length} bytes): ${(err as Error).message}`, { cause: err }));
+        return this.#stop(new AbciClientError(`cannot decode a response (${frame.length} bytes): ${errorMessage(err)}`, { cause: err }));
       }
       const kinds = responseKinds(res);
       if (kinds.length === 1 && kinds[0] === 'exception') {

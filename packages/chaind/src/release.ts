@@ -3,7 +3,7 @@
 // src/upgrades/<name>/), so a release applies the upgrades up to its name. scripts/release.mjs reads this
 // list. Release bundles have `process.env.CHAIND_RELEASE` replaced by a literal at build time; from
 // source (tsx) the environment variable selects it at run time, the latest by default.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 
 export const RELEASES = ['v1', 'v2'] as const;
 export type ReleaseName = (typeof RELEASES)[number];
@@ -36,7 +36,7 @@ function releaseOrExit(value: string | undefined): ReleaseName {
     return releaseName(value);
   } catch (e) {
     // a start-up setting, read before any command runs: one clear line, as every CLI error
-    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    process.stderr.write(`Error: ${errorMessage(e)}\n`);
     process.exit(1);
   }
 }

@@ -3,6 +3,7 @@ import { batchFilePath, readBatch, writeBatch } from './batch.ts';
 import { upgradeInfoLimit } from './config.ts';
 import { latestHeight } from './rpc.ts';
 import { isPending, type UpgradeContext } from './upgrade.ts';
+import { errorMessage } from '@chaind/errors';
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((r) => {
@@ -35,7 +36,7 @@ export async function watchBatch(ctx: UpgradeContext, signal: AbortSignal): Prom
     try {
       await step();
     } catch (e) {
-      once('warn', `checking ${file}: ${(e as Error).message}`);
+      once('warn', `checking ${file}: ${errorMessage(e)}`);
     }
     await sleep(cfg.pollIntervalMs, signal);
   }

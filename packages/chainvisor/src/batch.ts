@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { encodeUpgradeInfo, parseUpgradeInfo, type UpgradeInfo } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { syncDirSync, syncFileSync } from './fsync.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** Beside data/upgrade-info.json, as cosmovisor names it. */
 export const BATCH_FILE_SUFFIX = '.batch';
@@ -146,7 +147,7 @@ export function parseBatch(text: string): { ok: true; infos: UpgradeInfo[] } | {
   try {
     o = JSON.parse(text);
   } catch (e) {
-    return { ok: false, why: `not JSON (${(e as Error).message})` };
+    return { ok: false, why: `not JSON (${errorMessage(e)})` };
   }
   if (o === null) return { ok: true, infos: [] };
   if (!Array.isArray(o)) return { ok: false, why: 'expected a JSON array of upgrade-info objects' };
@@ -171,7 +172,7 @@ export function readBatch(path: string): BatchRead {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'absent' };
-    return { state: 'invalid', why: `cannot read: ${(e as Error).message}` };
+    return { state: 'invalid', why: `cannot read: ${errorMessage(e)}` };
   }
   const r = parseBatch(text);
   return r.ok ? { state: 'ok', infos: r.infos } : { state: 'invalid', why: r.why };

@@ -3,12 +3,13 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from '@chaind/errors';
 
 /** fsync errors that mean "this file system does not flush this kind of file", not "the data is lost". */
 const UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EBADF']);
 
 function failure(path: string, e: unknown): Error {
-  return new Error(`cannot flush ${path} to disk: ${(e as Error).message}`);
+  return new Error(`cannot flush ${path} to disk: ${errorMessage(e)}`);
 }
 
 async function syncPath(path: string): Promise<void> {

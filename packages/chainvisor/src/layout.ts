@@ -3,6 +3,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { folderCollision, leftoversIn, upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { syncDirSync } from './fsync.ts';
+import { errorMessage } from '@chaind/errors';
 
 /**
  * The cosmovisor folder layout, kept as is so operators can switch tools without moving files:
@@ -86,7 +87,7 @@ export function readCurrent(l: Layout): CurrentTarget {
     if (e instanceof ChainvisorError) throw e;
     if ((e as NodeJS.ErrnoException).code === 'ENOENT')
       throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `${l.current} is missing: run \`chainvisor init <path-to-${l.daemonName}>\` first`);
-    throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `cannot read ${l.current}: ${(e as Error).message}`);
+    throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `cannot read ${l.current}: ${errorMessage(e)}`);
   }
   const target = resolve(l.root, link);
   let t: CurrentTarget | undefined;

@@ -17,6 +17,7 @@ import { run } from './run.ts';
 import { bothMetrics, statusFileWriter, statusPath } from './status.ts';
 import { createVisorMetrics, serveVisorMetrics, type VisorMetrics, type VisorMetricsServer } from './metrics.ts';
 import { isPending, type UpgradeContext } from './upgrade.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const VERSION = '0.1.0';
 
@@ -236,7 +237,7 @@ function program(result: { code: number }): Command {
         try {
           text = readFileSync(o.upgradeFile, 'utf8');
         } catch (e) {
-          throw new ChainvisorError(EXIT.CONFIG, `--upgrade-file: cannot read ${o.upgradeFile}: ${(e as Error).message}`);
+          throw new ChainvisorError(EXIT.CONFIG, `--upgrade-file: cannot read ${o.upgradeFile}: ${errorMessage(e)}`);
         }
         // cosmovisor's first form of --upgrade-file: the batch file itself, a JSON array (releases installed already)
         if (text.trimStart().startsWith('[')) {

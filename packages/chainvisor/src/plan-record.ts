@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReleaseSource, UpgradeInfoFile } from '@chaind/upgrade-plan';
+import { errorMessage } from '@chaind/errors';
 
 /** upgrades/<folder>/chainvisor-plan.json, written into the release folder before it is renamed into place. */
 export const PLAN_RECORD = 'chainvisor-plan.json';
@@ -37,7 +38,7 @@ export function staleRelease(dir: string, info: string): string | null {
     text = readFileSync(join(dir, PLAN_RECORD), 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    return `its ${PLAN_RECORD} cannot be read (${(e as Error).message})`;
+    return `its ${PLAN_RECORD} cannot be read (${errorMessage(e)})`;
   }
   let rec: unknown;
   try {

@@ -8,6 +8,7 @@ import { ms } from './log.ts';
 import { pause } from './pause.ts';
 import { readPlanRecord, staleRelease } from './plan-record.ts';
 import type { Installer, UpgradeContext } from './upgrade.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** chain.upgrade.v1beta1.Plan, the fields chainvisor needs. */
 export interface Plan {
@@ -84,7 +85,7 @@ export function queryCurrentPlan(address: string, timeoutMs = 5000): Promise<Pla
             const p = decodeCurrentPlan(res ?? Buffer.alloc(0));
             resolve(p && p.name !== '' ? p : undefined);
           } catch (e) {
-            reject(new ChainvisorError(EXIT.UPGRADE_FAILED, `CurrentPlan answer from ${target} is not a valid response: ${(e as Error).message}`));
+            reject(new ChainvisorError(EXIT.UPGRADE_FAILED, `CurrentPlan answer from ${target} is not a valid response: ${errorMessage(e)}`));
           }
         }
       },
@@ -135,7 +136,7 @@ export async function prepareUpgrade(ctx: UpgradeContext & { readonly install: I
     ctx.metrics?.state('running');
     if (e instanceof ChainvisorError) throw e;
     // a host that cannot be reached, a bad checksum, a refused archive: expected failures, one line each
-    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name}: ${(e as Error).message}; nothing installed`);
+    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `plan ${plan.name}: ${errorMessage(e)}; nothing installed`);
   }
   log.info(`release ${plan.name} ready`);
   ctx.metrics?.prepared(plan.name);
@@ -170,7 +171,7 @@ export async function autoPrepare(
         done = key;
       }
     } catch (e) {
-      const m = (e as Error).message;
+      const m = errorMessage(e);
       if (!(e instanceof ChainvisorError && e.code === EXIT.NODE_UNREACHABLE)) {
         // a bad release would fail the same way on every poll: say it once per plan; the halt retries and fails clearly
         ctx.log.warn(`prepare-upgrade failed, not retried before the halt: ${m}`);

@@ -12,6 +12,7 @@ import { keepStandby, type Standby } from './standby.ts';
 import { latestHeight, waitForHeight } from './rpc.ts';
 import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
 import { watchFile } from './watch.ts';
+import { errorMessage } from '@chaind/errors';
 
 export interface RunOptions {
   /** DAEMON_PREPARE_UPGRADE: runs while the daemon runs, stopped through the signal */
@@ -122,7 +123,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (done) void summarize(ctx, done, t0, startAt, stopTasks.signal);
       void watchBatch(ctx, stopTasks.signal);
       if (cfg.warmStart && cfg.restartAfterUpgrade) void keepStandby(ctx, args, standby, stopTasks.signal);
-      if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${(e as Error).message}`));
+      if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${errorMessage(e)}`));
 
       let waitingLogged = '';
       let writtenAhead = false;
@@ -152,7 +153,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
           return true;
         },
         (e) => {
-          const m = `checking ${l.upgradeInfoFile}: ${(e as Error).message}`;
+          const m = `checking ${l.upgradeInfoFile}: ${errorMessage(e)}`;
           if (m !== errorLogged) log.warn(m); // once, not every poll
           errorLogged = m;
         },

@@ -7,6 +7,7 @@ import { leftoversIn } from '@chaind/upgrade-plan';
 import { syncDirSync, syncFileSync } from './fsync.ts';
 import type { Logger } from './log.ts';
 import type { PlanRef, VisorMetrics, VisorState } from './metrics.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const STATUS_FILE = 'status.json';
 
@@ -50,7 +51,7 @@ export function statusFileWriter(path: string, log: Logger, progressIntervalMs =
       syncDirSync(dirname(path));
       warned = false;
     } catch (e) {
-      if (!warned) log.warn(`cannot write the status file ${path}: ${(e as Error).message}`);
+      if (!warned) log.warn(`cannot write the status file ${path}: ${errorMessage(e)}`);
       warned = true;
     }
   };

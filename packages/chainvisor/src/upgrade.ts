@@ -9,6 +9,7 @@ import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, ty
 import { ms, type Logger } from './log.ts';
 import type { VisorMetrics } from './metrics.ts';
 import { staleRelease } from './plan-record.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** Fetches, verifies and installs the release of `info` into `destDir` (binary at destDir/bin/<daemon>). */
 export type Installer = (info: UpgradeInfoFile, destDir: string) => Promise<{ readonly binaryPath: string; readonly bytes: number; readonly sha256: string }>;
@@ -139,7 +140,7 @@ async function upgradeSteps<S extends LoadedRelease>(
       if (b.existed) log.info(`backup ${b.dir} already exists: kept`);
       else log.info(`backup of data/ to ${b.dir}: ${b.files} files, ${b.bytes} bytes in ${ms(b.ms)}`);
     } catch (e) {
-      throw new ChainvisorError(EXIT.UPGRADE_FAILED, `backup of ${l.dataDir} failed: ${(e as Error).message}; current unchanged`);
+      throw new ChainvisorError(EXIT.UPGRADE_FAILED, `backup of ${l.dataDir} failed: ${errorMessage(e)}; current unchanged`);
     }
   }
 
@@ -177,7 +178,7 @@ async function upgradeSteps<S extends LoadedRelease>(
     writeUpgradeInfo(join(dir, UPGRADE_INFO_FILE), info);
     switchCurrent(l, dir);
   } catch (e) {
-    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `switching ${l.current} to ${dir} failed: ${(e as Error).message}`);
+    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `switching ${l.current} to ${dir} failed: ${errorMessage(e)}`);
   }
   t.switch = performance.now() - w;
   log.info(`current -> upgrades/${folder}`);
@@ -222,7 +223,7 @@ async function ensureBinary(ctx: UpgradeContext, info: UpgradeInfoFile, dir: str
     return r.binaryPath;
   } catch (e) {
     if (e instanceof ChainvisorError) throw e;
-    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `download of upgrade ${info.name} failed: ${(e as Error).message}; current unchanged`);
+    throw new ChainvisorError(EXIT.UPGRADE_FAILED, `download of upgrade ${info.name} failed: ${errorMessage(e)}; current unchanged`);
   }
 }
 

@@ -282,7 +282,7 @@ export async function checkTree(dir: string, what: string): Promise<void> {
         } catch (err) {
           throw new FetchError(
             'unsafe-archive',
-            `unsafe ${what}: symbolic link ${quote(rel)} to ${clip(target)} cannot be resolved (${clip((err as Error).message)})`,
+            `unsafe ${what}: symbolic link ${quote(rel)} to ${clip(target)} cannot be resolved (${clip(errorMessage(err))})`,
           );
         }
         if (!inside(real)) {

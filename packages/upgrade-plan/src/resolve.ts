@@ -16,6 +16,7 @@ import {
   type Checksum,
   type DownloadPolicy,
 } from './policy.ts';
+import { errorMessage } from '@chaind/errors';
 
 export interface ReleaseSource {
   /** the download URL, without go-getter's `checksum` / `archive` query parameters */
@@ -100,7 +101,7 @@ async function loadBinaries(info: string, o: DownloadPolicy): Promise<Binaries> 
   try {
     parsed = JSON.parse(doc);
   } catch (err) {
-    throw new FetchError('bad-info', `${from} is not valid JSON (${clip((err as Error).message)}); ${EXPECTED}`);
+    throw new FetchError('bad-info', `${from} is not valid JSON (${clip(errorMessage(err))}); ${EXPECTED}`);
   }
   const binaries = (parsed as { binaries?: unknown } | null)?.binaries;
   if (typeof parsed !== 'object' || parsed === null || typeof binaries !== 'object' || binaries === null || Array.isArray(binaries)) {

@@ -5,6 +5,7 @@ import { UpgradeNameError } from './errors.ts';
 import { leftoversIn } from './leftovers.ts';
 import { upgradeFolderName } from './names.ts';
 import { clip, quote } from './quote.ts';
+import { errorMessage } from '@chaind/errors';
 
 /**
  * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
@@ -103,7 +104,7 @@ function parseFields(text: string): ParseResult {
   try {
     o = JSON.parse(text);
   } catch (e) {
-    return { state: 'incomplete', why: `not complete JSON (${clip((e as Error).message)})` };
+    return { state: 'incomplete', why: `not complete JSON (${clip(errorMessage(e))})` };
   }
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return { state: 'invalid', why: 'expected a JSON object' };
   const r = o as Record<string, unknown>;
@@ -145,7 +146,7 @@ function readText(path: string, maxBytes: number): Text {
     fd = openSync(path, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { absent: true };
-    return { error: (e as Error).message };
+    return { error: errorMessage(e) };
   }
   try {
     const size = fstatSync(fd).size;
@@ -162,7 +163,7 @@ function readText(path: string, maxBytes: number): Text {
     }
     return { text: Buffer.concat(chunks, total).toString('utf8') };
   } catch (e) {
-    return { error: (e as Error).message };
+    return { error: errorMessage(e) };
   } finally {
     closeSync(fd);
   }

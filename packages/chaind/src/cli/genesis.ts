@@ -21,6 +21,7 @@ import { readPrivValidatorKey } from '../node/keys.ts';
 import { withChainModules } from './chain.ts';
 import { addHomeOption, addKeyringOptions, homeOf, openKeyring, printLine, UserError, type HomeOptions, type KeyringOptions } from './common.ts';
 import { Input } from './input.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const genesisPath = (home: string): string => join(home, 'config', 'genesis.json');
 
@@ -117,7 +118,7 @@ function checkAppState(mm: ModuleManager, doc: GenesisDoc, appState: Json, what:
   try {
     mm.validateGenesis(appState);
   } catch (e) {
-    throw new UserError(`cannot ${what}: ${unknownGenesisModuleLine(e, doc) ?? `the genesis app_state would be invalid: ${(e as Error).message}`}`);
+    throw new UserError(`cannot ${what}: ${unknownGenesisModuleLine(e, doc) ?? `the genesis app_state would be invalid: ${errorMessage(e)}`}`);
   }
 }
 
@@ -131,7 +132,7 @@ async function resolveAccount(arg: string, o: KeyringOptions, input: Input): Pro
     decoded = fromBech32(arg);
   } catch (e) {
     // a mistyped address of ours must not be looked up as a key name
-    if (arg.toLowerCase().startsWith(`${DEFAULT_PREFIX}1`) && arg.length >= 39) throw new UserError(`invalid address ${arg}: ${(e as Error).message}`);
+    if (arg.toLowerCase().startsWith(`${DEFAULT_PREFIX}1`) && arg.length >= 39) throw new UserError(`invalid address ${arg}: ${errorMessage(e)}`);
   }
   if (decoded !== undefined) {
     if (decoded.prefix !== DEFAULT_PREFIX) throw new UserError(`invalid address ${arg}: expected the "${DEFAULT_PREFIX}" prefix, got "${decoded.prefix}"`);
@@ -161,7 +162,7 @@ async function addAccount(arg: string, coinsArg: string, o: KeyringOptions): Pro
   try {
     coins = parseCoins(coinsArg);
   } catch (e) {
-    throw new UserError(`invalid coins ${JSON.stringify(coinsArg)}: ${(e as Error).message}; expected e.g. "1000stake,50atom"`);
+    throw new UserError(`invalid coins ${JSON.stringify(coinsArg)}: ${errorMessage(e)}; expected e.g. "1000stake,50atom"`);
   }
   if (coins.length === 0) throw new UserError(`invalid coins ${JSON.stringify(coinsArg)}: no coins; expected e.g. "1000stake,50atom"`);
   const input = new Input();
@@ -195,7 +196,7 @@ async function addAccount(arg: string, coinsArg: string, o: KeyringOptions): Pro
       try {
         supply = addCoins(supply, fromProtoCoins(c));
       } catch (e) {
-        throw new UserError(`cannot add account: app_state.bank.balances holds invalid coins: ${(e as Error).message}`);
+        throw new UserError(`cannot add account: app_state.bank.balances holds invalid coins: ${errorMessage(e)}`);
       }
     }
     bank.supply = toProtoCoins(supply);

@@ -12,7 +12,7 @@
 //       past H without the upgrade; a store upgrade or the handler fails (its error printed)
 //   31  the state is before H-1 (the old binary has not halted at H yet), or the database is busy
 //       (locked, reader table full): worth retrying
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -80,7 +80,7 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
     try {
       fromFile = readUpgradeInfo(file);
     } catch (e) {
-      throw fail((e as Error).message);
+      throw fail(errorMessage(e));
     }
     if (fromFile === undefined) throw fail(`no upgrade to prepare: ${file} does not exist`);
     named = fromFile;
@@ -97,15 +97,15 @@ export async function preUpgrade(home: string, upgrades: readonly Upgrade[] = UP
   try {
     ms = CommitMultiStore.open(dbPath);
   } catch (e) {
-    if (isBusyError(e)) throw retry(`the database ${dbPath} is busy: ${(e as Error).message}`);
-    throw fail(`cannot open ${dbPath}: ${(e as Error).message}`);
+    if (isBusyError(e)) throw retry(`the database ${dbPath} is busy: ${errorMessage(e)}`);
+    throw fail(`cannot open ${dbPath}: ${errorMessage(e)}`);
   }
   try {
     let snap: Snapshot;
     try {
       snap = ms.snapshot();
     } catch (e) {
-      if (isBusyError(e)) throw retry(`the database ${dbPath} is busy: ${(e as Error).message}`);
+      if (isBusyError(e)) throw retry(`the database ${dbPath} is busy: ${errorMessage(e)}`);
       throw e;
     }
     try {

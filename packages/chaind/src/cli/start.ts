@@ -7,6 +7,7 @@ import { isLogLevel, lineLogger } from '../node/logger.ts';
 import { NodeStartError, startNode, type RunningNode, type ServerStarter } from '../node/node.ts';
 import type { DriverStopResult } from '../node/driver.ts';
 import { addHomeOption, homeOf, UserError, type HomeOptions } from './common.ts';
+import { errorMessage } from '@chaind/errors';
 
 export interface StartOptions extends HomeOptions, ServerOverrides {
   unsafeSkipUpgrades?: string;
@@ -29,7 +30,7 @@ function parseBool(flag: string): (v: string) => boolean {
     try {
       return parseBooleanFlag(flag, v);
     } catch (e) {
-      throw new UserError((e as Error).message);
+      throw new UserError(errorMessage(e));
     }
   };
 }

@@ -6,13 +6,13 @@
 //   20  it would fail (the handler's error), or the upgrade was already applied
 //   21  no upgrade to simulate: none named and none scheduled, or one this binary does not run
 //   22  the state is not readable: no application state, or the database cannot be opened or read
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Timestamp } from '@chaind/sdk/app';
 import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { CommitMultiStore, type Snapshot, type StoreDiff } from '@chaind/sdk/store';
+import { formatRFC3339 } from '@chaind/sdk/types';
 import { PLAN_KEY, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
 import { writeFileAtomic } from '../config/index.ts';
 import { SIMULATE_RESULT_FILE } from '../node/rest/dashboard.ts';
@@ -74,13 +74,13 @@ export async function simulateHome(home: string, req: SimulateRequest = {}, upgr
   try {
     ms = CommitMultiStore.open(dbPath);
   } catch (e) {
-    throw unreadable(`cannot open ${dbPath}: ${(e as Error).message}`);
+    throw unreadable(`cannot open ${dbPath}: ${errorMessage(e)}`);
   }
   try {
     try {
       snap = ms.snapshot();
     } catch (e) {
-      throw unreadable(`cannot read ${dbPath}: ${(e as Error).message}`);
+      throw unreadable(`cannot read ${dbPath}: ${errorMessage(e)}`);
     }
     try {
       const plan = scheduledPlan(snap);
@@ -111,11 +111,6 @@ export async function simulateHome(home: string, req: SimulateRequest = {}, upgr
     await ms.close();
   }
 }
-
-const rfc3339 = (t: Timestamp): string => {
-  const iso = new Date(Number(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, '');
-  return t.nanos === 0 ? `${iso}Z` : `${iso}.${String(t.nanos).padStart(9, '0').replace(/0+$/, '')}Z`;
-};
 
 export interface SimulationJSON {
   readonly name: string;
@@ -152,7 +147,7 @@ export function simulationJSON(s: Simulation): SimulationJSON {
   return {
     name: s.name,
     height: s.height.toString(),
-    time: rfc3339(s.time),
+    time: formatRFC3339(s.time),
     time_source: s.timeSource,
     ...(s.medianBlockIntervalMs !== undefined ? { median_block_interval_ms: s.medianBlockIntervalMs } : {}),
     from_height: s.fromHeight.toString(),
@@ -181,7 +176,7 @@ export function simulationJSON(s: Simulation): SimulationJSON {
 /** The text form: one line per fact. */
 export function simulationText(s: Simulation): string {
   const lines = [
-    `upgrade "${s.name}" at height ${s.height} (time ${rfc3339(s.time)}, ${s.timeSource === 'blocks' ? `extrapolated from blocks every ${s.medianBlockIntervalMs ?? 0} ms` : 'the clock: no block store'}) on the state at height ${s.fromHeight}: ${s.passed ? 'PASS' : `FAIL: ${s.error ?? ''}`}`,
+    `upgrade "${s.name}" at height ${s.height} (time ${formatRFC3339(s.time)}, ${s.timeSource === 'blocks' ? `extrapolated from blocks every ${s.medianBlockIntervalMs ?? 0} ms` : 'the clock: no block store'}) on the state at height ${s.fromHeight}: ${s.passed ? 'PASS' : `FAIL: ${s.error ?? ''}`}`,
     `wall time ${s.wallMs.toFixed(1)} ms, gas used ${s.gasUsed}, peak memory ${(s.peakRssBytes / 1048576).toFixed(1)} MiB`,
     `module versions: ${versionChanges(s).join(', ') || 'unchanged'}`,
   ];
@@ -250,7 +245,7 @@ export function registerUpgradeCommands(program: Command): void {
     try {
       await writeFileAtomic(file, `${JSON.stringify({ ...json, finished_at: new Date().toISOString() }, null, 2)}\n`, 0o644);
     } catch (e) {
-      console.error(`warning: the result was not saved for the dashboard in ${file}: ${(e as Error).message}`);
+      console.error(`warning: the result was not saved for the dashboard in ${file}: ${errorMessage(e)}`);
     }
   });
 }

@@ -2,7 +2,7 @@
 // and the servers. Solo (`chaind dev`) adds the consensus key, the block store, the mempool and the solo
 // driver; behind CometBFT the ABCI driver serves CometBFT instead, which `chaind start` runs as its child
 // (--with-comet=true) or the operator runs (--with-comet=false). `chaind start` and `chaind dev` call it.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '@chaind/sdk/app';
@@ -119,7 +119,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   try {
     genesis = parseGenesis(readFileSync(genesisFile, 'utf8'));
   } catch (e) {
-    throw new Error(`${genesisFile}: ${(e as Error).message}`);
+    throw new Error(`${genesisFile}: ${errorMessage(e)}`);
   }
   let chain: ChainApp;
   try {

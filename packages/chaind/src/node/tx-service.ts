@@ -147,7 +147,7 @@ export async function getTx(node: TxNode, req: GetTxRequest): Promise<GetTxRespo
     tx = ProtoTx.decode(r.tx);
   } catch (e) {
     // the app accepted it into a block, so this is the node's problem, not the caller's
-    throw new TxServiceError(status.INTERNAL, `tx ${req.hash} in block ${r.height} cannot be decoded: ${(e as Error).message}`);
+    throw new TxServiceError(status.INTERNAL, `tx ${req.hash} in block ${r.height} cannot be decoded: ${errorMessage(e)}`);
   }
   const res = r.result;
   const txResponse = TxResponse.fromPartial({
@@ -184,7 +184,7 @@ function bytesMethod<Req, Res>(path: string, req: Codec<Req>, res: Codec<Res>, c
     try {
       decoded = req.decode(request);
     } catch (e) {
-      throw new TxServiceError(status.INVALID_ARGUMENT, `cannot decode request for ${path}: ${(e as Error).message}`);
+      throw new TxServiceError(status.INVALID_ARGUMENT, `cannot decode request for ${path}: ${errorMessage(e)}`);
     }
     return res.encode(await call(node, decoded)).finish();
   };

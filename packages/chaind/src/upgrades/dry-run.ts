@@ -9,6 +9,7 @@ import { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { assertMountedStores, ScratchMultiStore, toHex, upgradedView, wouldCommit, type Snapshot, type StoreDiff } from '@chaind/sdk/store';
 import { MODULE_NAME as UPGRADE_MODULE, PLAN_KEY, STORE_KEY as UPGRADE_STORE_KEY, type UpgradeKeeper } from '@chaind/sdk/x/upgrade';
 import type { Upgrade } from './types.ts';
+import { errorMessage } from '@chaind/errors';
 
 export type { StoreDiff };
 
@@ -108,7 +109,7 @@ export function dryRunUpgrade(o: DryRunOptions): DryRunResult {
     const c = wouldCommit(o.snapshot, o.upgrade.storeUpgrades, scratch);
     return done({ passed: true, toVM, stores: c.stores, appHash: toHex(c.appHash) });
   } catch (e) {
-    return done({ passed: false, error: (e as Error).message, toVM: fromVM, stores: [] });
+    return done({ passed: false, error: errorMessage(e), toVM: fromVM, stores: [] });
   }
 }
 

@@ -7,6 +7,7 @@ import { join, relative, sep } from 'node:path';
 import { checkTree, extractTar, FetchError } from '@chaind/upgrade-plan';
 import { PLAN_RECORD } from '../plan-record.ts';
 import { dropTemp, moveIntoPlace, placeBinary, tempBeside } from './install.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** What a path given to init/add-upgrade is: a plain binary (cosmovisor's form), a release folder, or a release archive. */
 export type LocalForm = 'binary' | 'folder' | 'archive';
@@ -20,7 +21,7 @@ export async function localForm(src: string): Promise<LocalForm> {
     st = await stat(src);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new FetchError('no-binary', code === 'ENOENT' ? `${src} does not exist` : `cannot read ${src}: ${(err as Error).message}`);
+    throw new FetchError('no-binary', code === 'ENOENT' ? `${src} does not exist` : `cannot read ${src}: ${errorMessage(err)}`);
   }
   if (st.isDirectory()) return 'folder';
   if (!st.isFile()) throw new FetchError('no-binary', `${src} is neither a file nor a folder`);
@@ -113,7 +114,7 @@ export async function installLocalRelease(src: string, form: 'folder' | 'archive
     return join(o.destDir, 'bin', o.daemonName);
   } catch (err) {
     if (err instanceof FetchError) throw err;
-    throw new FetchError('io', `installing ${src} as ${o.destDir} failed: ${(err as Error).message}`);
+    throw new FetchError('io', `installing ${src} as ${o.destDir} failed: ${errorMessage(err)}`);
   } finally {
     await dropTemp(tmp);
   }

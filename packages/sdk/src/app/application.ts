@@ -215,7 +215,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       try {
         appState = JSON.parse(Buffer.from(req.appStateBytes).toString('utf8'));
       } catch (e) {
-        throw new AppError(`genesis app_state is not valid JSON: ${(e as Error).message}`);
+        throw new AppError(`genesis app_state is not valid JSON: ${errorMessage(e)}`);
       }
     }
     if (typeof appState !== 'object' || appState === null || Array.isArray(appState)) throw new AppError('genesis app_state must be a JSON object');

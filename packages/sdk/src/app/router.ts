@@ -1,6 +1,7 @@
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from './context.ts';
 import { errors } from './errors.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** The shape every generated protobuf message has (ts-proto and cosmjs-types alike). */
 export interface MessageCodec<T> {
@@ -80,7 +81,7 @@ export class MsgRouter {
     try {
       msg = route.codec.decode(any.value);
     } catch (e) {
-      throw errors.txDecode.wrap(`cannot decode ${any.typeUrl}: ${(e as Error).message}`);
+      throw errors.txDecode.wrap(`cannot decode ${any.typeUrl}: ${errorMessage(e)}`);
     }
     const decoded = { route, msg };
     this.lastDecoded = { any, typeUrl: any.typeUrl, value: any.value, decoded };
@@ -189,7 +190,7 @@ export class QueryRouter {
     try {
       req = r.requestType.decode(data);
     } catch (e) {
-      throw errors.txDecode.withText(`cannot decode request for ${path}: ${(e as Error).message}`);
+      throw errors.txDecode.withText(`cannot decode request for ${path}: ${errorMessage(e)}`);
     }
     return r.responseType.encode(r.handler(ctx, req)).finish();
   }

@@ -14,6 +14,7 @@ import { decodeParams } from '../x/auth/params.ts';
 import { msgSendCodec } from '../x/bank/msg-server.ts';
 import { decodeAuthInfoMessage, decodeTxBodyMessage, decodeTxRawMessage, encodeAnyMessage, encodeSignDocMessage } from './tx.ts';
 import { decodeSecp256k1PubKey, encodeSecp256k1PubKey } from '../tx/pubkey.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** A deterministic generator (xorshift32), so every run tests the same values. */
 function rng(seed: number): { int(n: number): number; pick<T>(xs: readonly T[]): T; bytes(n: number): Uint8Array } {
@@ -97,7 +98,7 @@ function outcome<T>(f: () => T): { ok: T } | { error: string } {
   try {
     return { ok: f() };
   } catch (e) {
-    return { error: (e as Error).message };
+    return { error: errorMessage(e) };
   }
 }
 

@@ -6,6 +6,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { errors } from '../app/errors.ts';
 import { bytesNumber53 } from '../bytes/index.ts';
 import { PUBLIC_KEY_LENGTH } from './secp256k1.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const DEFAULT_PREFIX = 'chain';
 
@@ -28,7 +29,7 @@ export function toBech32(prefix: string, data: Uint8Array): string {
   try {
     s = bech32.encode(prefix, bech32.toWords(data), BECH32_MAX_LENGTH);
   } catch (e) {
-    throw errors.invalidAddress.wrap(`cannot encode bech32 with prefix "${prefix}": ${(e as Error).message}`);
+    throw errors.invalidAddress.wrap(`cannot encode bech32 with prefix "${prefix}": ${errorMessage(e)}`);
   }
   if (encodedCache.size >= DECODED_CACHE_MAX) encodedCache.clear();
   encodedCache.set(key, s);
@@ -80,7 +81,7 @@ function decodeBech32(address: string, expectedPrefix?: string): { prefix: strin
   try {
     decoded = bech32.decode(address, BECH32_MAX_LENGTH);
   } catch (e) {
-    const msg = (e as Error).message;
+    const msg = errorMessage(e);
     // scure echoes the whole input in its checksum message; keep ours short and uniform.
     const detail = msg.startsWith('Invalid checksum') ? 'invalid checksum' : msg;
     throw errors.invalidAddress.wrap(`decoding bech32 address "${address}" failed: ${detail}`);

@@ -5,6 +5,7 @@ import type { Duration } from 'cosmjs-types/google/protobuf/duration';
 import { defaultConsensusParams, GenesisError, type ConsensusParams, type GenesisDoc } from './doc.ts';
 import { jsonFields } from './json.ts';
 import { parseRFC3339 } from '../types/time.ts';
+import { errorMessage } from '@chaind/errors';
 
 type Obj = Record<string, unknown>;
 
@@ -86,7 +87,7 @@ export function parseGenesis(text: string): GenesisDoc {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new GenesisError(`genesis is not valid JSON: ${(e as Error).message}`);
+    throw new GenesisError(`genesis is not valid JSON: ${errorMessage(e)}`);
   }
   const g = object(raw, 'document', TOP_LEVEL);
 

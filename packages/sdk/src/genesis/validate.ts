@@ -86,7 +86,7 @@ export function validateGenesis(doc: GenesisDoc, mm: ModuleManager): void {
   try {
     validators = genesisValidators(doc, mm);
   } catch (e) {
-    throw new GenesisError(`invalid genesis app_state: ${(e as Error).message}`, { cause: e });
+    throw new GenesisError(`invalid genesis app_state: ${errorMessage(e)}`, { cause: e });
   }
   if (validators.length === 0) fail('has no validators: app_state.validators.validators is empty, and a chain needs at least one');
 

@@ -16,6 +16,7 @@ import {
 import { generateMnemonic, normalizeMnemonic, privateKeyFromMnemonic, validateMnemonic, type DerivationOptions } from '../crypto/mnemonic.ts';
 import { checkKeyName, KeyringError } from './errors.ts';
 import { OpenError, Sealer, type Sealed } from './sealed.ts';
+import { errorMessage } from '@chaind/errors';
 
 export type KeyringBackend = 'test' | 'file';
 
@@ -265,7 +266,7 @@ export class Keyring {
       try {
         key = await this.sealer.open((r as FileKeyRecord).crypto, keyAad(r.name, r.pubkey));
       } catch (e) {
-        if (!(e instanceof OpenError)) throw this.corrupt(r.name, (e as Error).message);
+        if (!(e instanceof OpenError)) throw this.corrupt(r.name, errorMessage(e));
         throw new KeyringError('wrong-passphrase', `cannot decrypt key "${r.name}": wrong passphrase for keyring ${this.dir}, or the file was modified`);
       }
     }
@@ -327,7 +328,7 @@ export class Keyring {
         if (!(await sealer.opens(sealed, CHECK_AAD, CHECK_PLAINTEXT))) throw wrong();
       } catch (e) {
         if (e instanceof KeyringError) throw e;
-        throw new KeyringError('corrupt', `passphrase check file ${checkPath} is corrupt: ${(e as Error).message}`);
+        throw new KeyringError('corrupt', `passphrase check file ${checkPath} is corrupt: ${errorMessage(e)}`);
       }
       return;
     }

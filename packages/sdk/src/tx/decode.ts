@@ -14,6 +14,7 @@ import {
   txRawSchema,
   type Schema,
 } from '../codec/index.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** A decoded transaction. Signatures cover the raw body and auth-info bytes, never a re-encoding. */
 export interface DecodedTx extends Tx {
@@ -43,7 +44,7 @@ function part<T>(what: 'TxRaw' | 'TxBody' | 'AuthInfo', decode: (bytes: Uint8Arr
   } catch (e) {
     // otherwise a decoder's error comes before the schema's, as it always has
     if (!(e instanceof NestingDepthError)) decodeOrThrow(what, decode, bytes);
-    throw errors.txDecode.wrap((e as Error).message);
+    throw errors.txDecode.wrap(errorMessage(e));
   }
   return decodeOrThrow(what, decode, bytes);
 }
@@ -52,7 +53,7 @@ function decodeOrThrow<T>(what: string, decode: (bytes: Uint8Array) => T, bytes:
   try {
     return decode(bytes);
   } catch (e) {
-    throw errors.txDecode.wrap(`cannot decode ${what}: ${(e as Error).message}`);
+    throw errors.txDecode.wrap(`cannot decode ${what}: ${errorMessage(e)}`);
   }
 }
 

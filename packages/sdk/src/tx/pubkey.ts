@@ -3,6 +3,7 @@ import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { errors } from '../app/errors.ts';
 import { PUBLIC_KEY_LENGTH } from '../crypto/index.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const SECP256K1_PUBKEY_TYPE_URL = '/cosmos.crypto.secp256k1.PubKey';
 
@@ -37,7 +38,7 @@ export function decodeSecp256k1PubKey(any: Any): Uint8Array {
     try {
       key = PubKey.decode(any.value).key;
     } catch (e) {
-      throw errors.invalidPubKey.wrap(`cannot decode ${SECP256K1_PUBKEY_TYPE_URL}: ${(e as Error).message}`);
+      throw errors.invalidPubKey.wrap(`cannot decode ${SECP256K1_PUBKEY_TYPE_URL}: ${errorMessage(e)}`);
     }
   }
   if (key.length !== PUBLIC_KEY_LENGTH || (key[0] !== 2 && key[0] !== 3)) {

@@ -9,6 +9,7 @@ import { loadDescriptors } from '../../node/query/descriptors.ts';
 import { renderGatewayJson } from '../../node/rest/gateway-json.ts';
 import { UserError } from '../common.ts';
 import type { RpcClient } from './rpc.ts';
+import { errorMessage } from '@chaind/errors';
 
 interface Method {
   input: DescMessage;
@@ -66,7 +67,7 @@ export function msgFromJSON(v: JsonValue, where: string): { typeUrl: string; val
   try {
     return { typeUrl, value: toBinary(desc, fromJson(desc, fields, { registry })) };
   } catch (e) {
-    throw new UserError(`${where} (${typeUrl}): ${(e as Error).message}`);
+    throw new UserError(`${where} (${typeUrl}): ${errorMessage(e)}`);
   }
 }
 

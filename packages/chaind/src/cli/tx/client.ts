@@ -15,6 +15,7 @@ import { addKeyringOptions, openKeyring, printErrLine, UserError, type KeyringOp
 import { Input } from '../input.ts';
 import { printOutput } from '../query/format.ts';
 import { addNodeOptions, RpcClient, type NodeOptions } from '../query/rpc.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const DEFAULT_GAS = 200_000n;
 export const DEFAULT_GAS_ADJUSTMENT = 1.3;
@@ -56,7 +57,7 @@ export function coinsArg(expr: string | undefined, what: string): { denom: strin
   try {
     return parseCoins(expr).map((c) => ({ denom: c.denom, amount: c.amount.toString() }));
   } catch (e) {
-    throw new UserError(`invalid ${what} ${JSON.stringify(expr)}: ${(e as Error).message}`);
+    throw new UserError(`invalid ${what} ${JSON.stringify(expr)}: ${errorMessage(e)}`);
   }
 }
 
@@ -64,7 +65,7 @@ export function addressArg(address: string, what: string): string {
   try {
     fromBech32(address, ADDRESS_PREFIX);
   } catch (e) {
-    throw new UserError(`invalid ${what} ${JSON.stringify(address)}: ${(e as Error).message}`);
+    throw new UserError(`invalid ${what} ${JSON.stringify(address)}: ${errorMessage(e)}`);
   }
   return address;
 }

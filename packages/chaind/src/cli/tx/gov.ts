@@ -11,6 +11,7 @@ import { UserError } from '../common.ts';
 import { msgFromJSON } from '../query/gateway.ts';
 import { proposalIdArg } from '../query/modules.ts';
 import { addTxOptions, coinsArg, runTx, type TxOptions } from './client.ts';
+import { errorMessage } from '@chaind/errors';
 
 const OPTIONS: Readonly<Record<string, VoteOption>> = {
   yes: VoteOption.VOTE_OPTION_YES,
@@ -36,14 +37,14 @@ export function weightedOptionsArg(s: string): WeightedVoteOption[] {
     try {
       weight = parseDec(m[2]);
     } catch (e) {
-      throw new UserError(`invalid weight ${JSON.stringify(m[2])} for ${m[1]}: ${(e as Error).message}`);
+      throw new UserError(`invalid weight ${JSON.stringify(m[2])} for ${m[1]}: ${errorMessage(e)}`);
     }
     return { option: voteOptionArg(m[1]), weight: decToString(weight) };
   });
   try {
     return validateVoteOptions(options);
   } catch (e) {
-    throw new UserError(`invalid weighted vote options ${JSON.stringify(s)}: ${(e as Error).message}`);
+    throw new UserError(`invalid weighted vote options ${JSON.stringify(s)}: ${errorMessage(e)}`);
   }
 }
 
@@ -65,7 +66,7 @@ export function parseProposalFile(text: string, file: string): ProposalFile {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`invalid proposal file ${file}: not JSON: ${(e as Error).message}`);
+    throw new UserError(`invalid proposal file ${file}: not JSON: ${errorMessage(e)}`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`invalid proposal file ${file}: expected a JSON object`);
   const o = v as Record<string, JsonValue>;
@@ -107,7 +108,7 @@ export function registerGovTxCommands(tx: Command): void {
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
-      throw new UserError(`cannot read proposal file ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+      throw new UserError(`cannot read proposal file ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(e)}`);
     }
     const p = parseProposalFile(text, file);
     await runTx(o, (proposer) => [

@@ -12,6 +12,7 @@ import { printErrLine, UserError } from '../common.ts';
 import type { RpcClient } from '../query/rpc.ts';
 import { addressArg, addTxOptions, coinsArg, latestHeight, runTx, type TxMsg, type TxOptions } from './client.ts';
 import { checkUpgradeInfo } from './upgrade-info.ts';
+import { errorMessage } from '@chaind/errors';
 
 /**
  * The block interval assumed to turn the gov periods into blocks for the cancel-window warning: the chain
@@ -134,7 +135,7 @@ export function registerUpgradeTxCommands(tx: Command): void {
     try {
       validatePlanName(name);
     } catch (e) {
-      throw new UserError(`invalid upgrade name: ${(e as Error).message}`);
+      throw new UserError(`invalid upgrade name: ${errorMessage(e)}`);
     }
     const h = o.upgradeHeight;
     if (h === undefined) throw new UserError('--upgrade-height is required');

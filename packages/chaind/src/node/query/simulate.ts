@@ -9,6 +9,7 @@ import type { RequestQuery, ResponseQuery } from 'cosmjs-types/tendermint/abci/t
 import { status } from '../grpc-status.ts';
 import { abciError, errors, type BaseApp, type QueryRouter, type Tx } from '@chaind/sdk/app';
 import { simulateTx } from '../tx-service.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** What answering a query needs of the app; the query router tells whether the app serves a path itself. */
 export type AnswerApp = Pick<BaseApp<Tx>, 'query' | 'simulate'> & { readonly modules: { readonly queryRouter: Pick<QueryRouter, 'has'> } };
@@ -33,7 +34,7 @@ export function simulateQuery(app: AnswerApp, data: Uint8Array, height: bigint):
     try {
       req = SimulateRequest.decode(data);
     } catch (e) {
-      throw errors.txDecode.withText(`cannot decode request for ${SIMULATE_PATH}: ${(e as Error).message}`);
+      throw errors.txDecode.withText(`cannot decode request for ${SIMULATE_PATH}: ${errorMessage(e)}`);
     }
     const out = simulateTx(app, req);
     if (!out.ok) {

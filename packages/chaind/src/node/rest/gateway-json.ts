@@ -3,7 +3,7 @@
 // strings, bytes as base64, enums by name, RFC 3339 timestamps, Any as {"@type", …fields}, an absent
 // message as null, an empty repeated field as []. Requests are built the gateway's way as well: path
 // and query parameters name request fields (dotted for nested ones, e.g. `pagination.limit`).
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import {
   create,
   fromBinary,
@@ -53,7 +53,7 @@ export function renderGatewayJson(schema: DescMessage, bytes: Uint8Array, regist
   try {
     json = toJson(schema, fromBinary(schema, bytes), { ...WRITE, registry });
   } catch (e) {
-    throw new RenderError(`cannot render ${schema.typeName} as JSON: ${(e as Error).message}`);
+    throw new RenderError(`cannot render ${schema.typeName} as JSON: ${errorMessage(e)}`);
   }
   return normalizeMessage(schema, isObject(json) ? json : {}, registry);
 }
@@ -211,6 +211,6 @@ export function buildRequest(schema: DescMessage, pathParams: Params, query: Par
   try {
     return toBinary(schema, fromJson(schema, json, { registry }));
   } catch (e) {
-    throw new ParamError(`invalid request parameters: ${(e as Error).message}`);
+    throw new ParamError(`invalid request parameters: ${errorMessage(e)}`);
   }
 }

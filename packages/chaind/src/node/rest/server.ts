@@ -21,6 +21,7 @@ import { ERROR_SCHEMA, pathParamSchema, querySchema, responseSchema } from './sc
 import { DEFAULT_MAX_WRITE_BUFFER_BYTES } from '../../config/config.ts';
 import { guardWrites, WRITES_BUSY } from '../write-guard.ts';
 import { lazyValidators } from './lazy-validators.ts';
+import { errorMessage } from '@chaind/errors';
 
 export interface RestServerOptions {
   /** Default 127.0.0.1: the node is not exposed unless configured to be. */
@@ -185,12 +186,12 @@ function requestFromBody(desc: DescMessage, body: unknown, registry: Registry): 
   try {
     json = JSON.parse(text) as JsonValue;
   } catch (e) {
-    throw new ParamError(`invalid request body: malformed JSON: ${(e as Error).message}`);
+    throw new ParamError(`invalid request body: malformed JSON: ${errorMessage(e)}`);
   }
   try {
     return toBinary(desc, fromJson(desc, json, { registry }));
   } catch (e) {
-    throw new ParamError(`invalid request body: ${(e as Error).message}`);
+    throw new ParamError(`invalid request body: ${errorMessage(e)}`);
   }
 }
 

@@ -7,6 +7,7 @@ import { ALICE, BOB, DENOM, removeTmpDirs, TestNode, until } from '@chaind/chain
 import { sha256 } from '../hash.ts';
 import type { TxNode } from '../tx-service.ts';
 import { startRestServer, type RestServer } from './server.ts';
+import { errorMessage } from '@chaind/errors';
 
 let node: TestNode;
 let rest: RestServer;
@@ -271,7 +272,7 @@ function jsonError(text: string): string {
   try {
     JSON.parse(text);
   } catch (e) {
-    return (e as Error).message;
+    return errorMessage(e);
   }
   throw new Error(`${text} is valid JSON`);
 }

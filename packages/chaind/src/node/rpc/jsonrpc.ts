@@ -4,6 +4,7 @@ import type { Logger } from '@chaind/sdk/app';
 import type { RpcEnv, RpcMethod } from './env.ts';
 import { invalidRequest, methodNotFound, parseError, RpcError, toRpcError, type RpcErrorObject } from './errors.ts';
 import { decodeJSONParams, decodeURIParams, type Args, type ParamSpec } from './params.ts';
+import { errorMessage } from '@chaind/errors';
 
 export type RpcId = string | number | null;
 
@@ -65,7 +66,7 @@ export async function handleBody(text: string, routes: ReadonlyMap<string, RpcMe
     parsed = JSON.parse(text);
   } catch (e) {
     // CometBFT answers an unreadable body with HTTP 500
-    return { status: 500, body: errorResponse(null, parseError(`error unmarshaling request: ${(e as Error).message}`)) };
+    return { status: 500, body: errorResponse(null, parseError(`error unmarshaling request: ${errorMessage(e)}`)) };
   }
   if (!Array.isArray(parsed)) return { status: 200, body: await handleOne(parsed, routes, env) };
   if (parsed.length === 0) return { status: 200, body: errorResponse(null, invalidRequest('empty batch')) };

@@ -3,6 +3,7 @@ import { BaseAccount, ModuleAccount } from 'cosmjs-types/cosmos/auth/v1beta1/aut
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import { errors } from '../../app/errors.ts';
 import { BASE_ACCOUNT_TYPE_URL, decodeBaseAccount, encodeBaseAccount } from '../../codec/index.ts';
+import { errorMessage } from '@chaind/errors';
 
 export { BASE_ACCOUNT_TYPE_URL };
 export const MODULE_ACCOUNT_TYPE_URL = '/cosmos.auth.v1beta1.ModuleAccount';
@@ -52,7 +53,7 @@ export function accountFromAny(any: Any): Account {
       };
     }
   } catch (e) {
-    throw errors.unpackAny.wrap(`cannot decode ${any.typeUrl}: ${(e as Error).message}`);
+    throw errors.unpackAny.wrap(`cannot decode ${any.typeUrl}: ${errorMessage(e)}`);
   }
   throw errors.unpackAny.wrap(`unsupported account type ${any.typeUrl}`);
 }

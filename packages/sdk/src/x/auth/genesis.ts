@@ -1,5 +1,5 @@
 // x/auth genesis as the Cosmos SDK's JSON: {params, accounts: [Any-JSON BaseAccount | ModuleAccount]}.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
@@ -103,7 +103,7 @@ function parseParams(v: unknown): Params {
   try {
     validateParams(p);
   } catch (e) {
-    throw new AuthGenesisError(`params: ${(e as Error).message}`);
+    throw new AuthGenesisError(`params: ${errorMessage(e)}`);
   }
   return p;
 }
@@ -118,7 +118,7 @@ function parsePubKey(v: unknown, what: string): Any | undefined {
   try {
     decodeSecp256k1PubKey(any);
   } catch (e) {
-    throw new AuthGenesisError(`${what}.pub_key: ${(e as Error).message}`);
+    throw new AuthGenesisError(`${what}.pub_key: ${errorMessage(e)}`);
   }
   return any;
 }
@@ -131,7 +131,7 @@ function parseBase(v: unknown, what: string, k: AccountKeeper): Account {
   try {
     bytes = k.addressBytes(address);
   } catch (e) {
-    throw new AuthGenesisError(`${what} has an invalid address "${address}": ${(e as Error).message}`);
+    throw new AuthGenesisError(`${what} has an invalid address "${address}": ${errorMessage(e)}`);
   }
   const pubKey = parsePubKey(v.pub_key, what);
   if (pubKey !== undefined) {

@@ -11,6 +11,7 @@ import type { Account } from './account.ts';
 import { newAnteHandler } from './ante.ts';
 import { preverifiedSigner, signaturesToPreverify } from './preverify.ts';
 import { AUTH_CHAIN_ID as CHAIN_ID, DENOM, deductFee, removeTmpDirs, sendMsg, testApp, testKey, type TestApp } from '@chaind/sdk/testing';
+import { errorMessage } from '@chaind/errors';
 
 after(removeTmpDirs);
 
@@ -47,7 +48,7 @@ function runAnte(
     try {
       ante(ctx, tx, false);
     } catch (e) {
-      return (e as Error).message;
+      return errorMessage(e);
     }
     return `ok: gas ${ctx.gasMeter.consumed()}, events ${JSON.stringify(ctx.events.events())}`;
   } finally {

@@ -4,6 +4,7 @@ import type { MsgRouter } from '../../app/router.ts';
 import { equalBytes } from '../../bytes/index.ts';
 import type { DecodedTx } from '../../tx/decode.ts';
 import type { AccountKeeper } from './keeper.ts';
+import { errorMessage } from '@chaind/errors';
 
 export interface Signer {
   readonly address: string;
@@ -36,7 +37,7 @@ export function requiredSigners(tx: DecodedTx, router: MsgRouter, ak: AccountKee
     try {
       bytes = ak.addressBytes(payer);
     } catch (e) {
-      throw errors.invalidAddress.wrap(`invalid fee payer address "${payer}": ${(e as Error).message}`);
+      throw errors.invalidAddress.wrap(`invalid fee payer address "${payer}": ${errorMessage(e)}`);
     }
     addSigner(out, payer, bytes);
     return { signers: out, payer: { address: payer, bytes } };

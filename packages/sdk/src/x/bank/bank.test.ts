@@ -34,6 +34,7 @@ import {
 } from './index.ts';
 import { AccountKeeper, FEE_COLLECTOR_NAME, authModule } from '../auth/index.ts';
 import { blockRequest } from '@chaind/sdk/testing';
+import { errorMessage } from '@chaind/errors';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -533,7 +534,7 @@ describe('keeper', () => {
       try {
         f();
       } catch (e) {
-        failures.push((e as Error).message);
+        failures.push(errorMessage(e));
       }
     };
     hooks.set(1n, (ctx, b) => {

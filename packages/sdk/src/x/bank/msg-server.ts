@@ -8,13 +8,14 @@ import { decodeMsgSend } from '../../codec/index.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
 import { msgSendAmino } from './amino.ts';
 import type { BankKeeper } from './keeper.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
 export const MSG_SEND_RESPONSE_TYPE_URL = '/cosmos.bank.v1beta1.MsgSendResponse';
 
 /** A coded error's own detail, without the registered text `wrap` appended. */
 function detailOf(e: unknown): string {
-  if (!(e instanceof CodedError)) return (e as Error).message;
+  if (!(e instanceof CodedError)) return errorMessage(e);
   const suffix = `: ${e.registered.message}`;
   return e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message;
 }

@@ -27,6 +27,7 @@ import type { GovKeeper } from './keeper.ts';
 import { parseParams } from './params.ts';
 import { assertMetadataLength, submitProposal, validateProposalLengths, validateProposalMessages } from './proposals.ts';
 import { addVote, validateVoteOptions } from './votes.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const MSG_SUBMIT_PROPOSAL_TYPE_URL = '/cosmos.gov.v1.MsgSubmitProposal';
 export const MSG_DEPOSIT_TYPE_URL = '/cosmos.gov.v1.MsgDeposit';
@@ -202,7 +203,7 @@ export function updateParamsRoute(k: GovKeeper): MsgRoute<MsgUpdateParams, MsgUp
       try {
         parseParams(msg.params, k.prefix);
       } catch (e) {
-        throw errors.invalidRequest.wrap(`invalid params: ${(e as Error).message}`);
+        throw errors.invalidRequest.wrap(`invalid params: ${errorMessage(e)}`);
       }
     },
     signers: (msg) => [msg.authority],

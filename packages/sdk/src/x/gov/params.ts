@@ -1,6 +1,6 @@
 // cosmos.gov.v1.Params: the SDK v0.50 defaults, validation naming the offending field, and the parsed
 // (bigint) form the keeper computes with. Params are stored as their protobuf bytes.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { Params } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { fromBech32 } from '../../crypto/index.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
@@ -63,7 +63,7 @@ function coinsField(field: string, coins: Params['minDeposit']): Coin[] {
   try {
     parsed = fromProtoCoins(coins);
   } catch (e) {
-    throw new GovParamsError(`${field}: ${(e as Error).message}`);
+    throw new GovParamsError(`${field}: ${errorMessage(e)}`);
   }
   if (parsed.length === 0) throw new GovParamsError(`${field}: must not be empty`);
   return parsed;
@@ -103,7 +103,7 @@ export function parseParams(p: Params, prefix?: string): ParsedParams {
     try {
       fromBech32(p.proposalCancelDest, prefix);
     } catch (e) {
-      throw new GovParamsError(`proposal_cancel_dest: ${(e as Error).message}`);
+      throw new GovParamsError(`proposal_cancel_dest: ${errorMessage(e)}`);
     }
   }
   durationField('expedited_voting_period', p.expeditedVotingPeriod);

@@ -31,6 +31,7 @@ import { STORE_KEY, PROPOSALS_PREFIX, depositKey, depositsPrefix, voteKey, votes
 import { emptyTallyResult, getProposal } from './proposals.ts';
 import { tallyProposal } from './tally.ts';
 import { getVote } from './votes.ts';
+import { errorMessage } from '@chaind/errors';
 
 const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
   ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;
@@ -114,7 +115,7 @@ function addressArg(k: GovKeeper, address: string, role: string): Uint8Array {
   try {
     return k.addressBytes(address, role);
   } catch (e) {
-    throw grpcError('InvalidArgument', (e as Error).message);
+    throw grpcError('InvalidArgument', errorMessage(e));
   }
 }
 

@@ -10,6 +10,7 @@ import { CommitMultiStore, toHex, u64be, utf8 } from '../../store/index.ts';
 import { upgradeErrors, UpgradeHaltError } from './errors.ts';
 import { UpgradeKeeper } from './keeper.ts';
 import { validatePlanBasic } from './plan.ts';
+import { errorMessage } from '@chaind/errors';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -169,7 +170,7 @@ test('IBC upgrade state: stored as given under the SDK keys, not-found errors as
       const v = ms.getStore('upgrade').get(utf8(key));
       return v === undefined ? undefined : toHex(v);
     };
-    const notFound = (e: unknown, err: typeof upgradeErrors.upgradedClientNotFound): boolean => err.is(e) && (e as Error).message === err.message;
+    const notFound = (e: unknown, err: typeof upgradeErrors.upgradedClientNotFound): boolean => err.is(e) && errorMessage(e) === err.message;
     // nothing stored: the SDK's bare errors, codespace upgrade 4 and 5
     assert.throws(
       () => k.getUpgradedClient(ctx, 100n),

@@ -15,6 +15,7 @@ import {
   versionKey,
 } from './keys.ts';
 import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
 export type UpgradeHandler = (ctx: Context, plan: Plan, fromVM: VersionMap) => VersionMap;
@@ -233,7 +234,7 @@ export class UpgradeKeeper {
         this.applyUpgrade(ctx.with({ gasMeter: new InfiniteGasMeter() }), plan);
       } catch (e) {
         this.cached = null;
-        throw new UpgradeHaltError('handler-failed', `upgrade "${plan.name}" at height ${ctx.height} failed: ${(e as Error).message}`, { cause: e });
+        throw new UpgradeHaltError('handler-failed', `upgrade "${plan.name}" at height ${ctx.height} failed: ${errorMessage(e)}`, { cause: e });
       }
       return { consensusParamsChanged: true };
     }

@@ -6,6 +6,7 @@ import { msgCancelUpgradeAmino, msgSoftwareUpgradeAmino } from './amino.ts';
 import { upgradeErrors } from './errors.ts';
 import type { UpgradeKeeper } from './keeper.ts';
 import { validatePlanBasic, validatePlanName } from './plan.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const MSG_SOFTWARE_UPGRADE = '/chain.upgrade.v1beta1.MsgSoftwareUpgrade';
 export const MSG_CANCEL_UPGRADE = '/chain.upgrade.v1beta1.MsgCancelUpgrade';
@@ -14,7 +15,7 @@ function validateAuthority(authority: string): void {
   try {
     fromBech32(authority);
   } catch (e) {
-    throw errors.invalidAddress.wrap(`authority: ${(e as Error).message}`);
+    throw errors.invalidAddress.wrap(`authority: ${errorMessage(e)}`);
   }
 }
 

@@ -3,7 +3,7 @@
 //   Cosmos SDK (Any-JSON):  {"@type": "/cosmos.crypto.ed25519.PubKey", "key": "<base64>"}
 //   CometBFT (amino JSON):  {"type": "tendermint/PubKeyEd25519", "value": "<base64>"}
 // and always exported in the first. power is an int64 as a decimal string (a safe JSON integer is accepted).
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errorMessage } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import type { Context } from '../../app/context.ts';
 import { jsonFields } from '../../genesis/json.ts';
@@ -126,7 +126,7 @@ export function parseValidatorsGenesis(raw: unknown, k: Pick<ValidatorsKeeper, '
     try {
       bytes = k.addressBytes(o.operator_address);
     } catch (e) {
-      throw new ValidatorsGenesisError(`${who}: invalid operator_address: ${(e as Error).message}`);
+      throw new ValidatorsGenesisError(`${who}: invalid operator_address: ${errorMessage(e)}`);
     }
     const key = consensusPubKey(o.consensus_pubkey, who);
     const p = power(o.power, who);

@@ -23,6 +23,7 @@ import {
 } from '../env.ts';
 import { internalError } from '../errors.ts';
 import { heightBounds, matchEvents, matchValue, QueryError, searchConditions, type Condition } from '../query.ts';
+import { errorMessage } from '@chaind/errors';
 
 /** `max_subscription_clients`: broadcast_tx_commit calls waiting at once. */
 export const MAX_COMMIT_WAITERS = 100;
@@ -101,7 +102,7 @@ function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
       (e: unknown) => {
         if (finished) return;
         done();
-        reject(internalError(`error on broadcastTxCommit: ${(e as Error).message}`));
+        reject(internalError(`error on broadcastTxCommit: ${errorMessage(e)}`));
       },
     );
   });
