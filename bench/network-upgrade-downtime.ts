@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { cometHeight, endpointsOf, eventually, GroupChild, ok, setTomlValue, startVisor, type ValidatorEndpoints } from '@chaind/chaind/testing';
 import { header, ms, row, tempDir } from './lib.ts';
 import { rpcCall } from './load/node.ts';
+import { errorMessage } from '@chaind/errors';
 
 const N = 4;
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 1000);
@@ -143,7 +144,7 @@ try {
   } catch (e) {
     // what the chain made of the proposal: its status and tally
     const p = await ok(['query', 'gov', 'proposal', '1', '-o', 'json', '--node', nodes[0].ends.rpc]).catch((x: Error) => ({ stdout: x.message }));
-    throw new Error(`${(e as Error).message}\nproposal 1 at height ${await height(nodes[0])}: ${p.stdout}`);
+    throw new Error(`${errorMessage(e)}\nproposal 1 at height ${await height(nodes[0])}: ${p.stdout}`);
   }
   const at = await height(nodes[0]);
   if (at >= h) throw new Error(`the plan passed at ${at}, after its height ${h}: raise PLAN_MARGIN`);

@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { RELEASES } from '@chaind/chaind/release';
 import { rehearsalChecksOf, rehearsalPath, type RehearsedNode, type StoreRead } from '@chaind/chaind/rehearsal';
 import { platformKey } from '@chaind/upgrade-plan';
+import { errorMessage } from '@chaind/errors';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CHAINVISOR = join(ROOT, 'packages/chainvisor/bin/chainvisor.js');
@@ -49,7 +50,7 @@ function parseOptions(): { releases: string | undefined; keep: boolean; path: re
     const path = rehearsalPath(values.from ?? RELEASES[0], values.to);
     return { releases: values.releases, keep: values.keep ?? false, path };
   } catch (e) {
-    console.error(`rehearse: ${(e as Error).message}\n${USAGE}`);
+    console.error(`rehearse: ${errorMessage(e)}\n${USAGE}`);
     process.exit(2);
   }
 }
@@ -130,7 +131,7 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
       const v = await probe();
       if (v !== undefined) return v;
     } catch (e) {
-      last = (e as Error).message; // not yet
+      last = errorMessage(e); // not yet
     }
     if (performance.now() > end) return fail(`timed out after ${ms / 1000} s waiting for ${what}${last ? ` (last: ${last})` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -359,7 +360,7 @@ async function main(): Promise<void> {
       try {
         await checks.after(node);
       } catch (e) {
-        fail(`upgrade ${name}'s rehearsal checks: ${(e as Error).message}`);
+        fail(`upgrade ${name}'s rehearsal checks: ${errorMessage(e)}`);
       }
     }
     const downtime = visorLines.filter((l) => done.test(l)).map((l) => l.trim());

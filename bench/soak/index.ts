@@ -31,6 +31,7 @@ import {
 import { loadClient, txHash, type LoadClient } from './load.ts';
 import { childrenOf, commandLineOf, diskUsage, fdCount, memoryOf } from './proc.ts';
 import { BOUNDS, table, verdicts, type Sample, type Verdict } from './report.ts';
+import { errorMessage } from '@chaind/errors';
 
 const USAGE = 'usage: npm run soak -- [--minutes N] [--rate TXS_PER_S] [--sample-seconds S] [--out FILE]';
 const DENOM = 'stake';
@@ -54,7 +55,7 @@ function options(): { minutes: number; rate: number; sampleS: number; out: strin
     if (!(sampleS >= 1)) throw new Error(`--sample-seconds must be at least 1, got ${values['sample-seconds']}`);
     return { minutes, rate, sampleS, out: values.out };
   } catch (e) {
-    console.error(`soak: ${(e as Error).message}\n${USAGE}`);
+    console.error(`soak: ${errorMessage(e)}\n${USAGE}`);
     process.exit(2);
   }
 }

@@ -9,7 +9,7 @@ import { type AbciAddress, formatAbciAddress, parseAbciAddress } from './address
 import { AbciConnectionError, AbciFramingError, AbciListenError, AbciProtocolError, checkIntSetting } from './errors.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from './framing.ts';
 import { type AbciMethod, encodeResponseFrame, requestMethod, responseKinds } from './messages.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 export type AbciLogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type AbciLog = (level: AbciLogLevel, msg: string, fields?: Record<string, unknown>) => void;
@@ -332,7 +332,7 @@ const LISTEN_CAUSES: Record<string, string> = {
 };
 
 function listenError(address: string, err: unknown, detail?: string): AbciListenError {
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = errnoCode(err);
   const cause = (code !== undefined && LISTEN_CAUSES[code]) || errorMessage(err);
   const text = `cannot listen on ${address}: ${cause}${code !== undefined ? ` (${code})` : ''}${detail !== undefined ? `: ${detail}` : ''}`;
   return new AbciListenError(text, { cause: err });
@@ -383,7 +383,7 @@ async function bind(server: Server, address: AbciAddress, text: string, log: Abc
     return;
   } catch (err) {
     if (address.kind === 'tcp') throw listenError(text, err);
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code !== 'EADDRINUSE') {
       const folder = dirname(address.path);
       throw listenError(text, err, existsSync(folder) ? undefined : `the folder ${folder} does not exist`);

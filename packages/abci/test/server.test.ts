@@ -17,6 +17,7 @@ import {
   listenAbci,
 } from '../src/index.ts';
 import { collectLog, connectRaw, tempSocket, withTimeout } from './kit.ts';
+import { errorMessage } from '@chaind/errors';
 
 type Transport = 'tcp' | 'unix';
 
@@ -441,7 +442,7 @@ describe('listening', () => {
     try {
       server = await listenAbci({ address: 'tcp://[::1]:0', connect: (c) => ((remote = c.remote), echoHandler()) });
     } catch (err) {
-      return t.skip(`no IPv6 loopback here: ${(err as Error).message}`);
+      return t.skip(`no IPv6 loopback here: ${errorMessage(err)}`);
     }
     t.after(() => server.close());
     assert.match(server.address, /^tcp:\/\/\[::1\]:\d+$/);

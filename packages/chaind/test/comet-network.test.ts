@@ -37,6 +37,7 @@ import {
   type Run,
   type ValidatorEndpoints,
 } from '@chaind/chaind/testing';
+import { errorMessage } from '@chaind/errors';
 
 const CHAIN_ID = 'comet-net-1';
 const N = 4;
@@ -89,7 +90,7 @@ async function allAtLeast(ns: readonly Node[], h: bigint, ms = 300_000): Promise
           .slice(-25)
           .join('\n')}`,
     );
-    throw new Error(`${(e as Error).message}\n${tails.join('\n')}`);
+    throw new Error(`${errorMessage(e)}\n${tails.join('\n')}`);
   }
 }
 

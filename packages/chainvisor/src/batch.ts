@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { encodeUpgradeInfo, parseUpgradeInfo, type UpgradeInfo } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { syncDirSync, syncFileSync } from './fsync.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 /** Beside data/upgrade-info.json, as cosmovisor names it. */
 export const BATCH_FILE_SUFFIX = '.batch';
@@ -171,7 +171,7 @@ export function readBatch(path: string): BatchRead {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'absent' };
+    if (errnoCode(e) === 'ENOENT') return { state: 'absent' };
     return { state: 'invalid', why: `cannot read: ${errorMessage(e)}` };
   }
   const r = parseBatch(text);

@@ -17,6 +17,7 @@ import {
   type ParsedGoDuration,
   type UpgradeInfoLimit,
 } from '@chaind/upgrade-plan';
+import { errorMessage } from '@chaind/errors';
 
 type Kind = 'string' | 'bool' | 'duration' | 'uint' | 'path';
 
@@ -327,7 +328,7 @@ export function loadConfig(o: LoadOptions): Config {
       // the parser's message carries a code frame over several lines: the first line says what is wrong
       throw new ChainvisorError(
         EXIT.CONFIG,
-        `cannot read config file ${o.configFile}: ${clip((e as Error).message.split('\n')[0])}${e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''}`,
+        `cannot read config file ${o.configFile}: ${clip(errorMessage(e).split('\n')[0])}${e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''}`,
       );
     }
     const known = new Set(SETTINGS.map((s) => s.env.toLowerCase()));

@@ -3,7 +3,7 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 /** fsync errors that mean "this file system does not flush this kind of file", not "the data is lost". */
 const UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EBADF']);
@@ -22,7 +22,7 @@ async function syncPath(path: string): Promise<void> {
   try {
     await fh.sync();
   } catch (e) {
-    if (!UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw failure(path, e);
+    if (!UNSUPPORTED.has(errnoCode(e) ?? '')) throw failure(path, e);
   } finally {
     await fh.close();
   }
@@ -64,7 +64,7 @@ export function syncFileSync(path: string): void {
   try {
     fsyncSync(fd);
   } catch (e) {
-    if (!UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw failure(path, e);
+    if (!UNSUPPORTED.has(errnoCode(e) ?? '')) throw failure(path, e);
   } finally {
     closeSync(fd);
   }

@@ -3,7 +3,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { folderCollision, leftoversIn, upgradeFolderName as folderOf, UpgradeNameError, upgradeInfoPath } from '@chaind/upgrade-plan';
 import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { syncDirSync } from './fsync.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 /**
  * The cosmovisor folder layout, kept as is so operators can switch tools without moving files:
@@ -55,7 +55,7 @@ export function upgradeFolderName(name: string, disableRecase = false, upgradesD
     try {
       existing = readdirSync(upgradesDir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (errnoCode(e) !== 'ENOENT') throw e;
     }
     const why = folderCollision(folder, existing);
     if (why !== undefined) throw new ChainvisorError(EXIT.UPGRADE_INFO_INVALID, why);
@@ -85,7 +85,7 @@ export function readCurrent(l: Layout): CurrentTarget {
     link = readlinkSync(l.current);
   } catch (e) {
     if (e instanceof ChainvisorError) throw e;
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+    if (errnoCode(e) === 'ENOENT')
       throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `${l.current} is missing: run \`chainvisor init <path-to-${l.daemonName}>\` first`);
     throw new ChainvisorError(EXIT.LAYOUT_BROKEN, `cannot read ${l.current}: ${errorMessage(e)}`);
   }

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReleaseSource, UpgradeInfoFile } from '@chaind/upgrade-plan';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 /** upgrades/<folder>/chainvisor-plan.json, written into the release folder before it is renamed into place. */
 export const PLAN_RECORD = 'chainvisor-plan.json';
@@ -37,7 +37,7 @@ export function staleRelease(dir: string, info: string): string | null {
   try {
     text = readFileSync(join(dir, PLAN_RECORD), 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errnoCode(e) === 'ENOENT') return null;
     return `its ${PLAN_RECORD} cannot be read (${errorMessage(e)})`;
   }
   let rec: unknown;

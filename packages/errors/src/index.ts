@@ -24,3 +24,9 @@ export class ChaindError<C extends ErrorCode = ErrorCode> extends Error {
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** The `code` of a system error (`'ENOENT'`, `'EEXIST'`…), of anything thrown: undefined when it has none. */
+export function errnoCode(e: unknown): string | undefined {
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -6,7 +6,7 @@ import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import type { ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
 import { clip, quote } from './quote.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
 const TYPE_NAMES: Record<string, string> = {
@@ -252,7 +252,7 @@ async function realTarget(p: string): Promise<string> {
   try {
     return await realpath(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (errnoCode(err) !== 'ENOENT') throw err;
     const i = p.lastIndexOf('/');
     const last = p.slice(i + 1);
     if (i <= 0) return p;

@@ -1,6 +1,7 @@
 // Temp files and folders named after their writer's pid (`<prefix><pid>` or `<prefix><pid>-…`): a writer killed
 // before its rename leaves one behind, which the next writer removes once it knows that pid is gone.
 import { readdirSync } from 'node:fs';
+import { errnoCode } from '@chaind/errors';
 
 /** Whether process `pid` exists (EPERM: it does, owned by another user). */
 export function pidAlive(pid: number): boolean {
@@ -8,7 +9,7 @@ export function pidAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 

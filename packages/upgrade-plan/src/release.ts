@@ -20,6 +20,7 @@ import {
   type DownloadPolicy,
 } from './policy.ts';
 import type { ReleaseSource } from './resolve.ts';
+import { errnoCode } from '@chaind/errors';
 
 export interface PreparedDownload {
   /** without go-getter's `checksum` / `archive` parameters */
@@ -144,7 +145,7 @@ async function kindOf(p: string): Promise<Kind> {
     const st = await lstat(p);
     return st.isFile() ? 'file' : st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : 'other';
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') return null;
     throw err;
   }
 }

@@ -5,7 +5,7 @@ import { UpgradeNameError } from './errors.ts';
 import { leftoversIn } from './leftovers.ts';
 import { upgradeFolderName } from './names.ts';
 import { clip, quote } from './quote.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 /**
  * `<home>/data/upgrade-info.json`: what the old binary leaves at the halt, for chainvisor and for the new binary:
@@ -145,7 +145,7 @@ function readText(path: string, maxBytes: number): Text {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { absent: true };
+    if (errnoCode(e) === 'ENOENT') return { absent: true };
     return { error: errorMessage(e) };
   }
   try {

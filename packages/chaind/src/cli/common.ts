@@ -1,6 +1,6 @@
 // What the command groups share: the home directory, the keyring flags, and how an error reaches the
 // user (one line on stderr and exit code 1; a stack trace only for internal bugs, behind CHAIND_DEBUG=1).
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errnoCode } from '@chaind/errors';
 import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -66,7 +66,7 @@ async function warnOncePerHome(dir: string): Promise<void> {
       mode: 0o600,
     });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    if (errnoCode(e) === 'EEXIST') return;
     // a marker that cannot be written (read-only home): the warning on every command, as before
   }
   printErrLine(`WARNING: the test keyring backend keeps private keys unencrypted in ${dir}; use it for development only (--keyring-backend file)`);

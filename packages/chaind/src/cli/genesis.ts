@@ -21,7 +21,7 @@ import { readPrivValidatorKey } from '../node/keys.ts';
 import { withChainModules } from './chain.ts';
 import { addHomeOption, addKeyringOptions, homeOf, openKeyring, printLine, UserError, type HomeOptions, type KeyringOptions } from './common.ts';
 import { Input } from './input.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 export const genesisPath = (home: string): string => join(home, 'config', 'genesis.json');
 
@@ -29,8 +29,7 @@ async function readGenesisText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new UserError(`genesis file ${path} not found: run "chaind init" first, or pass the right --home`);
+    if (errnoCode(e) === 'ENOENT') throw new UserError(`genesis file ${path} not found: run "chaind init" first, or pass the right --home`);
     throw e;
   }
 }
@@ -52,7 +51,7 @@ export async function writeGenesisFile(path: string, doc: GenesisDoc): Promise<v
   try {
     mode = (await stat(path)).mode & 0o777;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if (errnoCode(e) !== 'ENOENT') throw e;
   }
   await writeFileAtomic(path, writeGenesis(doc), mode);
 }

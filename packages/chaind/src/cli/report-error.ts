@@ -9,7 +9,7 @@ import { NodeKeyError } from '../node/keys.ts';
 import { NodeModeError } from '../node/home-mode.ts';
 import { CometBinaryError } from '../comet/binary.ts';
 import { printErrLine, UserError } from './common.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 function isUserError(e: unknown): e is Error {
   if (
@@ -24,8 +24,8 @@ function isUserError(e: unknown): e is Error {
   )
     return true;
   // a file that is missing, unreadable or in the way: the message names it (ENOENT: …, open '/path')
-  const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  return e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code);
+  const code = errnoCode(e);
+  return e instanceof Error && code !== undefined && /^E[A-Z]+$/.test(code);
 }
 
 /** Reports an error that ended a command; returns the exit code. */

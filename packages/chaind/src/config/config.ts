@@ -11,6 +11,7 @@ import { APP_SETTINGS, type AppConfig } from './app-settings.ts';
 import { COMETBFT_KEY_PATHS } from './cometbft-keys.ts';
 import { MONIKER_EXPECTED, monikerProblem, NODE_SETTINGS, type NodeConfig } from './node-settings.ts';
 import { ConfigError, defaultsOf, readSettings } from './settings.ts';
+import { errnoCode } from '@chaind/errors';
 
 export {
   DEFAULT_QUERY_GAS_LIMIT,
@@ -81,7 +82,7 @@ async function readConfigFile(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ConfigError(`${file} not found: run "chaind init" first, or pass the right --home`);
+    if (errnoCode(e) === 'ENOENT') throw new ConfigError(`${file} not found: run "chaind init" first, or pass the right --home`);
     throw e;
   }
 }

@@ -9,6 +9,7 @@ import { abciDialAddress, formatAbciAddress, type AbciAddress } from './abci.ts'
 import { checkMoniker, configPaths, defaultAppConfig, defaultNodeConfig, type AppConfig, type NodeConfig } from './config.ts';
 import { NODE_SETTINGS } from './node-settings.ts';
 import { renderSettings } from './settings.ts';
+import { errnoCode } from '@chaind/errors';
 
 /** config.toml as `chaind init` writes it: every NODE_SETTINGS key with its doc as a comment. */
 export function renderNodeConfig(c: NodeConfig, chainId?: string): string {
@@ -57,7 +58,7 @@ export async function exists(path: string): Promise<boolean> {
     await stat(path);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (errnoCode(e) === 'ENOENT') return false;
     throw e;
   }
 }

@@ -3,7 +3,7 @@
 //   config/node_key.json            {priv_key{type,value}}                                 the p2p identity
 //   data/priv_validator_state.json  {height, round, step}                                  the last signed vote
 // An ed25519 private key's value is base64(32-byte seed ‖ 32-byte public key), as Go's ed25519.PrivateKey.
-import { ChaindError } from '@chaind/errors';
+import { ChaindError, errnoCode } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -73,7 +73,7 @@ async function readJSON(file: string): Promise<Record<string, unknown>> {
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new NodeKeyError(`${file} not found: run "chaind init" first, or pass the right --home`);
+    if (errnoCode(e) === 'ENOENT') throw new NodeKeyError(`${file} not found: run "chaind init" first, or pass the right --home`);
     throw e;
   }
   try {

@@ -2,7 +2,7 @@
 // releases (RELEASES, the one list) and each upgrade's own checks. An upgrade's checks live beside it, in
 // src/upgrades/<name>/rehearsal.ts exporting `rehearsal: RehearsalChecks`; they see the upgraded node
 // only through its CLI and RPC, as an operator would. Nothing here is part of a release's bundle.
-import { ChaindError, errorMessage } from '@chaind/errors';
+import { ChaindError, errorMessage, errnoCode } from '@chaind/errors';
 import { RELEASES } from '../release.ts';
 
 /** A raw read of one key of a store (abci_query /store/<store>/key). */
@@ -64,7 +64,7 @@ export async function rehearsalChecksOf(name: string): Promise<RehearsalChecks |
   try {
     mod = (await import(file.href)) as { rehearsal?: RehearsalChecks };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(errorMessage(e)).includes(`${name}/rehearsal.ts`)) return undefined;
+    if (errnoCode(e) === 'ERR_MODULE_NOT_FOUND' && errorMessage(e).includes(`${name}/rehearsal.ts`)) return undefined;
     throw e;
   }
   if (typeof mod.rehearsal?.after !== 'function') throw new RehearsalCheckError(`src/upgrades/${name}/rehearsal.ts exports no \`rehearsal: RehearsalChecks\``);

@@ -10,6 +10,7 @@
 //   3. types/params.go ConsensusParams.ValidateBasic (v0.38.25).
 // The messages are CometBFT's (fmt.Errorf texts), prefixed with the field where decoding failed.
 import { createHash } from 'node:crypto';
+import { errorMessage } from '@chaind/errors';
 
 type Json = Record<string, unknown>;
 
@@ -67,7 +68,7 @@ export function checkCometGenesis(text: string): void {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`genesis: invalid JSON: ${(e as Error).message}`);
+    throw new Error(`genesis: invalid JSON: ${errorMessage(e)}`);
   }
   const g = object(raw, 'genesis');
 

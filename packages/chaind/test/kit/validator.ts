@@ -12,6 +12,7 @@ import { setTomlValue } from '../../src/config/toml-edit.ts';
 import { freeLoopbackPorts } from '../../src/cli/testnet/layout.ts';
 import { BIN, childEnv } from './cli.ts';
 import { makeNetworkHomes } from './homes.ts';
+import { errorMessage } from '@chaind/errors';
 
 export const CHAINVISOR_BIN = fileURLToPath(new URL('../../../chainvisor/bin/chainvisor.js', import.meta.url));
 
@@ -29,7 +30,7 @@ function findCometForTests(): CometForTests {
     if (b === undefined) throw new Error(`no cometbft binary (npm run cometbft:install installs CometBFT ${COMETBFT_VERSION} with Go, or set COMETBFT_BIN)`);
     return { bin: checkCometBinary(b).path, skip: false };
   } catch (e) {
-    const why = (e as Error).message;
+    const why = errorMessage(e);
     if (required) return { bin: undefined, skip: false };
     process.stderr.write(`\n*** SKIPPING the CometBFT tests: ${why} ***\n\n`);
     return { bin: undefined, skip: why };

@@ -15,6 +15,7 @@ import {
 } from '@chaind/upgrade-plan';
 import { syncTree } from '../fsync.ts';
 import { makeProgress } from './progress.ts';
+import { errnoCode, errorMessage } from '@chaind/errors';
 
 /** chainvisor's download settings: the rules' knobs, and how progress is shown. */
 export interface FetchPolicy extends DownloadPolicy {
@@ -68,7 +69,7 @@ async function exists(p: string): Promise<boolean> {
     await lstat(p);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (errnoCode(err) === 'ENOENT') return false;
     throw err;
   }
 }
@@ -199,8 +200,7 @@ export async function installRelease(src: ReleaseSource, o: InstallOptions): Pro
     };
   } catch (err) {
     if (err instanceof FetchError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw new FetchError('io', `installing ${p.shown} into ${destDir} failed: ${e.message ?? String(err)}`);
+    throw new FetchError('io', `installing ${p.shown} into ${destDir} failed: ${errorMessage(err)}`);
   } finally {
     await dropTemp(tmp);
   }

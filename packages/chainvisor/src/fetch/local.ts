@@ -7,7 +7,7 @@ import { join, relative, sep } from 'node:path';
 import { checkTree, extractTar, FetchError } from '@chaind/upgrade-plan';
 import { PLAN_RECORD } from '../plan-record.ts';
 import { dropTemp, moveIntoPlace, placeBinary, tempBeside } from './install.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 /** What a path given to init/add-upgrade is: a plain binary (cosmovisor's form), a release folder, or a release archive. */
 export type LocalForm = 'binary' | 'folder' | 'archive';
@@ -20,7 +20,7 @@ export async function localForm(src: string): Promise<LocalForm> {
   try {
     st = await stat(src);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     throw new FetchError('no-binary', code === 'ENOENT' ? `${src} does not exist` : `cannot read ${src}: ${errorMessage(err)}`);
   }
   if (st.isDirectory()) return 'folder';

@@ -16,7 +16,7 @@ import {
 import { generateMnemonic, normalizeMnemonic, privateKeyFromMnemonic, validateMnemonic, type DerivationOptions } from '../crypto/mnemonic.ts';
 import { checkKeyName, KeyringError } from './errors.ts';
 import { OpenError, Sealer, type Sealed } from './sealed.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 export type KeyringBackend = 'test' | 'file';
 
@@ -74,7 +74,7 @@ function keyAad(name: string, pubkeyB64: string): Uint8Array {
 const CHECK_AAD = Buffer.from(`chaind-keyring/v${VERSION}\0check`);
 
 function isMissing(e: unknown): boolean {
-  return (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+  return errnoCode(e) === 'ENOENT';
 }
 
 const PRIVATE_KEY_HEX = /^(?:0x)?([0-9a-fA-F]{64})$/;
@@ -367,7 +367,7 @@ async function writeNewFile(dir: string, fileName: string, contents: string): Pr
     try {
       await link(tmp, join(dir, fileName));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      if (errnoCode(e) === 'EEXIST') return false;
       throw e;
     }
     await syncDir(dir);

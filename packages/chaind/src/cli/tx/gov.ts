@@ -11,7 +11,7 @@ import { UserError } from '../common.ts';
 import { msgFromJSON } from '../query/gateway.ts';
 import { proposalIdArg } from '../query/modules.ts';
 import { addTxOptions, coinsArg, runTx, type TxOptions } from './client.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 const OPTIONS: Readonly<Record<string, VoteOption>> = {
   yes: VoteOption.VOTE_OPTION_YES,
@@ -108,7 +108,7 @@ export function registerGovTxCommands(tx: Command): void {
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
-      throw new UserError(`cannot read proposal file ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(e)}`);
+      throw new UserError(`cannot read proposal file ${file}: ${errnoCode(e) === 'ENOENT' ? 'no such file' : errorMessage(e)}`);
     }
     const p = parseProposalFile(text, file);
     await runTx(o, (proposer) => [

@@ -14,7 +14,7 @@ import type { ConsensusDriver } from '../driver.ts';
 import { secondsBetween } from '../metrics/metrics.ts';
 import { status } from '../grpc-status.ts';
 import { NO_STATE_YET } from '../query/query.ts';
-import { errorMessage } from '@chaind/errors';
+import { errorMessage, errnoCode } from '@chaind/errors';
 
 export const DASHBOARD_PATH = '/upgrade';
 export const DASHBOARD_STATUS_PATH = '/upgrade/status';
@@ -72,7 +72,7 @@ function readSideFile(path: string): SideFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errnoCode(e) === 'ENOENT') return null;
     return { ok: false, error: `cannot read ${path}: ${errorMessage(e)}` };
   }
   try {
