@@ -73,12 +73,13 @@ export class AbciDriver implements ConsensusDriver {
   private readonly times: BlockTimes;
   private server: AbciServer | undefined;
   private resolveDone!: (r: DriverStopResult) => void;
-  private finished = false;
+  /** Serving; stopping on a halt or a failed block (its exception on its way to CometBFT); or done. */
+  private life: { readonly state: 'running' } | { readonly state: 'halting'; readonly result: DriverStopResult } | { readonly state: 'finished' } = {
+    state: 'running',
+  };
   private cometStopping = false;
   /** The consensus connection: the newest that sent a consensus request. */
   private consensus: AbciConnectionInfo | undefined;
-  /** A halt or a failed block waiting for its exception to reach CometBFT (the consensus connection's close). */
-  private halting: DriverStopResult | undefined;
   /** The block FinalizeBlock executed and Commit has not yet committed. */
   private pending: { readonly req: RequestFinalizeBlock; readonly res: CommittedBlock['results'] } | undefined;
 
@@ -120,7 +121,10 @@ export class AbciDriver implements ConsensusDriver {
       // the server's own lines are detail: this driver logs what an operator needs (listening, CometBFT gone)
       // (and connections closing because the node stops are no news)
       log: (level, msg, fields) =>
-        d.logger[level === 'info' || (d.finished && level === 'warn') ? 'debug' : level](msg, fields === undefined ? undefined : definedFields(fields)),
+        d.logger[level === 'info' || (d.life.state === 'finished' && level === 'warn') ? 'debug' : level](
+          msg,
+          fields === undefined ? undefined : definedFields(fields),
+        ),
     });
     d.logger.info('ABCI server listening: waiting for CometBFT', { address: d.server.address, height: o.app.lastBlockHeight.toString() });
     return d;
@@ -181,10 +185,10 @@ export class AbciDriver implements ConsensusDriver {
     }
     if (role === 'consensus') {
       this.consensus = undefined;
-      if (this.halting !== undefined) this.finish(this.halting);
+      if (this.life.state === 'halting') this.finish(this.life.result);
       this.dropPending('the consensus connection closed between FinalizeBlock and Commit: the block is dropped and will be replayed');
     }
-    if (this.finished) return;
+    if (this.life.state === 'finished') return;
     const fields = { connection: id, role: role ?? 'none', error: err?.message };
     if (role === 'consensus' && this.cometStopping) this.logger.debug('CometBFT closed the consensus connection: it is stopping', fields);
     else if (role === 'consensus') this.logger.warn('CometBFT closed the consensus connection; waiting for it to reconnect', fields);
@@ -192,7 +196,7 @@ export class AbciDriver implements ConsensusDriver {
   }
 
   private handle(kind: RequestKind, req: Request, from: AbciConnectionInfo): Response | Promise<Response> {
-    if (this.finished) throw new AbciProtocolError('the node is stopping');
+    if (this.life.state === 'finished') throw new AbciProtocolError('the node is stopping');
     const app = this.app;
     switch (kind) {
       case 'echo':
@@ -242,7 +246,7 @@ export class AbciDriver implements ConsensusDriver {
     try {
       return run();
     } catch (e) {
-      if (this.halting?.reason !== 'halt' || this.haltLingerMs <= 0) throw e;
+      if (this.life.state !== 'halting' || this.life.result.reason !== 'halt' || this.haltLingerMs <= 0) throw e;
       return new Promise((_, reject) => setTimeout(() => reject(e), this.haltLingerMs));
     }
   }
@@ -260,14 +264,14 @@ export class AbciDriver implements ConsensusDriver {
     try {
       return run();
     } catch (e) {
-      if (this.halting !== undefined) throw e; // the upgrade halt, already on its way
+      if (this.life.state !== 'running') throw e; // the upgrade halt, already on its way
       const error = e instanceof Error ? e : new Error(String(e));
       this.logger.error(`${method} failed: the node stops (CometBFT would replay the block into the same failure)`, {
         height: height.toString(),
         error: error.message,
       });
       const r: DriverStopResult = { reason: 'error', error, height: this.app.lastBlockHeight };
-      this.halting = r;
+      this.life = { state: 'halting', result: r };
       setTimeout(() => this.finish(r), HALT_GRACE_MS).unref();
       throw e;
     }
@@ -290,7 +294,7 @@ export class AbciDriver implements ConsensusDriver {
         this.logger.error('halting', { height: req.height.toString(), kind: r.kind, exitCode: r.exitCode, msg: r.message });
         // the exception reaches CometBFT before the process exits: finish when the server has written it
         // and closed the connection, or after a grace period
-        this.halting = r;
+        this.life = { state: 'halting', result: r };
         setTimeout(() => this.finish(r), this.haltLingerMs + HALT_GRACE_MS).unref();
       }
       throw e;
@@ -338,8 +342,8 @@ export class AbciDriver implements ConsensusDriver {
   }
 
   private finish(r: DriverStopResult): void {
-    if (this.finished) return;
-    this.finished = true;
+    if (this.life.state === 'finished') return;
+    this.life = { state: 'finished' };
     const server = this.server;
     this.server = undefined;
     void (async () => {
