@@ -202,8 +202,8 @@ describe(`faults in the upgrade ${OLD} → ${NEXT}, node side`, () => {
     const old = startNode(bin, OLD, home);
     const url = (await old.proc.waitForLog(/RPC server listening url=(\S+)/, 120_000))[1];
     const status = JSON.parse((await cli(bin, OLD, ['status', '--node', url])).stdout) as { sync_info: { latest_block_height: string } };
-    // 100 ms blocks: the 20 s voting period is 200 of them; the rest is room for the CLI's steps under load
-    // (CI of ab8b1b2: with 300 the plan passed 7 blocks before H, and the node halted before the plan was seen)
+    // 100 ms blocks: the 20 s voting period is 200 of them; the rest is room for the CLI's steps under load,
+    // so that the plan is seen scheduled before the node halts at H
     h = BigInt(status.sync_info.latest_block_height) + 500n;
     await proposeAndPassUpgrade({
       cli: (args) => cli(bin, OLD, args),
