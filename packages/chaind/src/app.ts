@@ -1,17 +1,24 @@
 import { SignaturePreverifier } from '@chaind/sdk/admission';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Context, type Logger } from '@chaind/sdk/app';
 import { moduleAddress, type VerifiedSignaturesOptions } from '@chaind/sdk/crypto';
-import { CommitMultiStore, prefixEnd, readU64be, type StoreSizeLimit } from '@chaind/sdk/store';
+import { CommitMultiStore, type StoreSizeLimit } from '@chaind/sdk/store';
 import type { DecodedTx } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
 import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
-import { chooseStoreLoader, DONE_PREFIX, STORE_KEY as UPGRADE_STORE_KEY, upgradeModule, type UpgradeKeeper, type UpgradeModule } from '@chaind/sdk/x/upgrade';
+import {
+  chooseStoreLoader,
+  compareCompletedUpgrades,
+  STORE_KEY as UPGRADE_STORE_KEY,
+  upgradeModule,
+  type UpgradeKeeper,
+  type UpgradeModule,
+} from '@chaind/sdk/x/upgrade';
 import { MODULE_NAME as VALIDATORS_MODULE_NAME, validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
 import { UPGRADES, type ChainKeepers, type Upgrade } from './upgrades/index.ts';
 
 export { upgradesOf } from './upgrades/index.ts';
-import { moduleSchedule, scheduledModule, upgradeHandler, UpgradeListError, type ScheduledModule } from './upgrades/schedule.ts';
+import { moduleSchedule, scheduledModule, scheduledStoreKey, upgradeHandler, UpgradeListError, type ScheduledModule } from './upgrades/schedule.ts';
 import { CHAIND_VERSION } from './version.ts';
 
 export const APP_NAME = 'chaind';
@@ -109,16 +116,10 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
   });
   const auth = authModule({ keeper: accounts });
   const bank = bankModule({ accounts });
-  // the one store key an upgrade may change (validators → valset in v2); the last upgrade to set it wins
-  const valsetKey = upgrades.reduce<string | undefined>((k, u) => u.modules?.[VALIDATORS_MODULE_NAME]?.storeKey ?? k, undefined);
-  const validators = validatorsModule({ storeKey: valsetKey });
+  const validators = validatorsModule({ storeKey: scheduledStoreKey(upgrades, VALIDATORS_MODULE_NAME) });
   const gov = govModule({ bank: bank.keeper, accounts, votingPower: validators.keeper.votingPower });
   const base: AppModule[] = [upgrade, auth, bank, validators, gov];
   const schedule = moduleSchedule(Object.fromEntries(base.map((m) => [m.name, m.consensusVersion])), upgrades);
-  for (const s of schedule.values()) {
-    if (s.storeKey !== undefined && s.name !== VALIDATORS_MODULE_NAME)
-      throw new UpgradeListError(`module "${s.name}": only the validators module's store key can be changed by an upgrade`);
-  }
   const keepers: ChainKeepers = { upgrade: upgrade.keeper, accounts, bank: bank.keeper, validators: validators.keeper, gov: gov.keeper };
   const added: AppModule[] = [...schedule.values()].filter((s) => s.create !== undefined).map((s) => (s.create as (k: ChainKeepers) => AppModule)(keepers));
   const all = [...base, ...added].map((m) => {
@@ -206,7 +207,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     bank: bank.keeper,
     validators: validators.keeper,
     gov: gov.keeper,
-    upgradeHistory: (ctx) => upgradeHistoryOf(ctx, chain.schedule),
+    upgradeHistory: (ctx) => upgradeHistoryOf(ctx, chain.schedule, upgrade.keeper),
     preverify: (tx) => preverifier.preverify(tx),
     refused: (tx) => preverifier.refused(tx),
     close: async () => {
@@ -217,20 +218,14 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
   };
 }
 
-function upgradeHistoryOf(ctx: Context, schedule: ReadonlyMap<string, ScheduledModule>): { name: string; height: bigint }[] {
+function upgradeHistoryOf(ctx: Context, schedule: ReadonlyMap<string, ScheduledModule>, upgrade: UpgradeKeeper): { name: string; height: bigint }[] {
   // a module's history keeps the upgrades imported at genesis too; the upgrade module's, only those applied here
   const keeper = [...schedule.values()].find((s) => s.history !== undefined && ctx.store.hasStore(s.storeKey ?? s.name));
-  const out: { name: string; height: bigint }[] = [];
-  if (keeper?.history !== undefined) out.push(...keeper.history(ctx));
-  else {
-    for (const e of ctx.kvStore(UPGRADE_STORE_KEY).iterator(DONE_PREFIX, prefixEnd(DONE_PREFIX))) {
-      out.push({ name: new TextDecoder().decode(e.key.subarray(DONE_PREFIX.length)), height: readU64be(e.value) });
-    }
-  }
-  return out.sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (keeper?.history === undefined) return upgrade.getDoneUpgrades(ctx);
+  return keeper.history(ctx).sort(compareCompletedUpgrades);
 }
 
 /** The protocol version committed under key 0x3, which Info reports as the app version. */
 function readProtocolVersion(app: BaseApp<DecodedTx>, k: UpgradeKeeper): bigint {
-  return app.withQueryContext((ctx) => (ctx.store.hasStore('upgrade') ? k.getProtocolVersion(ctx) : 0n));
+  return app.withQueryContext((ctx) => (ctx.store.hasStore(UPGRADE_STORE_KEY) ? k.getProtocolVersion(ctx) : 0n));
 }

@@ -7,7 +7,7 @@ import type { AppModule } from '@chaind/sdk/app';
 import { concatBytes, toHex, u64be, utf8 } from '@chaind/sdk/store';
 import { assertSameAsGenesis, newHome, queriedModuleVersions, removeTmpDirs, storeLayout, TestChain, upgradedThrough } from '@chaind/chaind/testing';
 import { moduleVersions } from '../app.ts';
-import { moduleSchedule, UpgradeListError } from './schedule.ts';
+import { moduleSchedule, scheduledStoreKey, UpgradeListError } from './schedule.ts';
 import type { Upgrade } from './types.ts';
 import { recordUpgrade } from './v2/chaininfo.ts';
 import { v2 } from './v2/index.ts';
@@ -113,6 +113,12 @@ describe('upgrade N+1 (a throw-away v3 after v2)', () => {
       'upgrade "v3", module "bank": the module already exists (since genesis)',
     );
     refused([v2, v2], 'upgrade "v2" is listed twice');
+    refused(
+      [{ name: 'v3', storeUpgrades: { renamed: [{ oldKey: 'bank', newKey: 'coins' }] }, modules: { bank: { consensusVersion: 1n, storeKey: 'coins' } } }],
+      'upgrade "v3", module "bank": only the validators module\'s store key can be changed by an upgrade',
+    );
+    assert.equal(scheduledStoreKey([v2, v3], 'validators'), 'valset', 'v2 moved the validator set; v3 leaves it there');
+    assert.equal(scheduledStoreKey([], 'validators'), undefined, 'its own store before any upgrade');
     // the hidden link of the old shape: a later chaininfo migration that forgets the per-upgrade hook
     const { onEveryUpgrade: _, ...forgetful } = (v3.modules ?? {}).chaininfo;
     refused(

@@ -4,6 +4,7 @@
 import { ChaindError } from '@chaind/errors';
 import type { AppModule, ModuleManager } from '@chaind/sdk/app';
 import type { UpgradeHandler } from '@chaind/sdk/x/upgrade';
+import { MODULE_NAME as VALIDATORS } from '@chaind/sdk/x/validators';
 import type { ChainKeepers, ModuleMigration, Upgrade, UpgradeHistory, UpgradeHook } from './types.ts';
 
 export class UpgradeListError extends ChaindError<'upgrade-list'> {
@@ -35,6 +36,14 @@ export interface ScheduledModule {
   readonly history?: UpgradeHistory;
 }
 
+/** The modules whose store an upgrade may move (`storeKey`): the validator set (validators → valset in v2). */
+const MOVABLE_STORES: ReadonlySet<string> = new Set([VALIDATORS]);
+
+/** The store key `module` has after the upgrade list (the last upgrade to move it wins); undefined: its own. */
+export function scheduledStoreKey(upgrades: readonly Upgrade[], module: string): string | undefined {
+  return upgrades.reduce<string | undefined>((k, u) => u.modules?.[module]?.storeKey ?? k, undefined);
+}
+
 /**
  * Folds the upgrade list over the genesis modules (name → consensus version). Throws an
  * `UpgradeListError` naming the upgrade and module for a declaration that cannot be applied.
@@ -50,6 +59,8 @@ export function moduleSchedule(genesis: Readonly<Record<string, bigint>>, upgrad
     for (const name of Object.keys(mods).sort()) {
       const d = mods[name];
       const at = `upgrade "${u.name}", module "${name}"`;
+      if (d.storeKey !== undefined && !MOVABLE_STORES.has(name))
+        throw new UpgradeListError(`${at}: only the ${[...MOVABLE_STORES].join(', ')} module's store key can be changed by an upgrade`);
       const prev = out.get(name);
       if (prev === undefined) {
         if (d.create === undefined) throw new UpgradeListError(`${at}: no such module before this upgrade; a module an upgrade adds needs create`);

@@ -59,7 +59,7 @@ test('scheduleUpgrade checks in the SDK order and wording, first failure wins', 
     assert.equal(k.getUpgradePlan(ctx), undefined);
   }));
 
-test('done heights, the last completed upgrade (ties: greatest name), the version map and the protocol version', () =>
+test('done heights, the applied upgrades and the last one (ties: greatest name), the version map and the protocol version', () =>
   withKeeper((k, at) => {
     const ctx = at(7n);
     assert.equal(k.getDoneHeight(ctx, 'v2'), 0n);
@@ -75,6 +75,15 @@ test('done heights, the last completed upgrade (ties: greatest name), the versio
     k.setUpgradeHandler('c', noop);
     k.applyUpgrade(at(9n), plan({ name: 'c', height: 9n }));
     assert.deepEqual(k.getLastCompletedUpgrade(ctx), { name: 'c', height: 9n });
+    assert.deepEqual(
+      k.getDoneUpgrades(ctx),
+      [
+        { name: 'a', height: 7n },
+        { name: 'b', height: 7n },
+        { name: 'c', height: 9n },
+      ],
+      'by height, then name',
+    );
     assert.equal(k.getProtocolVersion(ctx), 3n, 'one per applied upgrade');
     assert.deepEqual(k.getModuleVersionMap(ctx), { auth: 1n, bank: 2n });
     // an empty map writes nothing and a map without a module never deletes it

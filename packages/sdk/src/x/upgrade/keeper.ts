@@ -34,6 +34,12 @@ export interface UpgradeKeeperOptions {
   readonly logger?: Logger;
 }
 
+/** Orders applied upgrades by height, then name: the order every history of them is shown in. */
+export function compareCompletedUpgrades(a: CompletedUpgrade, b: CompletedUpgrade): number {
+  if (a.height !== b.height) return a.height < b.height ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
 export interface CompletedUpgrade {
   readonly name: string;
   readonly height: bigint;
@@ -153,15 +159,18 @@ export class UpgradeKeeper {
     this.store(ctx).set(doneKey(name), u64be(height));
   }
 
+  /** Every applied upgrade, by height (ties: by name): the upgrade module's own history. */
+  getDoneUpgrades(ctx: Context): CompletedUpgrade[] {
+    const out: CompletedUpgrade[] = [];
+    for (const e of this.store(ctx).iterator(DONE_PREFIX, prefixEnd(DONE_PREFIX))) {
+      out.push({ name: Buffer.from(e.key.subarray(DONE_PREFIX.length)).toString('utf8'), height: readU64be(e.value) });
+    }
+    return out.sort(compareCompletedUpgrades);
+  }
+
   /** The applied upgrade with the highest height (ties: the greatest name); undefined when none. */
   getLastCompletedUpgrade(ctx: Context): CompletedUpgrade | undefined {
-    let best: CompletedUpgrade | undefined;
-    for (const e of this.store(ctx).iterator(DONE_PREFIX, prefixEnd(DONE_PREFIX))) {
-      const name = Buffer.from(e.key.subarray(1)).toString('utf8');
-      const height = readU64be(e.value);
-      if (best === undefined || height > best.height || (height === best.height && name > best.name)) best = { name, height };
-    }
-    return best;
+    return this.getDoneUpgrades(ctx).at(-1);
   }
 
   getModuleVersionMap(ctx: Context): VersionMap {
