@@ -6,6 +6,8 @@ import { jsonFields } from '../../genesis/json.ts';
 import { compareBytes, toHex } from '../../store/index.ts';
 import { addCoins, coinsEqual, coinsToString, fromProtoCoin, toProtoCoins, validateCoins, validateDenom, type Coin } from '../../types/coins.ts';
 import type { BankKeeper } from './keeper.ts';
+import type { BankSendKeeper } from './send.ts';
+import type { BankViewKeeper } from './view.ts';
 
 export interface GenesisCoinJSON {
   denom: string;
@@ -79,7 +81,7 @@ function sendEnabledList(v: unknown, where: string): SendEnabledJSON[] {
  * Parses and validates, as Cosmos' GenesisState.Validate: valid bech32 addresses with this chain's
  * prefix, no address twice, valid coin sets, and a supply (when given) equal to the sum of balances.
  */
-export function parseBankGenesis(raw: unknown, keeper: BankKeeper): BankGenesis {
+export function parseBankGenesis(raw: unknown, keeper: BankViewKeeper): BankGenesis {
   const g = object(raw, 'genesis', ['params', 'balances', 'supply', 'denom_metadata', 'send_enabled']);
   const params = g.params === undefined ? {} : object(g.params, 'params', ['send_enabled', 'default_send_enabled']);
   const defaultSendEnabled = boolean(params.default_send_enabled, 'params.default_send_enabled', true);
@@ -131,7 +133,7 @@ export function initBankGenesis(ctx: Context, keeper: BankKeeper, raw: unknown):
   for (const c of g.supply) keeper.setSupply(ctx, c);
 }
 
-export function exportBankGenesis(ctx: Context, keeper: BankKeeper): BankGenesisJSON {
+export function exportBankGenesis(ctx: Context, keeper: BankSendKeeper): BankGenesisJSON {
   const byAddress = new Map<string, { address: Uint8Array; coins: Coin[] }>();
   keeper.iterateAllBalances(ctx, (address, coin) => {
     const key = toHex(address);

@@ -7,7 +7,7 @@ import { bech32DataLength } from '../../crypto/index.ts';
 import { decodeMsgSend } from '../../codec/index.ts';
 import { fromProtoCoins, type Coin } from '../../types/coins.ts';
 import { msgSendAmino } from './amino.ts';
-import type { BankKeeper } from './keeper.ts';
+import type { BankSendKeeper } from './send.ts';
 import { errorMessage } from '@chaind/errors';
 
 export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
@@ -46,7 +46,7 @@ export const msgSendCodec: typeof MsgSend = {
 };
 
 /** cosmos.bank.v1beta1.Msg/Send: refuses disabled denoms and blocked recipients, then moves the coins. */
-export function msgSendRoute(keeper: BankKeeper): MsgRoute<MsgSend, MsgSendResponse> {
+export function msgSendRoute(keeper: BankSendKeeper): MsgRoute<MsgSend, MsgSendResponse> {
   return {
     typeUrl: MSG_SEND_TYPE_URL,
     codec: msgSendCodec,
@@ -65,6 +65,6 @@ export function msgSendRoute(keeper: BankKeeper): MsgRoute<MsgSend, MsgSendRespo
   };
 }
 
-export function registerBankMsgServer(router: MsgRouter, keeper: BankKeeper): void {
+export function registerBankMsgServer(router: MsgRouter, keeper: BankSendKeeper): void {
   router.register(msgSendRoute(keeper));
 }

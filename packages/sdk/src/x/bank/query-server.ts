@@ -18,7 +18,7 @@ import type { PageResponse } from 'cosmjs-types/cosmos/base/query/v1beta1/pagina
 import type { Context } from '../../app/context.ts';
 import type { QueryRouter, ServiceImpl } from '../../app/router.ts';
 import { toProtoCoin, toProtoCoins, validateDenom } from '../../types/coins.ts';
-import type { BankKeeper } from './keeper.ts';
+import type { BankSendKeeper } from './send.ts';
 
 const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
   ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;
@@ -45,8 +45,8 @@ export type BankQueryDefinition = typeof BankQueryDefinition;
 /** Pagination is not implemented: every result in one page, with its total. */
 const onePage = (n: number): PageResponse => ({ nextKey: new Uint8Array(0), total: BigInt(n) });
 
-/** Query handlers; with no vesting or locks, spendable equals balance. */
-export function bankQueryServer(keeper: BankKeeper): ServiceImpl<BankQueryDefinition> {
+/** Query handlers (reads only; params are the send keeper's); with no vesting or locks, spendable equals balance. */
+export function bankQueryServer(keeper: BankSendKeeper): ServiceImpl<BankQueryDefinition> {
   const balance = (ctx: Context, address: string, denom: string): QueryBalanceResponse => {
     validateDenom(denom);
     return { balance: toProtoCoin(keeper.getBalance(ctx, address, denom)) };
@@ -69,6 +69,6 @@ export function bankQueryServer(keeper: BankKeeper): ServiceImpl<BankQueryDefini
   };
 }
 
-export function registerBankQueryServer(router: QueryRouter, keeper: BankKeeper): void {
+export function registerBankQueryServer(router: QueryRouter, keeper: BankSendKeeper): void {
   router.registerService(BankQueryDefinition, bankQueryServer(keeper));
 }
