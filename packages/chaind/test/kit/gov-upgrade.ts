@@ -1,8 +1,14 @@
 // The governance steps of an upgrade test, as an operator types them: `tx upgrade software-upgrade`
-// with the deposit, the validator's yes vote, then `query upgrade plan` until the plan is scheduled.
+// with the deposit, the validator's yes vote, then `query upgrade plan` once the plan is scheduled.
 // Broadcast in commit mode (a dev node), or in sync mode (CometBFT) waiting for the proposal before the vote.
 // Every upgrade test takes them from here, the root ones (test/kit/visor-chain.ts) included.
+// The waits poll the node's JSON-RPC from this process: a CLI run per poll cost a node start each.
 import assert from 'node:assert/strict';
+import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1/gov';
+import { QueryProposalRequest, QueryProposalResponse } from 'cosmjs-types/cosmos/gov/v1/query';
+import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import { errorMessage } from '@chaind/errors';
+import { RpcClient } from '../../src/cli/query/rpc.ts';
 import type { Run } from './cli.ts';
 
 export interface GovUpgradeOptions {
@@ -86,10 +92,18 @@ export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly stri
 export async function proposeUpgrade(o: GovUpgradeOptions): Promise<void> {
   assertTxOk(await submitUpgradeProposal(o), 'the proposal', o);
   if (o.broadcastMode !== 'sync') return;
+  const rpc = new RpcClient(o.node);
+  const req = QueryProposalRequest.encode({ proposalId: BigInt(o.proposal) }).finish();
+  let last = '';
   for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 300))) {
-    const q = await o.cli(['query', 'gov', 'proposal', String(o.proposal), '-o', 'json', '--node', o.node]);
-    if (q.code === 0 && q.stdout.includes('PROPOSAL_STATUS_VOTING_PERIOD')) return;
-    if (Date.now() > end) assert.fail(`proposal ${o.proposal} is not in its voting period: ${q.stdout}${q.stderr}${contextOf(o)}`);
+    try {
+      const status = QueryProposalResponse.decode(await rpc.abciQuery('/cosmos.gov.v1.Query/Proposal', req)).proposal?.status;
+      if (status === ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD) return;
+      last = `status ${String(status)}`;
+    } catch (e) {
+      last = errorMessage(e); // not in a block yet: the query says the proposal does not exist
+    }
+    if (Date.now() > end) assert.fail(`proposal ${o.proposal} is not in its voting period: ${last}${contextOf(o)}`);
   }
 }
 
@@ -98,11 +112,23 @@ export async function voteYes(o: GovUpgradeOptions): Promise<void> {
   assertTxOk(await o.cli(['tx', 'gov', 'vote', String(o.proposal), 'yes', '--from', o.voter ?? 'validator', ...txFlags(o)]), 'the vote', o);
 }
 
-/** Resolves once `query upgrade plan` names the upgrade; fails after `waitMs`. */
+/** Resolves once the node's plan is the upgrade, and `query upgrade plan` says so; fails after `waitMs`. */
 export async function waitForPlan(o: GovUpgradeOptions): Promise<void> {
+  const rpc = new RpcClient(o.node);
+  const req = QueryCurrentPlanRequest.encode({}).finish();
+  const scheduled = async (): Promise<boolean> => {
+    try {
+      return QueryCurrentPlanResponse.decode(await rpc.abciQuery('/chain.upgrade.v1beta1.Query/CurrentPlan', req)).plan?.name === o.name;
+    } catch {
+      return false; // a node restarting, or between blocks: asked again
+    }
+  };
   for (const end = Date.now() + (o.waitMs ?? 60_000); Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+    if (!(await scheduled())) continue;
     const q = await o.cli(['query', 'upgrade', 'plan', '-o', 'json', '--node', o.node]);
-    if (q.code === 0 && (JSON.parse(q.stdout) as { name?: string }).name === o.name) return;
+    assert.equal(q.code, 0, `query upgrade plan: ${q.stderr}${contextOf(o)}`);
+    assert.equal((JSON.parse(q.stdout) as { name?: string }).name, o.name, `query upgrade plan: ${q.stdout}${contextOf(o)}`);
+    return;
   }
   assert.fail(`the ${o.name} plan was not scheduled${contextOf(o)}`);
 }
