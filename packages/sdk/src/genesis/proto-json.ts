@@ -57,16 +57,30 @@ interface Field {
   readonly node: Node;
 }
 
-const snake = (k: string): string => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// proto field names (protojson) ↔ lowerCamelCase JSON names (ts-proto), as protoc derives the latter
+/** A generated field name's proto field name: votingPeriod → voting_period. */
+export const protoName = (k: string): string => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camel = (k: string): string => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+function rekey(v: unknown, f: (k: string) => string): unknown {
+  if (Array.isArray(v)) return v.map((x) => rekey(x, f));
+  if (!isObject(v)) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k === '@type' ? k : f(k), rekey(x, f)]));
+}
+/** Every key of a JSON value (at any depth) as its proto field name; "@type" stays. */
+export const protoNames = (v: unknown): unknown => rekey(v, protoName);
+/** Every key of a JSON value (at any depth) as its lowerCamelCase JSON name; "@type" stays. */
+export const jsonNames = (v: unknown): unknown => rekey(v, camel);
+
 const at = (v: unknown, path: readonly (string | 0)[]): unknown => path.reduce<unknown>((x, k) => (x as Record<string | number, unknown>)[k], v);
 const nest = (path: readonly (string | 0)[], leaf: unknown): unknown => path.reduceRight((x, k) => (k === 0 ? [x] : { [k]: x }), leaf);
 
 /**
  * The field tree of a codec's message, found by asking the codec: fromPartial fills every field with its
  * default (a message field stays undefined until given {}, so it is probed with one), and toJSON tells an
- * enum (a name) from a number and a Timestamp (a string) from a Duration ({seconds, nanos}). A scalar
- * list's element, or a oneof scalar, is passed through unchecked (gov has neither).
+ * enum (a name) from a number and a Timestamp (a string) from a Duration ({seconds, nanos}); an Any is
+ * {typeUrl, value}. A scalar list's element, or a oneof scalar, is passed through unchecked (gov has neither).
  */
 function describe<T>(codec: ProtoCodec<T>): Node {
   const partial = codec.fromPartial as (o: unknown) => T;
@@ -92,7 +106,7 @@ function describe<T>(codec: ProtoCodec<T>): Node {
       else if (v instanceof Uint8Array) node = { kind: 'bytes' };
       else if (Array.isArray(v)) node = { kind: 'list', of: message([...p, 0], depth + 1) };
       else node = message(p, depth + 1);
-      return { name, json: snake(name), node };
+      return { name, json: protoName(name), node };
     });
     return { kind: 'message', fields };
   };

@@ -4,12 +4,12 @@
 import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
 import { GenesisState } from 'cosmjs-types/cosmos/gov/v1/genesis';
-import { ProposalStatus, VoteOption, type Deposit, type Proposal, type Vote } from 'cosmjs-types/cosmos/gov/v1/gov';
+import { ProposalStatus, VoteOption, type Deposit, type Proposal, type TallyResult, type Vote } from 'cosmjs-types/cosmos/gov/v1/gov';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
 import { errorMessage } from '../../app/errors.ts';
 import type { MsgRouter } from '../../app/router.ts';
-import { fromProtoJSON, toProtoJSON, type AnyJSON, type ProtoJSON, type ProtoJsonOptions } from '../../genesis/proto-json.ts';
+import { fromProtoJSON, jsonNames, protoName, protoNames, toProtoJSON, type AnyJSON, type ProtoJSON, type ProtoJsonOptions } from '../../genesis/proto-json.ts';
 import { toHex } from '../../store/index.ts';
 import { addCoins, coinsEqual, coinsToString, fromProtoCoins, type Coin } from '../../types/coins.ts';
 import { getAllDeposits, setDeposit } from './deposits.ts';
@@ -53,19 +53,10 @@ function guard<T>(where: string, f: () => T): T {
 
 type Obj = Record<string, unknown>;
 
-// protobuf JSON uses the proto field names; cosmjs-types and ts-proto codecs use lowerCamelCase
-const camel = (k: string): string => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-const snake = (k: string): string => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-function rekey(v: unknown, f: (k: string) => string): unknown {
-  if (Array.isArray(v)) return v.map((x) => rekey(x, f));
-  if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k === '@type' ? k : f(k), rekey(x, f)]));
-}
-
 export function anyToJSON(any: Any, router: MsgRouter | undefined): AnyJSON {
   const codec = router?.has(any.typeUrl) ? router.route(any.typeUrl).codec : undefined;
   if (codec?.toJSON !== undefined) {
-    const fields = rekey(codec.toJSON(codec.decode(any.value)), snake) as Obj;
+    const fields = protoNames(codec.toJSON(codec.decode(any.value))) as Obj;
     return { '@type': any.typeUrl, ...fields };
   }
   return { '@type': any.typeUrl, value: Buffer.from(any.value).toString('base64') };
@@ -78,7 +69,7 @@ export function anyFromJSON(v: unknown, where: string, router: MsgRouter | undef
   const codec = router?.has(typeUrl) ? router.route(typeUrl).codec : undefined;
   if (codec?.fromJSON !== undefined) {
     try {
-      return { typeUrl, value: codec.encode(codec.fromJSON(rekey(fields, camel))).finish() };
+      return { typeUrl, value: codec.encode(codec.fromJSON(jsonNames(fields))).finish() };
     } catch (e) {
       throw new GovGenesisError(`${where}: cannot read ${typeUrl}: ${errorMessage(e)}`);
     }
@@ -123,13 +114,6 @@ const LIVE_STATUSES: readonly ProposalStatus[] = [
   ProposalStatus.PROPOSAL_STATUS_FAILED,
 ];
 
-const TALLY_COUNTS = [
-  ['yes_count', 'yesCount'],
-  ['abstain_count', 'abstainCount'],
-  ['no_count', 'noCount'],
-  ['no_with_veto_count', 'noWithVetoCount'],
-] as const;
-
 /** The checks beyond the JSON's shape; `raw` is the proposal's JSON, for the texts of errors. */
 function checkProposal(p: Proposal, raw: ProposalJSON, where: string, k: GovKeeper): Proposal {
   if (!LIVE_STATUSES.includes(p.status)) throw new GovGenesisError(`${where}.status ${JSON.stringify(raw.status)} is not a proposal status`);
@@ -146,9 +130,10 @@ function checkProposal(p: Proposal, raw: ProposalJSON, where: string, k: GovKeep
   if (tally === undefined) return p;
   // a count left out reads as 0
   const counts = { ...tally };
-  for (const [json, field] of TALLY_COUNTS) {
-    if (raw.final_tally_result?.[json] === undefined) counts[field] = '0';
-    else if (!/^[0-9]+$/.test(counts[field])) throw new GovGenesisError(`${where}.final_tally_result.${json} must be a non-negative integer string`);
+  for (const field of Object.keys(counts) as (keyof TallyResult)[]) {
+    const name = protoName(field);
+    if ((raw.final_tally_result as Obj | null)?.[name] === undefined) counts[field] = '0';
+    else if (!/^[0-9]+$/.test(counts[field])) throw new GovGenesisError(`${where}.final_tally_result.${name} must be a non-negative integer string`);
   }
   return { ...p, finalTallyResult: counts };
 }
@@ -167,8 +152,9 @@ const LEGACY_PARAMS = ['deposit_params', 'voting_params', 'tally_params'] as con
 export function parseGenesis(raw: unknown, k: GovKeeper): GovGenesis {
   const router = k.routerIfSet();
   // params are read on their own, a missing field taking gov's default rather than protobuf's
-  const { params: rawParams, ...rest } = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Obj) : { params: undefined };
-  const parsed = fromProtoJSON(GenesisState, raw === rest ? raw : rest, '', jsonOptions(router), GenesisState.fromPartial({ startingProposalId: 1n }));
+  const isObj = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+  const { params: rawParams, ...rest } = isObj ? (raw as Obj) : { params: undefined };
+  const parsed = fromProtoJSON(GenesisState, isObj ? rest : raw, '', jsonOptions(router), GenesisState.fromPartial({ startingProposalId: 1n }));
   const json = rest as Partial<GovGenesisJSON>;
   for (const legacy of LEGACY_PARAMS) {
     if (json[legacy] !== undefined && json[legacy] !== null) throw new GovGenesisError(`${legacy} is deprecated since v0.47: use params`);
