@@ -94,6 +94,7 @@ describe('genesis', () => {
     bad({ min_deposit_ratio: '2' }, 'gov genesis: params.min_deposit_ratio: must be at most 1, got 2');
     bad({ burn_vote_veto: 'yes' }, 'gov genesis: params.burn_vote_veto must be a boolean');
     bad({ votingperiod: '1s' }, 'gov genesis: params has an unknown field "votingperiod"');
+    bad({ min_deposit: [{ denom: 'stake', amount: '1', amout: '2' }] }, 'gov genesis: params.min_deposit[0] has an unknown field "amout"');
     assert.throws(() => parseGenesis({ ...defaultGenesis(), tally_params: { quorum: '0.5' } }, keeper), /tally_params is deprecated since v0\.47: use params/);
     assert.throws(() => parseGenesis({ ...defaultGenesis(), starting_proposal_id: '0' }, keeper), /starting_proposal_id must be at least 1/);
   });
@@ -139,6 +140,14 @@ describe('genesis', () => {
     assert.throws(
       () => parseGenesis(g({ proposals: [{ ...proposal, status: 'PASSED' }] as GovGenesisJSON['proposals'] }), keeper),
       /status "PASSED" is not a proposal status/,
+    );
+    // a misspelt key is refused at any depth, with its path
+    const unknown = (o: Record<string, unknown>, message: string): void =>
+      assert.throws(() => parseGenesis({ ...defaultGenesis(), starting_proposal_id: '2', ...o }, keeper), { name: 'GovGenesisError', message });
+    unknown({ proposals: [{ ...proposal, final_tally_result: { yes: '1' } }] }, 'gov genesis: proposals[0].final_tally_result has an unknown field "yes"');
+    unknown(
+      { proposals: [proposal], votes: [{ ...vote, options: [{ option: 'VOTE_OPTION_YES', weigth: '1' }] }] },
+      'gov genesis: votes[0].options[0] has an unknown field "weigth"',
     );
   });
 
