@@ -33,7 +33,7 @@ if (profile !== undefined && process.env.NODE_TEST_CONTEXT !== undefined && file
       const own = process.cpuUsage();
       cpuMs = (own.user + own.system) / 1000;
     }
-    const line = { file: relative(process.cwd(), file), wallMs: Math.round(performance.now()), cpuMs: Math.round(cpuMs) };
+    const line = { file: relative(process.cwd(), file), wallMs: Math.round(performance.now()), cpuMs: Math.round(cpuMs), endedAt: Date.now() };
     appendFileSync(profile, `${JSON.stringify(line)}\n`);
   });
 }

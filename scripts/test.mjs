@@ -106,7 +106,7 @@ const profileDir = mkdtempSync(join(tmpdir(), 'chaind-test-profile-'));
 env.CHAIND_TEST_PROFILE = join(profileDir, 'files.jsonl');
 const started = Date.now();
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
-printProfile(env.CHAIND_TEST_PROFILE);
+printProfile(env.CHAIND_TEST_PROFILE, started);
 rmSync(profileDir, { recursive: true, force: true });
 console.log(
   `# ${values.tier === undefined ? 'fast and e2e tiers' : `${values.tier} tier`}: ${selected.length} files, ${concurrency} at a time, ${((Date.now() - started) / 1000).toFixed(0)} s`,
@@ -114,7 +114,7 @@ console.log(
 process.exit(r.status ?? 1);
 
 /** The files that cost the run most (scripts/test-guard.mjs writes one line per file): where to look first. */
-function printProfile(path) {
+function printProfile(path, started) {
   let rows;
   try {
     rows = readFileSync(path, 'utf8')
@@ -129,4 +129,11 @@ function printProfile(path) {
   const cpu = rows.reduce((t, r) => t + r.cpuMs, 0);
   console.log(`# CPU of the test files and the processes they waited for: ${s(cpu)} s in all; the costliest:`);
   for (const r of [...rows].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 25)) console.log(`#   cpu ${s(r.cpuMs)} s  wall ${s(r.wallMs)} s  ${r.file}`);
+  // the end of the run: a file that starts late and runs long leaves the other slots idle
+  console.log('# the last files to end (seconds from the start of the run):');
+  for (const r of [...rows]
+    .sort((a, b) => b.endedAt - a.endedAt)
+    .slice(0, 6)
+    .reverse())
+    console.log(`#   ${s(r.endedAt - r.wallMs - started)} s → ${s(r.endedAt - started)} s  ${r.file}`);
 }

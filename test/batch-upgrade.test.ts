@@ -3,10 +3,10 @@
 // carries out the first at its height (node stopped, current switched to the v2 release, relaunched) and then moves
 // the second into upgrade-info.json, where it waits for its height.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import { runInGroup } from '@chaind/chaind/testing';
 import { CHAINVISOR, chaindScript, cleanupVisorChains, cli, createVisorChain, until, waitForHeight } from './kit/visor-chain.ts';
 
 describe('batch upgrades under chainvisor (add-batch-upgrade, upgrade-info.json.batch)', () => {
@@ -25,11 +25,11 @@ describe('batch upgrades under chainvisor (add-batch-upgrade, upgrade-info.json.
       await waitForHeight(c, v, 2);
       const h1 = (await c.height()) + 8;
       const h2 = h1 + 10_000;
-      const added = spawnSync(process.execPath, [CHAINVISOR, 'add-batch-upgrade', '--upgrade-list', `v2:${v2}:${h1},later:${v2}:${h2}`], {
+      const added = await runInGroup(process.execPath, [CHAINVISOR, 'add-batch-upgrade', '--upgrade-list', `v2:${v2}:${h1},later:${v2}:${h2}`], {
         env: { PATH: process.env.PATH ?? '', DAEMON_HOME: c.home, DAEMON_NAME: 'chaind' },
-        encoding: 'utf8',
+        timeoutMs: 60_000,
       });
-      assert.equal(added.status, 0, added.stderr);
+      assert.equal(added.code, 0, added.stderr);
 
       await until('current to be switched to v2', 90_000, async () =>
         readlinkSync(join(c.cv, 'current')) === join('upgrades', 'v2') ? true : undefined,

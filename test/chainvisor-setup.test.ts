@@ -5,42 +5,23 @@
 // HOME in a temp folder (so `$HOME/.mychain` is too); only the node's ports are moved off the defaults
 // before the last line (`chainvisor run start`), so that the test does not take a machine's 26657 or 9090.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { cometForTests, cometHeight, freePorts, setTomlValue } from '@chaind/chaind/testing';
+import { cometForTests, cometHeight, freePorts, GroupChild, setTomlValue } from '@chaind/chaind/testing';
 import { cleanUp, copyOfRepository, ROOT } from './kit/repo.ts';
 
-const groups: number[] = [];
 const homes: string[] = [];
-after(() => {
-  for (const pid of groups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+after(async () => {
+  await GroupChild.killAllGroups();
   for (const h of homes) rmSync(h, { recursive: true, force: true });
   cleanUp();
 });
 
-interface Shell {
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-/** `sh -ec <script>` in its own process group (killed by `after`), its output kept. */
-function sh(script: string, cwd: string, env: NodeJS.ProcessEnv): Shell {
-  const child = spawn('sh', ['-ec', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  groups.push(child.pid as number);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return { exited: new Promise((res) => child.once('close', res)), output: () => out };
-}
+/** `sh -ec <script>` in `cwd`, in its own process group (killed by `after`), its output kept. */
+const sh = (script: string, cwd: string, env: NodeJS.ProcessEnv): GroupChild =>
+  GroupChild.spawnProgram('sh', ['-ec', script], env, `sh -ec ${script.split('\n')[0]}…`, cwd);
 
 /** The first ```sh block after "## Setup" in docs/chainvisor.md. */
 function setupBlock(): string[] {
@@ -68,7 +49,7 @@ test(
     for (const k of Object.keys(env)) if (k.startsWith('DAEMON_') || k.startsWith('COSMOVISOR_') || k.startsWith('CHAIND_')) delete env[k];
 
     const setup = sh(lines.join('\n'), repo, env);
-    assert.equal(await setup.exited, 0, `the setup failed:\n${setup.output().slice(-6000)}`);
+    assert.equal((await setup.exited).code, 0, `the setup failed:\n${setup.log().slice(-6000)}`);
     const daemonHome = join(home, '.mychain');
     const genesis = JSON.parse(readFileSync(join(daemonHome, 'config', 'genesis.json'), 'utf8')) as { app_version?: string };
     assert.equal(genesis.app_version, 'v1', "the genesis is the genesis release's");
@@ -93,14 +74,14 @@ test(
     const end = Date.now() + 120_000;
     let height: bigint | undefined;
     while ((height ?? 0n) < 2n) {
-      const out = run.output();
+      const out = run.log();
       assert.doesNotMatch(out, /unknown module/, out.slice(-4000));
       if (Date.now() > end) assert.fail(`no block 2 within 120 s:\n${out.slice(-4000)}`);
       const exited = await Promise.race([run.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 500))]);
-      if (exited) assert.fail(`chainvisor exited before block 2:\n${run.output().slice(-4000)}`);
+      if (exited) assert.fail(`chainvisor exited before block 2:\n${run.log().slice(-4000)}`);
       height = await cometHeight(rpcUrl);
     }
-    const out = run.output();
+    const out = run.log();
     assert.match(out, /\[chainvisor\] \S* ?INF starting \S+\/\.mychain\/cosmovisor\/genesis\/bin\/chaind start --home \S+\/\.mychain\n/);
     assert.doesNotMatch(out, /\[chainvisor\] .*ERR /);
   },

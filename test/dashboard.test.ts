@@ -2,7 +2,7 @@
 // puppeteer-core) against a real `chainvisor run` and the chaind node it starts, through a governance upgrade
 // v1 → v2 whose release chainvisor prepares ahead of the halt from a loopback mirror: the proposal in voting with
 // its tally, the plan and a countdown that moves, "ready" once chainvisor has prepared the release, and v2 in the
-// applied history after the upgrade, without reloading the page. Then the page on one node of a four-validator
+// applied history after the upgrade, without reloading the page. Then the page on one node of a two-validator
 // CometBFT network (`chaind testnet init`, each node `chaind start` with CometBFT as its child): it updates
 // itself, and the block time it shows is the latest header's, as CometBFT's `/block` has it (block times and
 // the page only: the applied upgrade's header time behind CometBFT is packages/chaind/test/comet-dashboard.test.ts's).
@@ -235,19 +235,19 @@ describe('the upgrade dashboard in a headless browser', () => {
   );
 
   test(
-    "behind CometBFT: one node of a four-validator testnet, its block time the latest header's",
+    "behind CometBFT: one node of a two-validator testnet, its block time the latest header's",
     { timeout: 300_000, skip: !existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : cometForTests().skip },
     async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       const dir = join(tmpdir(), `chaind-dash-net-${process.pid}`);
       dirs.push(dir);
       rmSync(dir, { recursive: true, force: true });
-      await ok(['testnet', 'init', '--validators', '4', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], {
+      await ok(['testnet', 'init', '--validators', '2', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], {
         env: { CHAIND_RELEASE: 'v1' },
       });
-      const homes = [0, 1, 2, 3].map((i) => join(dir, `node${i}`));
+      const homes = [0, 1].map((i) => join(dir, `node${i}`));
       const ends = await endpointsOf(homes[0]);
-      // node0 alone first: a quarter of the power makes no block, so it has no state yet (its REST starts
+      // node0 alone first: half the power makes no block (more than 2/3 must sign), so it has no state yet (its REST starts
       // without waiting for a handshake that cannot end: [abci] servers-start-wait)
       const nodes = [startValidator(homes[0], 'v1')];
       const early = await until('node0 answering REST', 90_000, async () => {

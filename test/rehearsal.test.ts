@@ -2,10 +2,10 @@
 // halt, the download and switch, v2's handler and the chain continuing (issue 6). The script checks
 // each step itself and ends with "rehearsal: OK"; here its output is checked for what a user reads.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { RELEASES } from '@chaind/chaind/release';
+import { runInGroup } from '@chaind/chaind/testing';
 import { cleanUp, runNode } from './kit/repo.ts';
 
 after(cleanUp);
@@ -39,17 +39,14 @@ test('npm run rehearse: v1 → v2 under chainvisor, end to end', { timeout: 330_
   assert.match(out, /\/store\/validators\/key 0x03 \(the old name\): code 6: unknown store "validators"/);
 });
 
-test('npm run rehearse --from/--to: unknown releases and a backward path are refused at once, before any build', () => {
-  const run = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { encoding: 'utf8', timeout: 60_000 });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
-  const unknown = run('--from', RELEASES[0], '--to', 'v999');
-  assert.equal(unknown.status, 2, unknown.stderr);
+test('npm run rehearse --from/--to: unknown releases and a backward path are refused at once, before any build', async () => {
+  const run = (...args: string[]) => runInGroup(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { timeoutMs: 60_000 });
+  const unknown = await run('--from', RELEASES[0], '--to', 'v999');
+  assert.equal(unknown.code, 2, unknown.stderr);
   assert.match(unknown.stderr, new RegExp(`^rehearse: unknown release --to "v999": the releases are ${RELEASES.join(', ')}`));
   assert.match(unknown.stderr, /usage: npm run rehearse -- \[--from <release>\] \[--to <release>\]/);
-  const backward = run('--from', RELEASES[1], '--to', RELEASES[0]);
-  assert.equal(backward.status, 2, backward.stderr);
+  const backward = await run('--from', RELEASES[1], '--to', RELEASES[0]);
+  assert.equal(backward.code, 2, backward.stderr);
   assert.match(backward.stderr, new RegExp(`^rehearse: --to ${RELEASES[0]} is not after --from ${RELEASES[1]}`));
   // nothing was built or started: the script said nothing but the refusal
   assert.equal(unknown.stdout + backward.stdout, '');

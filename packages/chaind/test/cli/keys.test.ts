@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DirectSecp256k1HdWallet, makeCosmoshubPath } from '@cosmjs/proto-signing';
-import { BIN, chaind, childEnv, fails, ok, removeTmpDirs, TEST_BACKEND_WARNING, tmpDir, withoutWarning } from '@chaind/chaind/testing';
+import { BIN, chaind, childEnv, fails, killGroup, ok, removeTmpDirs, TEST_BACKEND_WARNING, tmpDir, withoutWarning } from '@chaind/chaind/testing';
 
 after(removeTmpDirs);
 
@@ -213,11 +213,12 @@ describe('keys on the file backend, passphrase on stdin', () => {
 describe('keys on a terminal', () => {
   const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
 
-  test('add --recover does not echo the mnemonic typed on a terminal', async () => {
+  test('add --recover does not echo the mnemonic typed on a terminal', async (t) => {
     const home = tmpDir();
     const cmd = [process.execPath, BIN, 'keys', 'add', 'typed', '--recover', ...T, '--home', home, '-o', 'json'].map(quote).join(' ');
     // script(1) runs the command on a pseudo-terminal; all the terminal shows comes back on its stdout
-    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    t.after(() => killGroup(child.pid));
     let screen = '';
     const closed = new Promise<number | null>((res) => child.on('close', res));
     await new Promise<void>((res) => {

@@ -19,14 +19,15 @@ export interface GroupRunOptions {
   readonly timeoutMs?: number;
 }
 
-const killGroup = (pid: number | undefined): void => {
+/** SIGKILL to the process group `pid` leads (a child spawned with `detached: true`); nothing if it is gone. */
+export function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
     // the group is gone
   }
-};
+}
 
 /** Runs `cmd args` to its end in its own process group; its output collected. */
 export function runInGroup(cmd: string, args: readonly string[], o: GroupRunOptions = {}): Promise<GroupRun> {
