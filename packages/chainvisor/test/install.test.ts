@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { FetchError, type ReleaseSource } from '@chaind/upgrade-plan';
 import { installRelease, type FetchPolicy, type InstallOptions } from '../src/fetch/index.ts';
-import { hex, serve, tarGzOf, tgz, type Served, DEAD_PID } from '@chaind/upgrade-plan/testing';
+import { hex, killGroup, serve, tarGzOf, tgz, type Served, DEAD_PID } from '@chaind/upgrade-plan/testing';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';
 const logs: string[] = [];
@@ -402,7 +402,7 @@ describe('installRelease: interrupted attempts', () => {
       import { installRelease } from ${JSON.stringify(new URL('../src/fetch/index.ts', import.meta.url).href)};
       await installRelease(${JSON.stringify(src)}, { mustHaveChecksum: true, allowInsecureHttp: false, allowLoopbackHttp: true, maxBytes: 1 << 30, stallTimeoutMs: 60_000,
         progress: 'lines', log: (m) => console.log(m), destDir: ${JSON.stringify(dest)}, daemonName: 'chaind' });`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));
     await halfSent;
     // wait until the child has written part of the body to its temp folder
@@ -412,7 +412,7 @@ describe('installRelease: interrupted attempts', () => {
       if (f && existsSync(f) && (await stat(f)).size > 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    child.kill('SIGKILL');
+    killGroup(child.pid);
     assert.equal(await exited, 'SIGKILL');
     assert.equal(existsSync(dest), false);
     assert.equal((await readdir(upgrades)).length, 1, 'the killed attempt left its temp folder');

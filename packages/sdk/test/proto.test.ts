@@ -2,7 +2,7 @@
 // (through cosmjs-types) and registrability in CosmJS's Registry.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { runInGroup } from '@chaind/upgrade-plan/testing';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -43,11 +43,11 @@ function listFiles(dir: string, base = dir): string[] {
   return out;
 }
 
-test('committed generated code is current (npm run proto)', () => {
+test('committed generated code is current (npm run proto)', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'chaind-proto-test-'));
   try {
-    const r = spawnSync(process.execPath, [join(root, 'scripts', 'proto.mjs'), '--out', tmp], { cwd: root, encoding: 'utf8' });
-    assert.equal(r.status, 0, `scripts/proto.mjs failed:\n${r.stdout}\n${r.stderr}`);
+    const r = await runInGroup(process.execPath, [join(root, 'scripts', 'proto.mjs'), '--out', tmp], { cwd: root, timeoutMs: 300_000 });
+    assert.equal(r.code, 0, `scripts/proto.mjs failed:\n${r.stdout}\n${r.stderr}`);
     const fresh = listFiles(tmp);
     assert.ok(fresh.includes(join('chain', 'upgrade', 'v1beta1', 'upgrade.ts')), `unexpected output: ${fresh.join(', ')}`);
     assert.ok(fresh.includes('descriptor-set.binpb'), `no descriptor set in: ${fresh.join(', ')}`);

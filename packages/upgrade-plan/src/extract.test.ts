@@ -3,7 +3,7 @@ import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { refused, tgz, type RawEntry } from '../test/kit.ts';
+import { refused, tgz, type RawEntry } from '../test/kit/index.ts';
 import { extractTar, type ExtractLimits } from './index.ts';
 
 /** `n` bytes of 'a'/'b' from a fixed LCG: gzip shrinks them several-fold but not past tar's own ratio check. */

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hex, refused, serve, tgz, type Served } from '../test/kit.ts';
+import { hex, refused, serve, tgz, type Served } from '../test/kit/index.ts';
 import { downloadRelease, locateDaemon, prepareDownload, unpackRelease, type DownloadPolicy } from './index.ts';
 
 const BIN = '#!/bin/sh\necho chaind v2\n';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hex, refused, serve, type Served } from '../test/kit.ts';
+import { hex, refused, serve, type Served } from '../test/kit/index.ts';
 import { FetchError, isLoopbackHost, planBinaries, platformKey, resolveRelease, type DownloadPolicy } from './index.ts';
 
 const SHA256 = 'ab'.repeat(32);

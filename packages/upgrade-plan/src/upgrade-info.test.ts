@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DEFAULT_UPGRADE_INFO_MAX_BYTES, parseUpgradeInfo, readUpgradeInfo, readUpgradeInfoFile, upgradeInfoPath, writeUpgradeInfo } from './upgrade-info.ts';
-import { DEAD_PID } from '../test/kit.ts';
+import { DEAD_PID } from '../test/kit/index.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

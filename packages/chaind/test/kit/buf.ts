@@ -1,6 +1,6 @@
 // `buf curl` (a gRPC client of another implementation, through the server's reflection or given descriptors).
 import { createRequire } from 'node:module';
-import { runInGroup } from './process.ts';
+import { runInGroup } from '@chaind/upgrade-plan/testing';
 
 const BUF = createRequire(import.meta.url).resolve('@bufbuild/buf/bin/buf');
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runInGroup } from './process.ts';
+import { runInGroup } from '@chaind/upgrade-plan/testing';
 
 export const BIN = fileURLToPath(new URL('../../bin/chaind.js', import.meta.url));
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { killGroup } from '@chaind/upgrade-plan/testing';
 import { buildBlock, CRASH_STORES } from '../kit/crash-child.ts';
 import { CommitMultiStore, toHex, type ReadMultiStore } from '../../src/store/index.ts';
 
@@ -23,7 +24,7 @@ const dirs: string[] = [];
 const children = new Set<ChildProcess>();
 const opened = new Set<CommitMultiStore>();
 after(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const c of children) killGroup(c.pid);
   for (const ms of opened) await ms.close();
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
@@ -114,7 +115,7 @@ interface Run {
 function startChild(dir: string, maxHeight?: bigint): Run {
   const args = ['--import', 'tsx', CHILD, dir];
   if (maxHeight !== undefined) args.push(String(maxHeight));
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.add(child);
   const lines: string[] = [];
   let partial = '';
@@ -201,7 +202,7 @@ test('SIGKILL at random moments never leaves a partial block: state after restar
       await nextTurn();
     }
     assert.ok(!run.isClosed(), `child exited on its own (${run.child.exitCode}): ${run.stderr()}`);
-    run.child.kill('SIGKILL');
+    killGroup(run.child.pid);
     const { signal } = await run.closed;
     assert.equal(signal, 'SIGKILL', `child did not die of the kill: ${run.stderr()}`);
     phases[phaseOf(run.lines)]++;

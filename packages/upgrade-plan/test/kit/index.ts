@@ -1,5 +1,6 @@
 // Test helpers for the fetch tests: a loopback HTTP server and tar archives, good ones built with `tar`
-// and hostile ones written header by header.
+// and hostile ones written header by header; and, as the lowest kit, how every package's tests run a child
+// process (process.ts: its own process group, killed with it).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -8,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header, create as tarCreate, types } from 'tar';
-import { FetchError } from '../src/errors.ts';
+import { FetchError } from '../../src/errors.ts';
 
 type EntryTypeName = types.EntryTypeName;
 
@@ -140,3 +141,4 @@ export function seededRandom(seed: number): () => number {
 
 /** A pid no process has: above Linux's largest pid_max (2^22), for "left behind by a process that is gone". */
 export const DEAD_PID = 2 ** 22 + 1;
+export * from './process.ts';
