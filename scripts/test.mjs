@@ -15,8 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { tierOf } from './test-tier.mjs';
 
-/** Process tests mostly wait (blocks, CometBFT's rounds): more files than cores at once. */
-const DEFAULT_CONCURRENCY = Math.max(2, availableParallelism() + 1);
+/** Process tests mostly wait (blocks, CometBFT's rounds, voting periods): two more files than cores keep the cores busy. */
+const DEFAULT_CONCURRENCY = Math.max(2, availableParallelism() + 2);
 
 const { values, positionals } = parseArgs({ options: { tier: { type: 'string' } }, allowPositionals: true });
 if (values.tier !== undefined && values.tier !== 'fast' && values.tier !== 'e2e') {
@@ -65,6 +65,9 @@ const LONGEST = [
   'packages/chaind/test/comet-validator.test.ts',
   'packages/chaind/test/cli/tx.test.ts',
   'packages/chainvisor/test/faults.test.ts',
+  // CPU-bound (the keyring's scrypt): started last, it alone kept the run going
+  'packages/sdk/src/keyring/keyring.test.ts',
+  'packages/chaind/test/cli/keys.test.ts',
 ];
 const rank = (f) => {
   const i = LONGEST.findIndex((l) => f.split(sep).join('/').endsWith(l));
