@@ -23,6 +23,13 @@ if (values.tier !== undefined && values.tier !== 'fast' && values.tier !== 'e2e'
   console.error(`--tier must be fast or e2e, got ${JSON.stringify(values.tier)}`);
   process.exit(2);
 }
+/** The longest a test file may run (the longest take ~6 minutes on a busy 2-core machine). */
+const DEFAULT_FILE_TIMEOUT_S = 1200;
+const fileTimeoutS = Number(process.env.CHAIND_TEST_FILE_TIMEOUT ?? DEFAULT_FILE_TIMEOUT_S);
+if (!Number.isSafeInteger(fileTimeoutS) || fileTimeoutS < 1) {
+  console.error(`CHAIND_TEST_FILE_TIMEOUT must be a positive number of seconds, got ${JSON.stringify(process.env.CHAIND_TEST_FILE_TIMEOUT)}`);
+  process.exit(2);
+}
 const concurrency = Number(process.env.CHAIND_TEST_CONCURRENCY ?? DEFAULT_CONCURRENCY);
 if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
   console.error(`CHAIND_TEST_CONCURRENCY must be a positive integer, got ${JSON.stringify(process.env.CHAIND_TEST_CONCURRENCY)}`);
@@ -104,7 +111,7 @@ if (selected.some((f) => tierOf(f) === 'e2e')) {
   }
 }
 const script = (name) => fileURLToPath(new URL(name, import.meta.url));
-const args = ['--import', 'tsx', '--import', script('test-guard.mjs'), script('test-run.mjs'), String(concurrency), ...selected];
+const args = ['--import', 'tsx', '--import', script('test-guard.mjs'), script('test-run.mjs'), String(concurrency), String(fileTimeoutS * 1000), ...selected];
 const profileDir = mkdtempSync(join(tmpdir(), 'chaind-test-profile-'));
 env.CHAIND_TEST_PROFILE = join(profileDir, 'files.jsonl');
 const started = Date.now();
