@@ -17,15 +17,15 @@ interface Served {
 const servers: Server[] = [];
 const clients: Socket[] = [];
 // a failed test leaves its connections open, and close() waits for them: the run would hang instead of failing
-after(() =>
-  Promise.all(
+after(() => {
+  for (const c of clients) c.destroy();
+  return Promise.all(
     servers.map((s) => {
-      for (const c of clients) c.destroy();
       s.closeAllConnections();
       return new Promise((r) => s.close(r));
     }),
-  ),
-);
+  );
+});
 
 /** A real HTTP server on loopback answering every request with 32 MiB, its writes guarded by `limits`. */
 async function serve(limits: WriteLimits): Promise<Served> {

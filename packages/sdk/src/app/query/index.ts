@@ -1,2 +1,3 @@
 export * from './grpc.ts';
 export * from './pagination.ts';
+export * from './definition.ts';

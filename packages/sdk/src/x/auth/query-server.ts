@@ -24,30 +24,27 @@ import {
 import { Any } from 'cosmjs-types/google/protobuf/any';
 import type { Context } from '../../app/context.ts';
 import { CodedError } from '../../app/errors.ts';
-import { grpcError, paginate } from '../../app/query/index.ts';
+import { grpcError, paginate, unaryMethod } from '../../app/query/index.ts';
 import type { ServiceImpl } from '../../app/router.ts';
 import { accountToAny, type Account } from './account.ts';
 import type { AccountKeeper } from './keeper.ts';
 import { ACCOUNT_PREFIX, STORE_KEY } from './keys.ts';
-
-const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
-  ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;
 
 /** ts-proto generic definition of cosmos.auth.v1beta1.Query (cosmjs-types ships only a client). */
 export const AuthQueryDefinition = {
   name: 'Query',
   fullName: 'cosmos.auth.v1beta1.Query',
   methods: {
-    accounts: method('Accounts', QueryAccountsRequest, QueryAccountsResponse),
-    account: method('Account', QueryAccountRequest, QueryAccountResponse),
-    accountAddressByID: method('AccountAddressByID', QueryAccountAddressByIDRequest, QueryAccountAddressByIDResponse),
-    params: method('Params', QueryParamsRequest, QueryParamsResponse),
-    moduleAccounts: method('ModuleAccounts', QueryModuleAccountsRequest, QueryModuleAccountsResponse),
-    moduleAccountByName: method('ModuleAccountByName', QueryModuleAccountByNameRequest, QueryModuleAccountByNameResponse),
-    bech32Prefix: method('Bech32Prefix', Bech32PrefixRequest, Bech32PrefixResponse),
-    addressBytesToString: method('AddressBytesToString', AddressBytesToStringRequest, AddressBytesToStringResponse),
-    addressStringToBytes: method('AddressStringToBytes', AddressStringToBytesRequest, AddressStringToBytesResponse),
-    accountInfo: method('AccountInfo', QueryAccountInfoRequest, QueryAccountInfoResponse),
+    accounts: unaryMethod('Accounts', QueryAccountsRequest, QueryAccountsResponse),
+    account: unaryMethod('Account', QueryAccountRequest, QueryAccountResponse),
+    accountAddressByID: unaryMethod('AccountAddressByID', QueryAccountAddressByIDRequest, QueryAccountAddressByIDResponse),
+    params: unaryMethod('Params', QueryParamsRequest, QueryParamsResponse),
+    moduleAccounts: unaryMethod('ModuleAccounts', QueryModuleAccountsRequest, QueryModuleAccountsResponse),
+    moduleAccountByName: unaryMethod('ModuleAccountByName', QueryModuleAccountByNameRequest, QueryModuleAccountByNameResponse),
+    bech32Prefix: unaryMethod('Bech32Prefix', Bech32PrefixRequest, Bech32PrefixResponse),
+    addressBytesToString: unaryMethod('AddressBytesToString', AddressBytesToStringRequest, AddressBytesToStringResponse),
+    addressStringToBytes: unaryMethod('AddressStringToBytes', AddressStringToBytesRequest, AddressStringToBytesResponse),
+    accountInfo: unaryMethod('AccountInfo', QueryAccountInfoRequest, QueryAccountInfoResponse),
   },
 } as const;
 

@@ -16,12 +16,10 @@ import {
 } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import type { PageResponse } from 'cosmjs-types/cosmos/base/query/v1beta1/pagination';
 import type { Context } from '../../app/context.ts';
+import { unaryMethod } from '../../app/query/index.ts';
 import type { QueryRouter, ServiceImpl } from '../../app/router.ts';
 import { toProtoCoin, toProtoCoins, validateDenom } from '../../types/coins.ts';
 import type { BankSendKeeper } from './send.ts';
-
-const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
-  ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;
 
 /**
  * cosmos.bank.v1beta1.Query in ts-proto's generic-definition shape: cosmjs-types ships only a
@@ -31,13 +29,13 @@ export const BankQueryDefinition = {
   name: 'Query',
   fullName: 'cosmos.bank.v1beta1.Query',
   methods: {
-    balance: method('Balance', QueryBalanceRequest, QueryBalanceResponse),
-    allBalances: method('AllBalances', QueryAllBalancesRequest, QueryAllBalancesResponse),
-    spendableBalances: method('SpendableBalances', QuerySpendableBalancesRequest, QuerySpendableBalancesResponse),
-    spendableBalanceByDenom: method('SpendableBalanceByDenom', QuerySpendableBalanceByDenomRequest, QuerySpendableBalanceByDenomResponse),
-    totalSupply: method('TotalSupply', QueryTotalSupplyRequest, QueryTotalSupplyResponse),
-    supplyOf: method('SupplyOf', QuerySupplyOfRequest, QuerySupplyOfResponse),
-    params: method('Params', QueryParamsRequest, QueryParamsResponse),
+    balance: unaryMethod('Balance', QueryBalanceRequest, QueryBalanceResponse),
+    allBalances: unaryMethod('AllBalances', QueryAllBalancesRequest, QueryAllBalancesResponse),
+    spendableBalances: unaryMethod('SpendableBalances', QuerySpendableBalancesRequest, QuerySpendableBalancesResponse),
+    spendableBalanceByDenom: unaryMethod('SpendableBalanceByDenom', QuerySpendableBalanceByDenomRequest, QuerySpendableBalanceByDenomResponse),
+    totalSupply: unaryMethod('TotalSupply', QueryTotalSupplyRequest, QueryTotalSupplyResponse),
+    supplyOf: unaryMethod('SupplyOf', QuerySupplyOfRequest, QuerySupplyOfResponse),
+    params: unaryMethod('Params', QueryParamsRequest, QueryParamsResponse),
   },
 } as const;
 export type BankQueryDefinition = typeof BankQueryDefinition;

@@ -22,7 +22,7 @@ import {
   QueryVotesResponse,
 } from 'cosmjs-types/cosmos/gov/v1/query';
 import type { Context } from '../../app/context.ts';
-import { DEFAULT_PAGE_LIMIT, grpcError, paginate } from '../../app/query/index.ts';
+import { DEFAULT_PAGE_LIMIT, grpcError, paginate, unaryMethod } from '../../app/query/index.ts';
 import type { QueryRouter, ServiceImpl } from '../../app/router.ts';
 import { concatBytes, prefixEnd, type Entry, type ReadKVStore } from '../../store/index.ts';
 import { getDeposit } from './deposits.ts';
@@ -33,23 +33,20 @@ import { tallyProposal } from './tally.ts';
 import { getVote } from './votes.ts';
 import { errorMessage } from '@chaind/errors';
 
-const method = <Req, Res>(name: string, requestType: Req, responseType: Res) =>
-  ({ name, requestType, requestStream: false, responseType, responseStream: false, options: {} }) as const;
-
 /** ts-proto generic definition of cosmos.gov.v1.Query (cosmjs-types ships only a client). */
 export const GovQueryDefinition = {
   name: 'Query',
   fullName: 'cosmos.gov.v1.Query',
   methods: {
-    constitution: method('Constitution', QueryConstitutionRequest, QueryConstitutionResponse),
-    proposal: method('Proposal', QueryProposalRequest, QueryProposalResponse),
-    proposals: method('Proposals', QueryProposalsRequest, QueryProposalsResponse),
-    vote: method('Vote', QueryVoteRequest, QueryVoteResponse),
-    votes: method('Votes', QueryVotesRequest, QueryVotesResponse),
-    params: method('Params', QueryParamsRequest, QueryParamsResponse),
-    deposit: method('Deposit', QueryDepositRequest, QueryDepositResponse),
-    deposits: method('Deposits', QueryDepositsRequest, QueryDepositsResponse),
-    tallyResult: method('TallyResult', QueryTallyResultRequest, QueryTallyResultResponse),
+    constitution: unaryMethod('Constitution', QueryConstitutionRequest, QueryConstitutionResponse),
+    proposal: unaryMethod('Proposal', QueryProposalRequest, QueryProposalResponse),
+    proposals: unaryMethod('Proposals', QueryProposalsRequest, QueryProposalsResponse),
+    vote: unaryMethod('Vote', QueryVoteRequest, QueryVoteResponse),
+    votes: unaryMethod('Votes', QueryVotesRequest, QueryVotesResponse),
+    params: unaryMethod('Params', QueryParamsRequest, QueryParamsResponse),
+    deposit: unaryMethod('Deposit', QueryDepositRequest, QueryDepositResponse),
+    deposits: unaryMethod('Deposits', QueryDepositsRequest, QueryDepositsResponse),
+    tallyResult: unaryMethod('TallyResult', QueryTallyResultRequest, QueryTallyResultResponse),
   },
 } as const;
 export type GovQueryDefinition = typeof GovQueryDefinition;
