@@ -142,6 +142,9 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
           if (r.state !== 'ok' || !isPending(ctx, r.info) || skip.has(r.info.height)) return false;
           // a plan written ahead of its height (add-upgrade --upgrade-height) waits for the chain; an unreachable node → act
           const h = await latestHeight(cfg.rpcAddress, 1000);
+          // a plan seen waiting for its height keeps waiting while the node's height cannot be read (a busy node
+          // missing the 1 s answer): taking that as "due" stopped the node thousands of blocks early
+          if (h === undefined && waitingLogged === r.info.name) return false;
           if (h !== undefined && h < r.info.height - 1n) {
             if (waitingLogged !== r.info.name) log.info(`upgrade ${r.info.name} is due at height ${r.info.height}, the node is at ${h}: waiting`);
             waitingLogged = r.info.name;
