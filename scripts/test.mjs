@@ -15,8 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { tierOf } from './test-tier.mjs';
 
-/** Process tests mostly wait (blocks, CometBFT's rounds, voting periods): two more files than cores keep the cores busy. */
-const DEFAULT_CONCURRENCY = Math.max(2, availableParallelism() + 2);
+/** Process tests mostly wait (blocks, CometBFT's rounds): one more file than cores (two more made chainvisor's 1 s height requests time out). */
+const DEFAULT_CONCURRENCY = Math.max(2, availableParallelism() + 1);
 
 const { values, positionals } = parseArgs({ options: { tier: { type: 'string' } }, allowPositionals: true });
 if (values.tier !== undefined && values.tier !== 'fast' && values.tier !== 'e2e') {
