@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -310,6 +310,12 @@ describe('releases downloaded by chainvisor', () => {
   });
 
   describe('a plan re-proposed under the same name with another release', () => {
+    /** The old binary polls for `halt` and reads the plan's info from it: written whole, then renamed, so it never reads a half-written file. */
+    function haltWith(info: string): void {
+      writeFileSync(join(h.home, 'halt.tmp'), info);
+      renameSync(join(h.home, 'halt.tmp'), join(h.home, 'halt'));
+    }
+
     /** Two releases of v2 that say which one runs; the plan server answers whatever `plan.info` holds now. */
     async function twoReleases(): Promise<{ infoA: string; infoB: string; binA: Buffer; binB: Buffer; plan: { info: string }; grpc: string }> {
       const make = (who: string): Buffer => {
@@ -350,7 +356,7 @@ describe('releases downloaded by chainvisor', () => {
       const prepared = readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind'));
       // governance cancels v2 and schedules it again with another binary; the node halts right away
       plan.info = infoB;
-      writeFileSync(join(h.home, 'halt'), infoB);
+      haltWith(infoB);
       const { code, stderr } = await r.exit;
       assert.equal(code, EXIT.OK, stderr);
       assert.deepEqual(readFileSync(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind')), binB);
@@ -374,7 +380,7 @@ describe('releases downloaded by chainvisor', () => {
       await r.waitFor(/INF downloading upgrade v2 for any$/);
       // the second `ready` comes after the replacement
       while ((r.stderr().match(/INF release v2 ready$/gm) ?? []).length < 2) await new Promise((res) => setTimeout(res, 20));
-      writeFileSync(join(h.home, 'halt'), infoB);
+      haltWith(infoB);
       const { code, stderr } = await r.exit;
       assert.equal(code, EXIT.OK, stderr);
       assert.match(stderr, /INF using the installed binary .*upgrades\/v2\/bin\/chaind\n/);
