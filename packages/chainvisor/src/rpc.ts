@@ -1,5 +1,11 @@
-/** The node's CometBFT JSON-RPC `status`: latest committed height, or undefined when the node does not answer. */
-export async function latestHeight(rpcAddress: string, timeoutMs = 2000): Promise<bigint | undefined> {
+/**
+ * The node's height as CometBFT JSON-RPC `status` reports it: `busy` when a listener took the request and gave
+ * no answer within `timeoutMs` (a node alive but loaded), `down` when nothing answered with a height (nothing
+ * listening, another server, a malformed answer).
+ */
+export type NodeHeight = { readonly state: 'height'; readonly height: bigint } | { readonly state: 'busy' } | { readonly state: 'down' };
+
+export async function nodeHeight(rpcAddress: string, timeoutMs = 2000): Promise<NodeHeight> {
   try {
     const res = await fetch(rpcAddress, {
       method: 'POST',
@@ -7,13 +13,19 @@ export async function latestHeight(rpcAddress: string, timeoutMs = 2000): Promis
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status', params: {} }),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!res.ok) return undefined;
+    if (!res.ok) return { state: 'down' };
     const body = (await res.json()) as { result?: { sync_info?: { latest_block_height?: unknown } } };
     const h = body.result?.sync_info?.latest_block_height;
-    return typeof h === 'string' && /^\d+$/.test(h) ? BigInt(h) : undefined;
-  } catch {
-    return undefined;
+    return typeof h === 'string' && /^\d+$/.test(h) ? { state: 'height', height: BigInt(h) } : { state: 'down' };
+  } catch (e) {
+    return e instanceof DOMException && e.name === 'TimeoutError' ? { state: 'busy' } : { state: 'down' };
   }
+}
+
+/** The node's latest committed height, or undefined when it gives none (busy or down alike). */
+export async function latestHeight(rpcAddress: string, timeoutMs = 2000): Promise<bigint | undefined> {
+  const r = await nodeHeight(rpcAddress, timeoutMs);
+  return r.state === 'height' ? r.height : undefined;
 }
 
 /**

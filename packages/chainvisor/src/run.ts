@@ -9,7 +9,7 @@ import { nopVisorMetrics } from './metrics.ts';
 import { describeExit, launch, type Daemon } from './process.ts';
 import { skipUpgradeHeights } from './skip.ts';
 import { keepStandby, type Standby } from './standby.ts';
-import { latestHeight, waitForHeight } from './rpc.ts';
+import { nodeHeight, waitForHeight } from './rpc.ts';
 import { isPending, performUpgrade, type Timings, type UpgradeContext, type UpgradeDone } from './upgrade.ts';
 import { watchFile } from './watch.ts';
 import { errorMessage } from '@chaind/errors';
@@ -126,6 +126,7 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
       if (o.autoPrepare) void o.autoPrepare(stopTasks.signal).catch((e: unknown) => log.warn(`prepare-upgrade: ${errorMessage(e)}`));
 
       let waitingLogged = '';
+      let busyLogged = '';
       let writtenAhead = false;
       let invalidLogged = '';
       let errorLogged = '';
@@ -140,13 +141,18 @@ export async function run(ctx: UpgradeContext, args: readonly string[], o: RunOp
             log.warn(`${l.upgradeInfoFile} is invalid: ${r.why}`);
           }
           if (r.state !== 'ok' || !isPending(ctx, r.info) || skip.has(r.info.height)) return false;
-          // a plan written ahead of its height (add-upgrade --upgrade-height) waits for the chain; an unreachable node → act
-          const h = await latestHeight(cfg.rpcAddress, 1000);
-          // a plan seen waiting for its height keeps waiting while the node's height cannot be read (a busy node
-          // missing the 1 s answer): taking that as "due" stopped the node thousands of blocks early
-          if (h === undefined && waitingLogged === r.info.name) return false;
-          if (h !== undefined && h < r.info.height - 1n) {
-            if (waitingLogged !== r.info.name) log.info(`upgrade ${r.info.name} is due at height ${r.info.height}, the node is at ${h}: waiting`);
+          // a plan written ahead of its height (a batch entry, add-upgrade --upgrade-height) waits for the chain.
+          // A node that takes the request but does not answer in time is alive and busy, not halted: wait (one
+          // missed answer under load stopped a node at 10 for an upgrade at 10010). Nothing answering → act.
+          const n = await nodeHeight(cfg.rpcAddress, 1000);
+          if (n.state === 'busy') {
+            if (busyLogged !== r.info.name) log.info(`upgrade ${r.info.name} at height ${r.info.height}: the node did not tell its height within 1s: waiting`);
+            busyLogged = r.info.name;
+            return false;
+          }
+          if (n.state === 'down' && waitingLogged === r.info.name) return false;
+          if (n.state === 'height' && n.height < r.info.height - 1n) {
+            if (waitingLogged !== r.info.name) log.info(`upgrade ${r.info.name} is due at height ${r.info.height}, the node is at ${n.height}: waiting`);
             waitingLogged = r.info.name;
             return false;
           }

@@ -1,6 +1,6 @@
 // Shared by chainvisor's tests: a home with the cosmovisor layout, daemon scripts, the CLI as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -134,11 +134,13 @@ export function chainvisor(args: readonly string[], env: Record<string, string>,
   };
 }
 
-/** A CometBFT-like JSON-RPC `status` answering latest_block_height from `<home>/data/height` (0 when absent). */
+/** A CometBFT-like JSON-RPC `status` answering latest_block_height from `<home>/data/height` (0 when absent), or never while `<home>/data/rpc-silent` exists. */
 export async function statusServer(home: string): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      // a busy node: the request is taken and never answered
+      if (existsSync(join(home, 'data', 'rpc-silent'))) return;
       let h = '0';
       try {
         h = readFileSync(join(home, 'data', 'height'), 'utf8').trim();

@@ -37,6 +37,7 @@ describe('chainvisor run', () => {
   beforeEach(() => (h = makeHome()));
   afterEach(() => {
     killAll();
+    rpc?.server.closeAllConnections();
     rpc?.server.close();
     rpc = undefined;
     h.cleanup();
@@ -347,6 +348,29 @@ describe('chainvisor run', () => {
     assert.match(stderr, /upgrade v2 is due at height 20, the node is at 5: waiting/);
     assert.deepEqual(h.launches(), ['old start', 'old at 19', 'old stopped', `new pre-upgrade --home ${h.home}`]);
   });
+  test('a plan written ahead waits while the node takes the height request and does not answer (busy); it is carried out once the node is at the height before', async () => {
+    rpc = await statusServer(h.home);
+    writeFileSync(join(h.data, 'height'), '5');
+    writeFileSync(join(h.data, 'rpc-silent'), '');
+    writeDaemon(
+      oldBin(),
+      'old',
+      "writeInfo({ name: 'v2', height: 20 }); process.on('SIGTERM', () => { log('old stopped'); process.exit(0); }); setInterval(() => {}, 1000);",
+    );
+    writeDaemon(newBin(), 'new', NEW);
+    const r = chainvisor(['run', 'start'], baseEnv(h, { DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RESTART_AFTER_UPGRADE: 'false', DAEMON_SHUTDOWN_GRACE: '10s' }));
+    await r.waitFor(/INF upgrade v2 at height 20: the node did not tell its height within 1s: waiting$/);
+    // two more unanswered requests: still running the old binary
+    await new Promise((res) => setTimeout(res, 2500));
+    assert.deepEqual(h.launches(), ['old start']);
+    assert.doesNotMatch(r.stderr(), /upgrade detected/);
+    writeFileSync(join(h.data, 'height'), '19');
+    unlinkSync(join(h.data, 'rpc-silent'));
+    const { code, stderr } = await r.exit;
+    assert.equal(code, EXIT.OK, stderr);
+    assert.deepEqual(h.launches(), ['old start', 'old stopped', `new pre-upgrade --home ${h.home}`]);
+  });
+
   describe('upgrade-info.json.batch (add-batch-upgrade)', () => {
     const batch = (): string => join(h.data, 'upgrade-info.json.batch');
     const writeBatchJs = (entries: string): string => `fs.writeFileSync(path.join(home, 'data', 'upgrade-info.json.batch'), JSON.stringify(${entries}));`;
