@@ -2,6 +2,7 @@ import { SignaturePreverifier } from '@chaind/sdk/admission';
 import { BaseApp, ModuleManager, nopLogger, type AppModule, type Context, type Logger } from '@chaind/sdk/app';
 import { moduleAddress, type VerifiedSignaturesOptions } from '@chaind/sdk/crypto';
 import { CommitMultiStore, type StoreSizeLimit } from '@chaind/sdk/store';
+import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import type { DecodedTx } from '@chaind/sdk/tx';
 import { AccountKeeper, authModule, newAnteHandler, signaturesToPreverify } from '@chaind/sdk/x/auth';
 import { bankModule, type BankKeeper, type BankModule } from '@chaind/sdk/x/bank';
@@ -9,12 +10,20 @@ import { govModule, type GovKeeper, type GovModule } from '@chaind/sdk/x/gov';
 import {
   chooseStoreLoader,
   compareCompletedUpgrades,
+  readinessVoteExtensions,
   STORE_KEY as UPGRADE_STORE_KEY,
+  type LocalReadiness,
   upgradeModule,
   type UpgradeKeeper,
   type UpgradeModule,
 } from '@chaind/sdk/x/upgrade';
-import { MODULE_NAME as VALIDATORS_MODULE_NAME, validatorsModule, type ValidatorsKeeper, type ValidatorsModule } from '@chaind/sdk/x/validators';
+import {
+  consensusAddress,
+  MODULE_NAME as VALIDATORS_MODULE_NAME,
+  validatorsModule,
+  type ValidatorsKeeper,
+  type ValidatorsModule,
+} from '@chaind/sdk/x/validators';
 import { UPGRADES, type ChainKeepers, type Upgrade } from './upgrades/index.ts';
 
 export { upgradesOf } from './upgrades/index.ts';
@@ -55,6 +64,8 @@ export interface ChainAppOptions {
   readonly verifyThreads?: number;
   /** Bounds of the verified-signature cache (app.toml verified-signatures-cache-size / -bytes). */
   readonly verifiedSignatures?: VerifiedSignaturesOptions;
+  /** What this node's own files say of the scheduled plan's release, for its vote extension; none: not prepared. */
+  readonly localReadiness?: (plan: Plan) => LocalReadiness;
 }
 
 export interface ChainApp {
@@ -113,6 +124,11 @@ export function chainModules(o: ChainModulesOptions = {}): ChainModules {
     versionMap: () => modules.getVersionMap(),
     onProtocolVersion: o.onProtocolVersion,
     logger: o.logger ?? nopLogger,
+    // runs only after `validators` exists (at a Readiness query)
+    validators: (ctx) =>
+      validators.keeper
+        .getValidators(ctx)
+        .map((v) => ({ operatorAddress: v.operatorAddress, moniker: v.moniker, consensusAddress: consensusAddress(v.consensusPubKey), power: v.power })),
   });
   const auth = authModule({ keeper: accounts });
   const bank = bankModule({ accounts });
@@ -179,6 +195,12 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     simulationGasLimit: queryGasLimit,
     queryGasLimit,
     simulationMaxTxBytes: o.simulationMaxTxBytes,
+    voteExtensions: readinessVoteExtensions({
+      plan: (ctx) => upgrade.keeper.getUpgradePlan(ctx),
+      local: o.localReadiness,
+      consensusKey: (ctx, address) => validators.keeper.getValidatorByConsAddress(ctx, address)?.consensusPubKey,
+      logger,
+    }),
   });
   app.setAnteHandler(
     newAnteHandler({

@@ -185,6 +185,7 @@ test('generic service definitions give the method paths', () => {
     '/chain.upgrade.v1beta1.Query/ModuleVersions',
     '/chain.upgrade.v1beta1.Query/Authority',
     '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
+    '/chain.upgrade.v1beta1.Query/Readiness',
   ]);
   assert.equal(MsgDefinition.methods.softwareUpgrade.requestType, MsgSoftwareUpgrade);
 });
@@ -194,6 +195,7 @@ test('descriptor set is self-contained and has the Cosmos SDK field numbers', ()
   const names = set.file.map((f) => f.name).sort();
   assert.deepEqual(names, [
     'chain/upgrade/v1beta1/query.proto',
+    'chain/upgrade/v1beta1/readiness.proto',
     'chain/upgrade/v1beta1/tx.proto',
     'chain/upgrade/v1beta1/upgrade.proto',
     'google/protobuf/any.proto',
@@ -213,6 +215,13 @@ test('descriptor set is self-contained and has the Cosmos SDK field numbers', ()
   assert.deepEqual(fields('chain.upgrade.v1beta1.QueryUpgradedConsensusStateResponse'), { upgraded_consensus_state: 2 });
   assert.deepEqual(
     reg.getService('chain.upgrade.v1beta1.Query')?.methods.map((m) => m.name),
-    ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState'],
+    ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState', 'Readiness'],
   );
+  assert.deepEqual(fields('chain.upgrade.v1beta1.ReadinessAttestation'), {
+    plan_name: 1,
+    plan_height: 2,
+    plan_info_sha256: 3,
+    release_checksum: 4,
+    simulate: 5,
+  });
 });

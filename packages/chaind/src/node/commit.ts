@@ -153,8 +153,24 @@ export function commitInfo(commit: Commit, lastValidators: readonly ValidatorUpd
   };
 }
 
-/** PrepareProposal's local_last_commit: the same votes, without extensions (vote extensions are disabled). */
-export function extendedCommitInfo(commit: Commit, lastValidators: readonly ValidatorUpdate[]): ExtendedCommitInfo {
+/** A validator's vote extension with CometBFT's signature of it (the solo node's own, kept until the next proposal). */
+export interface SignedExtension {
+  readonly height: bigint;
+  readonly address: Uint8Array;
+  readonly extension: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+/** PrepareProposal's local_last_commit: the same votes, with `own`'s extension on its vote when it is of that commit. */
+export function extendedCommitInfo(commit: Commit, lastValidators: readonly ValidatorUpdate[], own?: SignedExtension): ExtendedCommitInfo {
   const c = commitInfo(commit, lastValidators);
-  return { round: c.round, votes: c.votes.map((v) => ({ ...v, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) })) };
+  const mine = own !== undefined && own.height === commit.height ? own : undefined;
+  return {
+    round: c.round,
+    votes: c.votes.map((v) =>
+      mine !== undefined && v.blockIdFlag === BlockIDFlag.BLOCK_ID_FLAG_COMMIT && Buffer.from(v.validator.address).equals(Buffer.from(mine.address))
+        ? { ...v, voteExtension: mine.extension, extensionSignature: mine.signature }
+        : { ...v, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) },
+    ),
+  };
 }

@@ -2,6 +2,7 @@
 // and the servers. Solo (`chaind dev`) adds the consensus key, the block store, the mempool and the solo
 // driver; behind CometBFT the ABCI driver serves CometBFT instead, which `chaind start` runs as its child
 // (--with-comet=true) or the operator runs (--with-comet=false). `chaind start` and `chaind dev` call it.
+import { localReadinessReader } from './readiness.ts';
 import { ChaindError, errorMessage } from '@chaind/errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -135,6 +136,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       stateDbMaxBytes: { maxBytes: Number(config.app.stateDbMaxBytes), setting: STATE_DB_MAX_BYTES_SETTING },
       verifiedSignatures: { capacity: config.app.verifiedSignaturesCacheSize, maxBytes: config.app.verifiedSignaturesCacheBytes },
       upgrades: o.upgrades,
+      localReadiness: localReadinessReader(o.home),
     });
   } catch (e) {
     // e.g. BINARY UPDATED BEFORE TRIGGER, refused before any block: the halt's exit code applies

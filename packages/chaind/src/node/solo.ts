@@ -8,16 +8,32 @@
 // Only the driver reads the wall clock (block times); the state machine sees time only through headers.
 import { ChaindError } from '@chaind/errors';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
-import { ResponseFinalizeBlock, ResponseProcessProposal_ProposalStatus, type RequestFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
+import {
+  ResponseFinalizeBlock,
+  ResponseProcessProposal_ProposalStatus,
+  type RequestExtendVote,
+  type RequestFinalizeBlock,
+} from 'cosmjs-types/tendermint/abci/types';
 import type { Block } from 'cosmjs-types/tendermint/types/block';
 import type { BlockID, Commit, Header } from 'cosmjs-types/tendermint/types/types';
-import type { KeyObject } from 'node:crypto';
-import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
+import { sign, type KeyObject } from 'node:crypto';
+import { nopLogger, voteExtensionSignBytes, type Application, type Logger } from '@chaind/sdk/app';
 import { toRequestInitChain, type GenesisDoc } from '@chaind/sdk/genesis';
 import type { Mempool } from '@chaind/sdk/admission';
 import { toHex } from '@chaind/sdk/store';
 import type { BlockStore } from './blockstore.ts';
-import { commitInfo, emptyCommit, extendedCommitInfo, makeCommit, signingKey, timestampFromMs, voteTime, type ValidatorKey } from './commit.ts';
+import {
+  commitInfo,
+  emptyCommit,
+  extendedCommitInfo,
+  GO_ZERO_TIME,
+  makeCommit,
+  signingKey,
+  timestampFromMs,
+  voteTime,
+  type SignedExtension,
+  type ValidatorKey,
+} from './commit.ts';
 import {
   committedTxIn,
   stopResultFromError,
@@ -34,7 +50,7 @@ import { genesisState, nextState, validatorAddress, type ChainState } from './st
 import { nopMetrics, type NodeMetrics } from './metrics/index.ts';
 
 /** What the driver calls on the app: the ABCI consensus methods, and dropping a finalized block it will not commit. */
-export type SoloApp = Pick<Application, 'info' | 'initChain' | 'prepareProposal' | 'processProposal' | 'finalizeBlock' | 'commit'> & {
+export type SoloApp = Pick<Application, 'info' | 'initChain' | 'prepareProposal' | 'processProposal' | 'finalizeBlock' | 'commit' | 'extendVote'> & {
   abortBlock(): void;
 };
 
@@ -140,6 +156,8 @@ export class SoloDriver implements BlockProducer {
   private readonly listeners = new Set<BlockListener>();
   private resolveDone!: (r: DriverStopResult) => void;
   private tip!: Tip;
+  /** Our extension of the last precommit (vote extensions on), for the next proposal's local_last_commit. */
+  private ownExtension: SignedExtension | undefined;
   private stage: Stage = 'idle';
   private loop: Loop = { kind: 'ready' };
   private nextAt = 0;
@@ -389,7 +407,7 @@ export class SoloDriver implements BlockProducer {
     const rpp = this.app.prepareProposal({
       maxTxBytes: maxData,
       txs,
-      localLastCommit: extendedCommitInfo(tip.lastCommit, s.lastValidators),
+      localLastCommit: extendedCommitInfo(tip.lastCommit, s.lastValidators, this.extensionOf(tip)),
       misbehavior: [],
       height,
       time,
@@ -454,6 +472,7 @@ export class SoloDriver implements BlockProducer {
         key: this.key,
         signer: this.signer,
       });
+      this.ownExtension = this.extendVote(e, h);
       const state = nextState(this.tip.state, e.results);
       this.store.save({ block: e.block, blockId: e.blockId, blockBytes: e.bytes, seenCommit, results: e.results, state });
       this.stage = 'saved';
@@ -462,6 +481,49 @@ export class SoloDriver implements BlockProducer {
       this.app.abortBlock();
       throw err;
     }
+  }
+
+  /**
+   * ExtendVote for our precommit of block `h` when vote extensions are on at `h` (consensus params'
+   * `abci.vote_extensions_enable_height`), signed as CometBFT signs it: what the next proposal carries.
+   */
+  private extendVote(e: ExecutedBlock, h: bigint): SignedExtension | undefined {
+    const { header } = e.block;
+    return this.signedExtension(h, {
+      hash: e.blockId.hash,
+      height: h,
+      time: header.time,
+      txs: e.block.data.txs,
+      proposedLastCommit: commitInfo(e.block.lastCommit ?? emptyCommit(), this.tip.state.lastValidators),
+      misbehavior: [],
+      nextValidatorsHash: header.nextValidatorsHash,
+      proposerAddress: header.proposerAddress,
+    });
+  }
+
+  /** Our extension of the tip's commit; after a restart it is made again (ed25519 signs deterministically). */
+  private extensionOf(tip: Tip): SignedExtension | undefined {
+    if (this.ownExtension?.height === tip.height) return this.ownExtension;
+    const none = new Uint8Array(0);
+    const req: RequestExtendVote = {
+      hash: tip.blockId.hash,
+      height: tip.height,
+      time: GO_ZERO_TIME,
+      txs: [],
+      proposedLastCommit: { round: 0, votes: [] },
+      misbehavior: [],
+      nextValidatorsHash: none,
+      proposerAddress: none,
+    };
+    return this.signedExtension(tip.height, req);
+  }
+
+  private signedExtension(h: bigint, req: RequestExtendVote): SignedExtension | undefined {
+    const enable = this.tip.state.consensusParams.abci?.voteExtensionsEnableHeight ?? 0n;
+    if (enable <= 0n || h < enable || this.signer === undefined) return undefined;
+    const extension = this.app.extendVote(req).voteExtension;
+    const signature = new Uint8Array(sign(null, voteExtensionSignBytes(this.chainId, h, 0n, extension), this.signer));
+    return { height: h, address: Uint8Array.from(this.key.address), extension, signature };
   }
 
   /** Step 4: the app's Commit, the new tip, the mempool's update (recheck), then the block event. */

@@ -76,6 +76,7 @@ function ledgerModule(name: string, trace: Trace, version = 1n): AppModule {
         moduleVersions: () => ({ moduleVersions: [] }),
         authority: (ctx) => ({ address: Buffer.from(ctx.kvStore(name).get(utf8('seed')) ?? []).toString() }),
         upgradedConsensusState: () => ({ upgradedConsensusState: new Uint8Array(0) }),
+        readiness: () => ({ plan: undefined, enabled: false, totalPower: 0n, readyPower: 0n, readyFraction: '', validators: [] }),
       });
     },
     preBlock(ctx) {
@@ -311,6 +312,7 @@ describe('routers and queries', () => {
       '/chain.upgrade.v1beta1.Query/Authority',
       '/chain.upgrade.v1beta1.Query/CurrentPlan',
       '/chain.upgrade.v1beta1.Query/ModuleVersions',
+      '/chain.upgrade.v1beta1.Query/Readiness',
       '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
     ]);
     await app.store.close();

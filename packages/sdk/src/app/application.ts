@@ -6,8 +6,15 @@ import {
   CheckTxType,
   ResponseProcessProposal_ProposalStatus,
   type Event,
+  type CommitInfo,
   type ExecTxResult,
+  type ExtendedCommitInfo,
+  ResponseVerifyVoteExtension_VerifyStatus,
   type RequestCheckTx,
+  type RequestExtendVote,
+  type RequestVerifyVoteExtension,
+  type ResponseExtendVote,
+  type ResponseVerifyVoteExtension,
   type RequestFinalizeBlock,
   type RequestInfo,
   type RequestInitChain,
@@ -32,6 +39,14 @@ import { nopLogger, type Logger } from './logger.ts';
 import { txProtoSize } from './proposal.ts';
 import { QueryCache, UNCACHED_QUERY_PREFIX } from './query-cache.ts';
 import type { ModuleManager } from './manager.ts';
+import {
+  checkExtendedCommit,
+  decodeInjectedTx,
+  encodeInjectedTx,
+  isInjectedTx,
+  type ExtendedCommitCheck,
+  type VoteExtensionHandler,
+} from './vote-extensions.ts';
 
 /** The ABCI 2.0 method set. Both consensus drivers (solo, CometBFT socket) call exactly this. */
 export interface Application {
@@ -40,6 +55,8 @@ export interface Application {
   checkTx(req: RequestCheckTx): ResponseCheckTx;
   prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal;
   processProposal(req: RequestProcessProposal): ResponseProcessProposal;
+  extendVote(req: RequestExtendVote): ResponseExtendVote;
+  verifyVoteExtension(req: RequestVerifyVoteExtension): ResponseVerifyVoteExtension;
   finalizeBlock(req: RequestFinalizeBlock): ResponseFinalizeBlock;
   commit(): ResponseCommit;
   query(req: RequestQuery): ResponseQuery;
@@ -77,12 +94,17 @@ export interface BaseAppOptions<T extends Tx> {
   readonly simulationMaxTxBytes?: number;
   /** Most gas one query (`query`) may use, its store reads metered as a tx's (undefined: unmetered): the SDK's query-gas-limit. */
   readonly queryGasLimit?: bigint;
+  /** Vote extensions (none: ExtendVote adds nothing and VerifyVoteExtension accepts, as with the SDK's defaults). */
+  readonly voteExtensions?: VoteExtensionHandler;
 }
 
 const ZERO_TIME: Timestamp = { seconds: 0n, nanos: 0 };
 
 /** The empty data of a result without message responses (shared: a zero-length array cannot change). */
 const NO_DATA = new Uint8Array(0);
+
+/** The result of the block's extended-commit tx: not a user tx, it runs nothing and costs no gas. */
+const INJECTED_RESULT: ExecTxResult = { code: 0, data: NO_DATA, log: '', info: 'extended commit', gasWanted: 0n, gasUsed: 0n, events: [], codespace: '' };
 
 /** The result of a tx that failed: its error's code, codespace and log, the gas it used and the events it kept. */
 function failedTx(e: unknown, gasWanted: bigint, gasUsed: bigint, events: Event[]): TxRunResult {
@@ -143,6 +165,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private readonly simulationGasLimit: bigint | undefined;
   private readonly simulationMaxTxBytes: number | undefined;
   private readonly queryGasLimit: bigint | undefined;
+  private readonly voteExtensions: VoteExtensionHandler | undefined;
 
   constructor(o: BaseAppOptions<T>) {
     this.name = o.name;
@@ -156,6 +179,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     this.simulationGasLimit = o.simulationGasLimit;
     this.simulationMaxTxBytes = o.simulationMaxTxBytes;
     this.queryGasLimit = o.queryGasLimit;
+    this.voteExtensions = o.voteExtensions;
     this.modules.registerServices();
   }
 
@@ -224,6 +248,7 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     let validators: ValidatorUpdate[] | undefined;
     try {
       validators = this.modules.initGenesis(ctx, appState as Record<string, unknown>);
+      this.voteExtensions?.initChain(ctx, req.consensusParams?.abci?.voteExtensionsEnableHeight ?? 0n);
     } catch (e) {
       this.store.discard();
       throw e;
@@ -249,12 +274,24 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     const ctx = new Context({ store: this.store, header, mode: 'finalize', logger: this.logger });
     const txResults: ExecTxResult[] = [];
     let consensusParamsChanged = false;
+    const ve = this.voteExtensions;
+    const injected = ve !== undefined && ve.onAt(ctx, req.height) && req.txs.length > 0 && isInjectedTx(req.txs[0]);
     try {
+      if (injected) {
+        // checked again: a block replayed or fetched by block sync never went through this node's ProcessProposal
+        const c = this.checkInjected(ctx, req.txs[0], req.decidedLastCommit, req.height);
+        if (c.ok) ve.finalize(ctx, c.votes);
+        else
+          this.logger.error('the block carries an extended commit that does not verify: its extensions are not recorded', {
+            height: req.height.toString(),
+            why: c.why,
+          });
+      }
       for (const m of this.modules.order('preBlock')) {
         if (m.preBlock?.(ctx)?.consensusParamsChanged) consensusParamsChanged = true;
       }
       for (const m of this.modules.order('beginBlock')) m.beginBlock?.(ctx);
-      for (const tx of req.txs) txResults.push(this.runTx('finalize', tx, this.store, header));
+      for (const [i, tx] of req.txs.entries()) txResults.push(i === 0 && injected ? INJECTED_RESULT : this.runTx('finalize', tx, this.store, header));
       for (const m of this.modules.order('endBlock')) m.endBlock?.(ctx);
     } catch (e) {
       this.store.discard();
@@ -309,6 +346,10 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     const mode: ExecMode = req.type === CheckTxType.RECHECK ? 'recheck' : 'check';
     const state = this.checkState;
     if (state === null) throw new AppError('the app is closed: its committed state was released');
+    if (isInjectedTx(req.tx)) {
+      const e = abciError(errors.invalidRequest.wrap('an extended-commit tx is put in a block by its proposer, never sent'));
+      return { ...e, data: NO_DATA, info: '', gasWanted: 0n, gasUsed: 0n, events: [] };
+    }
     const r = this.runTx(mode, req.tx, state, this.stateHeader(this.lastBlockHeight + 1n));
     return { code: r.code, data: r.data, log: r.log, info: r.info, gasWanted: r.gasWanted, gasUsed: r.gasUsed, events: r.events, codespace: r.codespace };
   }
@@ -350,7 +391,14 @@ export class BaseApp<T extends Tx = Tx> implements Application {
       const header = this.header(req.height, req.time, req.proposerAddress);
       const txs: Uint8Array[] = [];
       let bytes = 0n;
+      if (this.extensionsOnAt(req.height)) {
+        // first, whatever its size: a proposal without it is refused by every validator
+        const ext = encodeInjectedTx(req.localLastCommit ?? { round: 0, votes: [] });
+        txs.push(ext);
+        bytes += txProtoSize(ext);
+      }
       for (const tx of req.txs) {
+        if (isInjectedTx(tx)) continue;
         const size = txProtoSize(tx);
         if (bytes + size > req.maxTxBytes) break;
         if (this.runTx('prepare', tx, state, header).code !== 0) continue;
@@ -363,15 +411,72 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     }
   }
 
+  /**
+   * Every tx decodes; with vote extensions on at this height the first is the extended commit of the block
+   * before and verifies against the block's last commit (a proposer cannot forge, swap or drop an extension).
+   */
   processProposal(req: RequestProcessProposal): ResponseProcessProposal {
-    for (const tx of req.txs) {
+    const reject = (why: string): ResponseProcessProposal => {
+      this.logger.info('proposal rejected', { height: req.height.toString(), why });
+      return { status: ResponseProcessProposal_ProposalStatus.REJECT };
+    };
+    let first = 0;
+    if (this.extensionsOnAt(req.height)) {
+      if (req.txs.length === 0 || !isInjectedTx(req.txs[0])) return reject('the first tx is not the extended commit of the block before');
+      const c = this.checkInjected(this.committedContext(), req.txs[0], req.proposedLastCommit ?? { round: 0, votes: [] }, req.height);
+      if (!c.ok) return reject(c.why);
+      first = 1;
+    }
+    for (const tx of req.txs.slice(first)) {
+      if (isInjectedTx(tx)) return reject('an extended-commit tx out of place');
       try {
         this.txDecoder(tx);
       } catch {
-        return { status: ResponseProcessProposal_ProposalStatus.REJECT };
+        return reject('a tx does not decode');
       }
     }
     return { status: ResponseProcessProposal_ProposalStatus.ACCEPT };
+  }
+
+  private checkInjected(ctx: Context, tx: Uint8Array, lastCommit: CommitInfo, height: bigint): ExtendedCommitCheck {
+    const ve = this.voteExtensions;
+    if (ve === undefined) return { ok: false, why: 'vote extensions are not handled by this app' };
+    let ec: ExtendedCommitInfo;
+    try {
+      ec = decodeInjectedTx(tx);
+    } catch {
+      return { ok: false, why: 'the extended commit does not decode' };
+    }
+    return checkExtendedCommit(ec, lastCommit, { chainId: this.chainId ?? '', height, keyOf: (a) => ve.consensusKey(ctx, a) });
+  }
+
+  /** Whether the proposal at `height` carries an extended commit; never the first block (no block before it). */
+  private extensionsOnAt(height: bigint): boolean {
+    const ve = this.voteExtensions;
+    return ve !== undefined && this.lastBlockHeight > 0n && ve.onAt(this.committedContext(), height);
+  }
+
+  /** A read-only context over the last committed state (ExtendVote, ProcessProposal). */
+  private committedContext(): Context {
+    if (this.committedSnap === null) throw new AppError('the app is closed: its committed state was released');
+    return this.queryContext(this.committedSnap);
+  }
+
+  /** ExtendVote: the handler's extension, over the last committed state; none without a handler. */
+  extendVote(req: RequestExtendVote): ResponseExtendVote {
+    this.assertLoaded();
+    const ve = this.voteExtensions;
+    // nothing is scheduled before the first block commits (the upgrade module has no genesis state)
+    return { voteExtension: ve === undefined || this.lastBlockHeight === 0n ? NO_DATA : ve.extendVote(this.committedContext(), req.height) };
+  }
+
+  /** VerifyVoteExtension: the handler's verdict; every extension is accepted without a handler. */
+  verifyVoteExtension(req: RequestVerifyVoteExtension): ResponseVerifyVoteExtension {
+    this.assertLoaded();
+    const ve = this.voteExtensions;
+    const ok =
+      ve === undefined || (this.lastBlockHeight === 0n ? req.voteExtension.length === 0 : ve.verifyVoteExtension(this.committedContext(), req.voteExtension));
+    return { status: ok ? ResponseVerifyVoteExtension_VerifyStatus.ACCEPT : ResponseVerifyVoteExtension_VerifyStatus.REJECT };
   }
 
   /**

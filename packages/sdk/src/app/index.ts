@@ -7,6 +7,7 @@ export * from './logger.ts';
 export * from './manager.ts';
 export * from './module.ts';
 export * from './router.ts';
+export * from './vote-extensions.ts';
 export * from './query-cache.ts';
 export * from './query/index.ts';
 export * from './proposal.ts';

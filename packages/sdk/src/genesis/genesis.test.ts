@@ -177,7 +177,7 @@ describe('genesis document', () => {
       mutate((g) => (g.consensus_params.validator.pub_key_types = ['ed25519', 'rsa'])),
       'pub_key_types[1] "rsa" is an unknown public key type',
     ],
-    ['vote extensions', mutate((g) => (g.consensus_params.abci.vote_extensions_enable_height = '10')), 'vote extensions are not supported'],
+    ['vote extensions', mutate((g) => (g.consensus_params.abci.vote_extensions_enable_height = '-1')), 'vote_extensions_enable_height must be non-negative'],
     ['unknown module', mutate((g) => (g.app_state.staking = {})), 'genesis app_state has an unknown module "staking"'],
     ['app_state not an object', mutate((g) => (g.app_state = [] as never)), 'genesis app_state must be a JSON object'],
     ['empty validator set', mutate((g) => (g.app_state.validators.validators = [])), 'genesis has no validators: app_state.validators.validators is empty'],

@@ -39,8 +39,6 @@ export function validateConsensusParams(p: ConsensusParams): void {
   if (!validator.pubKeyTypes.includes('ed25519')) fail('consensus_params.validator.pub_key_types must include "ed25519"');
   const ve = abci?.voteExtensionsEnableHeight ?? 0n;
   if (ve < 0n) fail(`consensus_params.abci.vote_extensions_enable_height must be non-negative, got ${ve}`);
-  // the Application has no ExtendVote / VerifyVoteExtension
-  if (ve > 0n) fail(`consensus_params.abci.vote_extensions_enable_height must be 0: vote extensions are not supported, got ${ve}`);
 }
 
 /** The genesis validators: through the registered validators module's keeper (its prefix), else any bech32 prefix. */

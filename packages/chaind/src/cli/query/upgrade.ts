@@ -14,6 +14,7 @@ import {
   QueryModuleVersionsRequest,
   QueryModuleVersionsResponse,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import { QueryReadinessRequest, QueryReadinessResponse, simulateResultToJSON } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
 import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { formatRFC3339 } from '@chaind/sdk/types';
 import { UserError } from '../common.ts';
@@ -102,8 +103,36 @@ export function registerUpgradeQueries(queryCmd: Command): void {
     printOutput({ module_versions: res.moduleVersions.map((v) => ({ name: v.name, version: v.version.toString() })) }, o.output);
   });
 
+  addStateQueryOptions(
+    upgrade.command('readiness').description('how much voting power attested a prepared release for the scheduled plan, per validator'),
+  ).action(async (o: HeightOptions) => {
+    const res = await query(new RpcClient(o.node), 'Readiness', {}, { req: QueryReadinessRequest, res: QueryReadinessResponse }, o);
+    printOutput(readinessJSON(res), o.output);
+  });
+
   addStateQueryOptions(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: HeightOptions) => {
     const res = await query(new RpcClient(o.node), 'Authority', {}, { req: QueryAuthorityRequest, res: QueryAuthorityResponse }, o);
     printOutput({ address: res.address }, o.output);
   });
+}
+
+/** The Readiness answer with its proto (snake_case) field names, int64 as strings, as the SDK CLI prints. */
+export function readinessJSON(r: QueryReadinessResponse): Record<string, unknown> {
+  return {
+    plan: r.plan === undefined ? null : planJSON(r.plan),
+    enabled: r.enabled,
+    total_power: r.totalPower.toString(),
+    ready_power: r.readyPower.toString(),
+    ready_fraction: r.readyFraction,
+    validators: r.validators.map((v) => ({
+      operator_address: v.operatorAddress,
+      moniker: v.moniker,
+      consensus_address: v.consensusAddress,
+      power: v.power.toString(),
+      ready: v.ready,
+      release_checksum: v.releaseChecksum,
+      simulate: simulateResultToJSON(v.simulate),
+      attested_height: v.attestedHeight.toString(),
+    })),
+  };
 }

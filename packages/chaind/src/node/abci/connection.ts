@@ -3,13 +3,7 @@
 // belongs to one, and a request of another role on it is a protocol error (ResponseException, then the
 // connection closes). Echo and Flush belong to every connection.
 import { AbciProtocolError, requestMethod, type AbciMethod } from '@chaind/abci';
-import {
-  ResponseApplySnapshotChunk_Result,
-  ResponseOfferSnapshot_Result,
-  ResponseVerifyVoteExtension_VerifyStatus,
-  type Request,
-  type Response,
-} from 'cosmjs-types/tendermint/abci/types';
+import { ResponseApplySnapshotChunk_Result, ResponseOfferSnapshot_Result, type Request, type Response } from 'cosmjs-types/tendermint/abci/types';
 
 export type ConnectionRole = 'consensus' | 'mempool' | 'query' | 'snapshot';
 
@@ -84,11 +78,4 @@ export function snapshotResponse(kind: RequestKind): Response | undefined {
     default:
       return undefined;
   }
-}
-
-/** ExtendVote adds nothing and VerifyVoteExtension accepts: this chain uses no vote extensions. */
-export function voteExtensionResponse(kind: RequestKind): Response | undefined {
-  if (kind === 'extendVote') return { extendVote: { voteExtension: new Uint8Array(0) } };
-  if (kind === 'verifyVoteExtension') return { verifyVoteExtension: { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT } };
-  return undefined;
 }

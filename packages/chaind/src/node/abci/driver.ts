@@ -17,7 +17,7 @@ import { txHash } from '../hash.ts';
 import { answerQuery, type AnswerApp } from '../query/simulate.ts';
 import { nopMetrics, type NodeMetrics } from '../metrics/index.ts';
 import { BlockTimes, type HeaderTimes } from './block-times.ts';
-import { AbciConnection, snapshotResponse, voteExtensionResponse, type RequestKind } from './connection.ts';
+import { AbciConnection, snapshotResponse, type RequestKind } from './connection.ts';
 import { errorMessage } from '@chaind/errors';
 
 /** The app as CometBFT calls it, and dropping a finalized block that will not be committed. */
@@ -229,8 +229,14 @@ export class AbciDriver implements ConsensusDriver {
       case 'commit':
         this.assertConsensus(from);
         return { commit: this.failStops('Commit', this.pending?.req.height ?? this.app.lastBlockHeight + 1n, () => this.commit()) };
+      case 'extendVote':
+        this.assertConsensus(from);
+        return { extendVote: app.extendVote(req.extendVote!) };
+      case 'verifyVoteExtension':
+        this.assertConsensus(from);
+        return { verifyVoteExtension: app.verifyVoteExtension(req.verifyVoteExtension!) };
       default: {
-        const r = voteExtensionResponse(kind) ?? snapshotResponse(kind);
+        const r = snapshotResponse(kind);
         if (r === undefined) throw new AbciProtocolError(`unsupported request ${kind}`);
         return r;
       }

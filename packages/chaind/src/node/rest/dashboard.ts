@@ -60,11 +60,11 @@ export interface DashboardStatus {
 }
 
 /** `upgrade simulate`'s last result in `home`, if it left a readable one: which upgrade, and whether it passed. */
-export function lastSimulation(home: string): { readonly name: string; readonly passed: boolean } | undefined {
+export function lastSimulation(home: string): { readonly name: string; readonly height: string; readonly passed: boolean } | undefined {
   const f = readSideFile(join(home, SIMULATE_RESULT_FILE));
   if (f === null || !f.ok) return undefined;
-  const { name, passed } = f.value as { name?: unknown; passed?: unknown };
-  return typeof name === 'string' && typeof passed === 'boolean' ? { name, passed } : undefined;
+  const { name, height, passed } = f.value as { name?: unknown; height?: unknown; passed?: unknown };
+  return typeof name === 'string' && typeof passed === 'boolean' ? { name, height: typeof height === 'string' ? height : '', passed } : undefined;
 }
 
 function readSideFile(path: string): SideFile {

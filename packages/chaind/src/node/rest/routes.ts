@@ -35,6 +35,11 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   },
   { path: '/chain/upgrade/v1beta1/authority', method: `${UPGRADE}/Authority`, summary: 'The address allowed to schedule and cancel upgrades.' },
   {
+    path: '/chain/upgrade/v1beta1/readiness',
+    method: `${UPGRADE}/Readiness`,
+    summary: "Voting power whose validators attested a prepared release for the scheduled plan, per validator (chaind's extension).",
+  },
+  {
     path: '/chain/upgrade/v1beta1/upgraded_consensus_state/{last_height}',
     method: `${UPGRADE}/UpgradedConsensusState`,
     summary: 'Deprecated (as in the Cosmos SDK): the upgraded IBC consensus state stored under last_height, base64 (404 when none).',

@@ -8,4 +8,5 @@ export * from './module.ts';
 export * from './msg-server.ts';
 export * from './plan.ts';
 export * from './query-server.ts';
+export * from './readiness.ts';
 export * from './store-loader.ts';

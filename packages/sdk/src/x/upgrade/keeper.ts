@@ -15,6 +15,8 @@ import {
   versionKey,
 } from './keys.ts';
 import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
+import { dropStaleRecords, readiness, type ReadinessValidator } from './readiness.ts';
+import type { QueryReadinessResponse } from '../../gen/chain/upgrade/v1beta1/readiness.ts';
 import { errorMessage } from '@chaind/errors';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
@@ -32,6 +34,8 @@ export interface UpgradeKeeperOptions {
   /** Receives the new protocol version after an upgrade (the app reports it as its app version). */
   readonly onProtocolVersion?: (v: bigint) => void;
   readonly logger?: Logger;
+  /** The validator set, for the Readiness query (the validators module's, wired by the app); none: an empty list. */
+  readonly validators?: (ctx: Context) => readonly ReadinessValidator[];
 }
 
 /** Orders applied upgrades by height, then name: the order every history of them is shown in. */
@@ -94,6 +98,7 @@ export class UpgradeKeeper {
     this.cached = null;
     // the SDK's bytes: gogoproto always writes the non-nullable time, as Go's zero time when unset
     this.store(ctx).set(PLAN_KEY, Plan.encode({ ...plan, time: GO_ZERO_TIME }).finish());
+    dropStaleRecords(ctx, plan);
   }
 
   /** Removes the scheduled plan and the IBC state stored under its height; a no-op when there is none. */
@@ -102,6 +107,12 @@ export class UpgradeKeeper {
     if (old !== undefined) this.clearIBCState(ctx, old.height);
     this.cached = null;
     this.store(ctx).delete(PLAN_KEY);
+    dropStaleRecords(ctx, undefined);
+  }
+
+  /** Readiness of the network for the scheduled plan (chaind's extension). */
+  readiness(ctx: Context): QueryReadinessResponse {
+    return readiness(ctx, this.getUpgradePlan(ctx), this.opts.validators?.(ctx) ?? []);
   }
 
   getUpgradePlan(ctx: Context): Plan | undefined {

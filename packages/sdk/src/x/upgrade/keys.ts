@@ -13,6 +13,15 @@ export const VERSION_MAP_PREFIX = Uint8Array.of(0x02);
 /** 0x3 → big-endian uint64 protocol version. */
 export const PROTOCOL_VERSION_KEY = Uint8Array.of(0x03);
 
+/** 0x4 ‖ validator consensus address (20 bytes) → ReadinessRecord: its latest attestation for the scheduled plan (chaind's extension). */
+export const READINESS_PREFIX = Uint8Array.of(0x04);
+/** 0x5 → big-endian uint64 `abci.vote_extensions_enable_height` from genesis (absent: vote extensions off; chaind's extension). */
+export const VOTE_EXTENSIONS_HEIGHT_KEY = Uint8Array.of(0x05);
+
+export function readinessKey(consensusAddress: Uint8Array): Uint8Array {
+  return concatBytes(READINESS_PREFIX, consensusAddress);
+}
+
 export function doneKey(name: string): Uint8Array {
   return concatBytes(DONE_PREFIX, utf8(name));
 }

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { QueryReadinessRequest, QueryReadinessResponse } from "./readiness.js";
 import { ModuleVersion, Plan } from "./upgrade.js";
 
 export const protobufPackage = "chain.upgrade.v1beta1";
@@ -802,6 +803,18 @@ export const QueryDefinition = {
       requestType: QueryUpgradedConsensusStateRequest as typeof QueryUpgradedConsensusStateRequest,
       requestStream: false,
       responseType: QueryUpgradedConsensusStateResponse as typeof QueryUpgradedConsensusStateResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Readiness returns how much voting power attested a prepared release for the scheduled plan
+     * (chaind's extension: vote extensions carry the attestations).
+     */
+    readiness: {
+      name: "Readiness",
+      requestType: QueryReadinessRequest as typeof QueryReadinessRequest,
+      requestStream: false,
+      responseType: QueryReadinessResponse as typeof QueryReadinessResponse,
       responseStream: false,
       options: {},
     },
