@@ -1,6 +1,8 @@
 // Four validators on CometBFT v0.38.25, each `chaind start` under its own chainvisor, on homes made by
-// `chaind testnet init` (genesis = v1, v2 installed): one network shared by the tests below, in order.
-//   1. a governance upgrade v1 → v2 voted with the CLI while node3 is down: nodes 0–2 halt at the same
+// `chaind testnet init` (genesis = v1, v2's release taken away): one network shared by the tests below, in order.
+//   1. a governance upgrade v1 → v2 whose plan names v2's release archive: readiness 0 % on every node,
+//      75 % once chainvisor prepared it on three, 100 % with the fourth, the same at every height on every
+//      node (vote extensions); voted with the CLI while node3 is down: nodes 0–2 halt at the same
 //      H with byte-identical upgrade-info.json, switch and resume; then node3, still on v1, block-syncs
 //      to H, halts, switches and catches up; every app agrees on the app hash at H + 5;
 //   2. the upgrade v2 → v3 with node3 unable to get v3 (none installed, downloads off) and node2 down at
@@ -8,7 +10,9 @@
 //      comes back and upgrades, then the three (75%) go on;
 //   3. chaind SIGKILLed under load: its CometBFT exits with it, both come back and agree.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
@@ -27,14 +31,17 @@ import {
   proposeUpgrade,
   removeTmpDirs,
   runInGroup,
+  serve,
   sourcesWithNextRelease,
   startVisor,
   testKey,
   tmpDir,
+  visorCommand,
   voteYes,
   waitForPlan,
   type GovUpgradeOptions,
   type Run,
+  type Served,
   type ValidatorEndpoints,
 } from '@chaind/chaind/testing';
 import { errorMessage } from '@chaind/errors';
@@ -54,9 +61,13 @@ interface Node {
 }
 
 const nodes: Node[] = [];
+/** Serves v2's release archive, which the v2 plan's info names. */
+let releases: Served | undefined;
+const V2_ARCHIVE = fileURLToPath(new URL('../../../dist/releases/chaind-v2-linux-amd64.tar.gz', import.meta.url));
 
 after(async () => {
   await GroupChild.killAllGroups();
+  await releases?.close();
   removeTmpDirs();
 });
 
@@ -126,12 +137,46 @@ const govUpgrade = (name: string, h: bigint, id: number, i: number): GovUpgradeO
 });
 
 /** Proposes upgrade `name` at `h` from node0 and has the validators of `voters` vote yes, each from its own home, all at once; waits for the plan. */
-async function passUpgrade(name: string, h: bigint, voters: readonly number[], id: number): Promise<void> {
-  await proposeUpgrade(govUpgrade(name, h, id, 0));
+async function passUpgrade(name: string, h: bigint, voters: readonly number[], id: number, info?: string): Promise<void> {
+  await proposeUpgrade({ ...govUpgrade(name, h, id, 0), info });
   await Promise.all(voters.map((i) => voteYes(govUpgrade(name, h, id, i))));
   await waitForPlan(govUpgrade(name, h, id, 0));
   assert.ok((await heightOf(nodes[0])) < h - 1n, `plan ${name} passed before its height ${h}`);
 }
+
+interface Readiness {
+  plan: { name: string } | null;
+  enabled: boolean;
+  ready_power: string;
+  ready_fraction: string;
+  validators: { moniker: string; ready: boolean; attested_height: string }[];
+}
+
+const readinessOf = async (n: Node): Promise<Readiness> =>
+  JSON.parse((await cli(n, ['query', 'upgrade', 'readiness', '-o', 'json', '--node', n.ends.rpc])).stdout) as Readiness;
+
+/** The numbers a node reports, without the heights of the attestations (re-recorded every block). */
+const numbers = (r: Readiness): string => JSON.stringify({ ...r, validators: r.validators.map((v) => ({ ...v, attested_height: undefined })) });
+
+/** Waits until every node reports `fraction` ready, and checks they report the same numbers for every validator. */
+async function readinessEverywhere(fraction: string): Promise<Readiness> {
+  const answers = await eventually(`${fraction} ready on every node`, async () => {
+    const rs = await Promise.all(nodes.map(readinessOf));
+    return rs.every((r) => r.ready_fraction === fraction) ? rs : undefined;
+  });
+  for (const [i, r] of answers.entries()) assert.equal(numbers(r), numbers(answers[0]), `${nodes[i].name} agrees with node0`);
+  return answers[0];
+}
+
+const prepare = async (n: Node): Promise<void> => {
+  const r = await visorCommand(n.home, ['prepare-upgrade'], {
+    DAEMON_GRPC_ADDRESS: n.ends.grpc,
+    DAEMON_RPC_ADDRESS: n.ends.rpc,
+    DAEMON_ALLOW_LOOPBACK_HTTP: 'true',
+  });
+  assert.equal(r.code, 0, `${n.name}: ${r.stderr}`);
+  assert.match(r.stderr, /release v2 ready/);
+};
 
 describe('four validators on CometBFT, each under chainvisor', { skip: cometForTests().skip, timeout: 900_000 }, () => {
   before(async () => {
@@ -140,14 +185,40 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     for (let i = 0; i < N; i++) {
       const home = join(dir, `node${i}`);
       nodes.push({ name: `node${i}`, home, ends: await endpointsOf(home), visor: undefined });
+      // nothing prepared: chainvisor downloads v2's release when told to
+      rmSync(join(home, 'cosmovisor', 'upgrades', 'v2'), { recursive: true });
     }
+    releases = await serve();
+    releases.file('/chaind-v2.tar.gz', readFileSync(V2_ARCHIVE));
   });
 
   test('a governance upgrade v1 → v2: the validators halt at the same H, switch and resume; one that was down catches up through the halt', async () => {
     nodes.forEach((n) => start(n));
     await allAtLeast(nodes, 3n);
     const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
-    await passUpgrade('v2', h, [0, 1, 2, 3], 1);
+    const sha = createHash('sha256').update(readFileSync(V2_ARCHIVE)).digest('hex');
+    const info = JSON.stringify({ binaries: { 'linux/amd64': `${releases?.base}/chaind-v2.tar.gz?checksum=sha256:${sha}` } });
+    await passUpgrade('v2', h, [0, 1, 2, 3], 1, info);
+
+    // readiness through vote extensions: nothing prepared, then three, then all four
+    const none = await readinessEverywhere('0.000000000000000000');
+    assert.equal(none.plan?.name, 'v2');
+    assert.equal(none.enabled, true);
+    for (const n of nodes.slice(0, 3)) await prepare(n);
+    const three = await readinessEverywhere('0.750000000000000000');
+    assert.equal(three.ready_power, '30');
+    assert.deepEqual(
+      three.validators
+        .filter((v) => v.ready)
+        .map((v) => v.moniker)
+        .sort(),
+      ['node0', 'node1', 'node2'],
+    );
+    await prepare(nodes[3]);
+    const all = await readinessEverywhere('1.000000000000000000');
+    assert.ok(all.validators.every((v) => v.ready && BigInt(v.attested_height) > 0n));
+    assert.ok((await heightOf(nodes[0])) < h - 4n, 'readiness settled before the halt');
+
     // node3 goes down just before H and misses it (earlier, each of its proposer turns costs timeout_propose)
     await allAtLeast([nodes[0]], h - 4n);
     await stop(nodes[3]);

@@ -17,7 +17,7 @@ export * from './comet.ts';
 export * from './homes.ts';
 export * from './network.ts';
 export * from './node.ts';
-export { killGroup, runInGroup, type GroupRun, type GroupRunOptions } from '@chaind/upgrade-plan/testing';
+export { killGroup, runInGroup, serve, type GroupRun, type GroupRunOptions, type Served } from '@chaind/upgrade-plan/testing';
 export * from './upgrades.ts';
 export * from './upgrade-history.ts';
 export * from './next-release.ts';

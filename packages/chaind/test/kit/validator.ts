@@ -13,6 +13,7 @@ import { freeLoopbackPorts } from '../../src/cli/testnet/layout.ts';
 import { BIN, childEnv } from './cli.ts';
 import { makeNetworkHomes } from './homes.ts';
 import { errorMessage } from '@chaind/errors';
+import { runInGroup, type GroupRun } from '@chaind/upgrade-plan/testing';
 
 export const CHAINVISOR_BIN = fileURLToPath(new URL('../../../chainvisor/bin/chainvisor.js', import.meta.url));
 
@@ -147,9 +148,9 @@ export function startValidator(home: string, release?: string, extra: readonly s
   return GroupChild.spawn([BIN, 'start', '--home', home, ...extra], env, `chaind start over ${home}`);
 }
 
-/** `chainvisor run start --home <home>` with cosmovisor's settings for that home (`env` added). */
-export function startVisor(home: string, env: Readonly<Record<string, string>> = {}): GroupChild {
-  const e = childEnv({
+/** cosmovisor's settings for `home`, as the tests run chainvisor (`env` added). */
+function visorEnv(home: string, env: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  return childEnv({
     COMETBFT_BIN: cometbftBin(),
     DAEMON_HOME: home,
     DAEMON_NAME: 'chaind',
@@ -160,7 +161,16 @@ export function startVisor(home: string, env: Readonly<Record<string, string>> =
     COSMOVISOR_TIMEFORMAT_LOGS: 'none',
     ...env,
   });
-  return GroupChild.spawn([CHAINVISOR_BIN, 'run', 'start', '--home', home], e, `chainvisor run start over ${home}`);
+}
+
+/** `chainvisor run start --home <home>` with cosmovisor's settings for that home (`env` added). */
+export function startVisor(home: string, env: Readonly<Record<string, string>> = {}): GroupChild {
+  return GroupChild.spawn([CHAINVISOR_BIN, 'run', 'start', '--home', home], visorEnv(home, env), `chainvisor run start over ${home}`);
+}
+
+/** One chainvisor command (`prepare-upgrade`, `add-upgrade` …) over `home`, to its end. */
+export function visorCommand(home: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<GroupRun> {
+  return runInGroup(CHAINVISOR_BIN, args, { env: visorEnv(home, env), timeoutMs: 120_000 });
 }
 
 /** Where a validator's home says it serves: CometBFT's JSON-RPC, chaind's REST and gRPC. */
