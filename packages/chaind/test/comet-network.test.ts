@@ -214,6 +214,9 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
         .sort(),
       ['node0', 'node1', 'node2'],
     );
+    // the same answer through REST, as curl and the dashboard get it
+    const rest = (await (await fetch(`${nodes[1].ends.rest}/chain/upgrade/v1beta1/readiness`)).json()) as Readiness;
+    assert.equal(numbers(rest), numbers(three));
     await prepare(nodes[3]);
     const all = await readinessEverywhere('1.000000000000000000');
     assert.ok(all.validators.every((v) => v.ready && BigInt(v.attested_height) > 0n));
