@@ -15,7 +15,11 @@ import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { MsgSubmitProposal, MsgSubmitProposalResponse, MsgVote } from 'cosmjs-types/cosmos/gov/v1/tx';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import { ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
-import { MemoryLogger } from '@chaind/sdk/app';
+import { isInjectedTx, MemoryLogger } from '@chaind/sdk/app';
+import { QueryReadinessResponse, SimulateResult } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
+import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
+import type { GenesisDoc } from '@chaind/sdk/genesis';
+import type { LocalReadiness } from '@chaind/sdk/x/upgrade';
 import { Mempool } from '@chaind/sdk/admission';
 import { encodeTx } from '@chaind/sdk/tx';
 import { upgradeInfoPath } from '@chaind/upgrade-plan';
@@ -71,6 +75,7 @@ class Node {
   constructor(
     readonly home: string,
     upgrades: readonly Upgrade[] = [],
+    localReadiness?: (plan: Plan) => LocalReadiness,
   ) {
     this.chain = createChainApp({
       dbPath: join(home, 'data', 'application.db'),
@@ -78,6 +83,7 @@ class Node {
       chainId: CHAIN_ID,
       logger: this.logger,
       upgrades,
+      localReadiness,
     });
     this.mempool = new Mempool({ app: this.chain.app });
     this.blockStore = BlockStore.open(join(home, 'data', 'blockstore.db'));
@@ -478,6 +484,61 @@ describe('solo driver', () => {
     assert.equal(upgraded.block.header.version.app, 0n);
     assertChain(n.blockStore, planHeight + 1n);
     await d2.stop();
+    await n.close();
+  });
+
+  test('vote extensions on in genesis: the solo node attests its own readiness, each block carries its signed extension first, and a restart goes on', async () => {
+    const home = newHome();
+    let ready = false;
+    const local = (): LocalReadiness => ({ releaseChecksum: ready ? `sha256:${'ab'.repeat(32)}` : '', simulate: SimulateResult.SIMULATE_RESULT_UNSPECIFIED });
+    const withExtensions = (): GenesisDoc => {
+      const g = genesis();
+      return { ...g, consensusParams: { ...g.consensusParams, abci: { voteExtensionsEnableHeight: 1n } } };
+    };
+    let n = new Node(home, [], local);
+    const readiness = (): QueryReadinessResponse => {
+      const r = n.chain.app.query({ path: '/chain.upgrade.v1beta1.Query/Readiness', data: new Uint8Array(0), height: 0n, prove: false });
+      assert.equal(r.code, 0, r.log);
+      return QueryReadinessResponse.decode(r.value);
+    };
+    let d = await n.start({ genesis: withExtensions() });
+    const second = await waitForBlock(d, (e) => e.height >= 2n);
+    assert.ok(isInjectedTx(second.block.data.txs[0]), 'block 2 carries the extended commit of block 1');
+    assert.equal(second.results.txResults[0].gasUsed, 0n);
+    const submit = MsgSubmitProposal.fromPartial({
+      messages: [softwareUpgrade('v2', d.height + 200n, '{"binaries":{}}')],
+      initialDeposit: [{ denom: DENOM, amount: '1000' }],
+      proposer: ALICE.address,
+      title: 'v2',
+      summary: 'v2',
+    });
+    const [ph] = n.submit(n.tx(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(submit).finish() }]));
+    const pe = await waitForBlock(d, includes([ph]));
+    const pr = pe.results.txResults[pe.txHashes.findIndex((x) => hex(x) === hex(ph))];
+    assert.equal(pr.code, 0, pr.log);
+    const proposalId = MsgSubmitProposalResponse.decode(TxMsgData.decode(pr.data).msgResponses[0].value).proposalId;
+    const vote = MsgVote.fromPartial({ proposalId, voter: VALIDATOR.address, option: VoteOption.VOTE_OPTION_YES });
+    n.submit(n.tx(VALIDATOR, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode(vote).finish() }]));
+    await waitForBlock(d, () => readiness().plan !== undefined, 30_000);
+    await waitForBlock(d, () => readiness().validators[0]?.attestedHeight > 0n);
+    const notYet = readiness();
+    assert.equal(notYet.enabled, true);
+    assert.equal(notYet.readyFraction, '0.000000000000000000');
+    ready = true;
+    await waitForBlock(d, () => readiness().readyPower > 0n);
+    assert.equal(readiness().readyFraction, '1.000000000000000000');
+    assert.equal(readiness().validators[0].consensusAddress, Buffer.from(KEY.address).toString('hex').toUpperCase());
+    await d.stop();
+    await n.close();
+
+    // after a restart the node makes its extension of the last block again: the next proposal still verifies
+    n = new Node(home, [], local);
+    d = n.open({ genesis: withExtensions() });
+    const next = d.produceBlock();
+    assert.ok(isInjectedTx(next.block.data.txs[0]));
+    assert.equal(readiness().readyFraction, '1.000000000000000000');
+    assert.equal(readiness().validators[0].attestedHeight, next.block.header.height);
+    await d.stop();
     await n.close();
   });
 
