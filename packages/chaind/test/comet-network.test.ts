@@ -25,6 +25,7 @@ import {
   DENOM,
   endpointsOf,
   eventually,
+  freePorts,
   GroupChild,
   keyringKey,
   ok,
@@ -32,6 +33,7 @@ import {
   removeTmpDirs,
   runInGroup,
   serve,
+  setTomlValue,
   sourcesWithNextRelease,
   startVisor,
   testKey,
@@ -63,6 +65,7 @@ interface Node {
 const nodes: Node[] = [];
 /** Serves v2's release archive, which the v2 plan's info names. */
 let releases: Served | undefined;
+let metricsUrl = '';
 const V2_ARCHIVE = fileURLToPath(new URL('../../../dist/releases/chaind-v2-linux-amd64.tar.gz', import.meta.url));
 
 after(async () => {
@@ -188,6 +191,17 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
       // nothing prepared: chainvisor downloads v2's release when told to
       rmSync(join(home, 'cosmovisor', 'upgrades', 'v2'), { recursive: true });
     }
+    // node1's chaind serves its metrics: the readiness gauge is read there
+    const [port] = await freePorts(1);
+    const appToml = join(nodes[1].home, 'config', 'app.toml');
+    const app = setTomlValue(
+      setTomlValue(readFileSync(appToml, 'utf8'), 'instrumentation', 'prometheus', true),
+      'instrumentation',
+      'prometheus-listen-addr',
+      `127.0.0.1:${port}`,
+    );
+    writeFileSync(appToml, app);
+    metricsUrl = `http://127.0.0.1:${port}/metrics`;
     releases = await serve();
     releases.file('/chaind-v2.tar.gz', readFileSync(V2_ARCHIVE));
   });
@@ -217,6 +231,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     // the same answer through REST, as curl and the dashboard get it
     const rest = (await (await fetch(`${nodes[1].ends.rest}/chain/upgrade/v1beta1/readiness`)).json()) as Readiness;
     assert.equal(numbers(rest), numbers(three));
+    assert.match(await (await fetch(metricsUrl)).text(), /^chaind_upgrade_ready_power_ratio\{name="v2"\} 0\.75$/m);
     await prepare(nodes[3]);
     const all = await readinessEverywhere('1.000000000000000000');
     assert.ok(all.validators.every((v) => v.ready && BigInt(v.attested_height) > 0n));

@@ -273,6 +273,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   }
   observeBlocks(driver, chain, metrics);
   metrics.simulation(() => lastSimulation(o.home));
+  metrics.readiness(() => readinessRatio(chain));
   const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
   // CometBFT's start and handshake (block H's replay after an upgrade) need only the ABCI server
   const cometLine = o.cometLine ?? ((line: string): void => void process.stderr.write(`cometbft| ${line}\n`));
@@ -352,4 +353,12 @@ function observeBlocks(driver: ConsensusDriver, chain: ChainApp, metrics: NodeMe
     metrics.blockCommitted(b.height, b.txHashes.length, b.time);
     plan(b.height);
   });
+}
+
+/** The scheduled plan's ready share of the voting power, for the metric; undefined without a plan, with vote extensions off, or before the first block. */
+function readinessRatio(chain: ChainApp): { name: string; ratio: number } | undefined {
+  if (chain.app.lastBlockHeight === 0n) return undefined;
+  const r = chain.app.withQueryContext((ctx) => chain.upgrade.readiness(ctx));
+  if (r.plan === undefined || !r.enabled || r.totalPower === 0n) return undefined;
+  return { name: r.plan.name, ratio: Number(r.readyFraction) };
 }

@@ -20,6 +20,8 @@ export interface NodeMetrics {
   mempool(read: () => { readonly txs: number; readonly bytes: number }): void;
   /** Where `upgrade simulate`'s last result is read at each scrape (undefined: none). */
   simulation(read: () => { readonly name: string; readonly passed: boolean } | undefined): void;
+  /** Where the network's readiness for the scheduled plan is read at each scrape (undefined: no plan, or vote extensions off). */
+  readiness(read: () => { readonly name: string; readonly ratio: number } | undefined): void;
 }
 
 /** Reports nothing: the node without [instrumentation] prometheus. */
@@ -31,6 +33,7 @@ export const nopMetrics: NodeMetrics = {
   haltedForUpgrade() {},
   mempool() {},
   simulation() {},
+  readiness() {},
 };
 
 export interface PrometheusNodeMetrics {
@@ -112,6 +115,18 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
       if (r !== undefined) this.set({ name: r.name }, r.passed ? 1 : 0);
     },
   });
+  let readReadiness: (() => { readonly name: string; readonly ratio: number } | undefined) | undefined;
+  new Gauge({
+    name: n('upgrade_ready_power_ratio'),
+    help: 'Share of the voting power whose validators attested a prepared release for the scheduled plan, 0 to 1 (no series without a plan or with vote extensions off).',
+    labelNames: ['name'],
+    registers,
+    collect() {
+      this.reset();
+      const r = readReadiness?.();
+      if (r !== undefined) this.set({ name: r.name }, r.ratio);
+    },
+  });
   let last: { readonly height: bigint; readonly time: Timestamp } | undefined;
   const timed = <R>(method: string, fn: () => R): R => {
     const t0 = performance.now();
@@ -146,6 +161,9 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
     },
     simulation(r) {
       readSimulation = r;
+    },
+    readiness(r) {
+      readReadiness = r;
     },
   };
   return { metrics, registry };
