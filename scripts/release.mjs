@@ -23,7 +23,20 @@
 // Entries are sorted, owners dropped and mtimes fixed, so the same tree gives the same archive.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,17 +72,34 @@ function findPackage(name, fromDir) {
 /** Folders and files a package needs only for development: left out to keep archives small and quick to unpack. */
 const DEV_DIRS = new Set(['node_modules', 'test', 'tests', '__tests__', 'example', 'examples', 'benchmark', 'benchmarks', '.github', 'coverage']);
 const DEV_FILES = /(\.d\.[cm]?ts|\.map|\.md|\.markdown|\.tsbuildinfo)$/i;
+/**
+ * Sources nothing loads at run time: TypeScript (Node loads none from node_modules; grpc-js ships its src/*.ts beside
+ * the build), and the C/C++ sources and build files of native addons (their prebuilt binaries are what loads).
+ */
+const SOURCE_FILES = /\.([cm]?ts|tsx|c|cc|cpp|cxx|h|hh|hpp|gyp|gypi)$/i;
+/**
+ * Folders of a package that nothing loads at run time, relative to it: yaml's browser build (Node resolves its
+ * `node` export, dist/), and the rest of the native addons' sources (the C library trees and their build scripts).
+ */
+const UNUSED_DIRS = { yaml: ['browser'], lmdb: ['dependencies'], secp256k1: ['src'] };
+/** License and notice files: shipped wherever they are, in a folder left out too (LMDB's is in lmdb/dependencies). */
+const LEGAL = /^(LICEN[CS]E|COPYING|COPYRIGHT|NOTICE)/i;
 /** Prebuilt native binaries of other platforms (node-gyp-build's prebuilds/<platform>-<arch>). */
 const OTHER_PREBUILDS = new RegExp(`(^|[/\\\\])prebuilds[/\\\\](?!${process.platform}-${process.arch}([/\\\\]|$))[^/\\\\]+`);
 
-/** Whether a path inside a package (relative to its folder) goes into the release. */
-function shipped(rel) {
+/** Whether a path inside the package `name` (relative to its folder; `dir`: it is a folder) goes into the release. */
+function shipped(name, rel, dir) {
   if (rel === '') return true;
   const segs = rel.split(sep);
   // nested node_modules are copied through the closure; .bin holds symlinks to tools we do not ship
   if (segs.some((s) => DEV_DIRS.has(s))) return false;
   if (OTHER_PREBUILDS.test(rel)) return false;
-  return !DEV_FILES.test(segs[segs.length - 1]) || /^LICEN[CS]E/i.test(segs[segs.length - 1]);
+  // a folder is walked (the files in it decide), so that a license deep in a folder left out is found
+  if (dir) return true;
+  const file = segs[segs.length - 1];
+  if (LEGAL.test(file)) return true;
+  if ((UNUSED_DIRS[name] ?? []).some((d) => rel.startsWith(d + sep))) return false;
+  return !DEV_FILES.test(file) && !SOURCE_FILES.test(file);
 }
 
 /**
@@ -90,7 +120,7 @@ function copyClosure(name, fromDir, stage, copied, optional = false) {
   cpSync(dir, join(stage, 'node_modules', rel), {
     recursive: true,
     // nested node_modules are copied through the closure; .bin holds symlinks to tools we do not ship
-    filter: (src) => shipped(relative(dir, src)),
+    filter: (src) => shipped(name, relative(dir, src), lstatSync(src).isDirectory()),
   });
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   for (const dep of Object.keys(pkg.dependencies ?? {}).sort()) copyClosure(dep, dir, stage, copied);

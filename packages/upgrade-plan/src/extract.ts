@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
-import type { ReadEntry } from 'tar';
+import type { Parser, ReadEntry } from 'tar';
 import { FetchError } from './errors.ts';
 import { clip, quote } from './quote.ts';
 import { errorMessage, errnoCode } from '@chaind/errors';
@@ -111,8 +111,8 @@ interface Checks {
   readonly bad: FetchError | null;
 }
 
-/** The checks of one pass; `stop` is told at once when a cap is crossed (reading further would decompress the rest). */
-function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => void): Checks {
+/** The checks of one pass. */
+function checks(name: string, limits: ExtractLimits): Checks {
   const symlinks = new Set<string>();
   const folders = new Set<string>();
   const files = new Set<string>();
@@ -134,7 +134,6 @@ function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => 
       else if (bytes > limits.maxBytes) why = over('bytes', limits.maxBytes, limits.settings?.bytes);
       if (why) {
         bad = why;
-        stop(why);
         return false;
       }
       const unsafe = refusal(entry, symlinks, folders, files);
@@ -151,38 +150,51 @@ function checks(name: string, limits: ExtractLimits, stop: (why: FetchError) => 
 const badArchive = (name: string, err: unknown): FetchError => new FetchError('bad-archive', `could not extract ${name}: ${clip(errorMessage(err))}`);
 
 /**
- * The first pass: the whole archive read and checked, nothing written. A corrupt gzip, a damaged header, a
- * truncated body, an unsafe entry or a crossed cap is found here, so the writing pass never starts on an
- * archive that fails half-way (tar would still be writing files after reporting the error).
+ * Feeds the archive to `p` as it is read, one chunk of the file at a time. tar's Parser and UnpackSync work on a
+ * chunk synchronously (gunzip, headers, and for UnpackSync the files written), so the event loop waits at most
+ * one chunk's work between reads. Stops reading when `stop()` says so (a crossed cap, a refusal, an error).
  */
-async function scan(archive: string, name: string, limits: ExtractLimits): Promise<void> {
-  // tar loads with the first archive (before any stream opens): the commands that never extract one do not load it
-  const { Parser } = await import('tar');
-  const rs = createReadStream(archive);
-  const warnings: string[] = [];
-  const p = new Parser({
-    strict: true,
-    filter: (_p, e) => c.accept(e as ReadEntry),
-    onReadEntry: (e) => e.resume(),
-    onwarn: (_code, msg) => warnings.push(String(msg)),
-  });
-  const c = checks(name, limits, (why) => {
-    // stop reading: draining the rest would still decompress all of it
-    rs.unpipe(p);
-    rs.destroy();
-    queueMicrotask(() => p.abort(why));
-  });
-  await new Promise<void>((res, rej) => {
-    rs.on('error', rej);
-    p.on('error', (err: Error) => rej(err));
-    p.on('end', () => res());
-    rs.pipe(p);
-  }).catch((err: unknown) => {
-    if (c.bad) return; // reported below
-    throw badArchive(name, err);
-  });
+async function feed(archive: string, p: Parser, stop: () => boolean): Promise<void> {
+  for await (const chunk of createReadStream(archive)) {
+    p.write(chunk as Buffer);
+    if (stop()) return;
+  }
+  p.end();
+}
+
+/** What tar reported during one pass: its first error and warning, and whether it reached the archive's end. */
+interface Seen {
+  error: unknown;
+  warning: string | null;
+  ended: boolean;
+}
+
+function watch(p: Parser): Seen {
+  const seen: Seen = { error: null, warning: null, ended: false };
+  p.on('error', (err: unknown) => (seen.error ??= err));
+  p.on('warn', (_code: string, msg: unknown) => (seen.warning ??= String(msg)));
+  p.on('end', () => (seen.ended = true));
+  return seen;
+}
+
+/**
+ * One pass over the archive: `make(accept)` builds the parser (the scan's Parser, the writing pass's UnpackSync)
+ * with `accept` as its filter. Throws the first refusal, crossed cap, or error; a pass that does not reach the
+ * archive's end is an error too.
+ */
+async function pass(archive: string, name: string, limits: ExtractLimits, make: (accept: (entry: ReadEntry) => boolean) => Parser): Promise<void> {
+  const c = checks(name, limits);
+  const p = make((e) => c.accept(e));
+  const seen = watch(p);
+  try {
+    await feed(archive, p, () => c.bad !== null || seen.error !== null);
+  } catch (err) {
+    throw badArchive(name, err); // the archive could not be read
+  }
   if (c.bad) throw c.bad;
-  if (warnings.length) throw badArchive(name, warnings[0]);
+  if (seen.error !== null) throw seen.error instanceof FetchError ? seen.error : badArchive(name, seen.error);
+  if (seen.warning !== null) throw badArchive(name, seen.warning);
+  if (!seen.ended) throw badArchive(name, 'tar stopped before the end of the archive');
 }
 
 /**
@@ -190,56 +202,32 @@ async function scan(archive: string, name: string, limits: ExtractLimits): Promi
  * setuid/setgid/sticky and group/world write bits are dropped. Throws 'unsafe-archive' naming the first
  * bad entry, 'too-large' past `limits` (counted from the headers as tar streams), or 'bad-archive' when the
  * archive does not unpack. The archive is read twice: checked whole first, so a bad one writes nothing;
- * a failure while writing (the disk) is reported once tar has stopped writing.
+ * then written by tar's UnpackSync, chunk by chunk as the file is read (half the CPU of its asynchronous
+ * Unpack: bench/README.md, "Installing a release"), so nothing is still being written when this returns or throws.
  */
 export async function extractTar(archive: string, dir: string, name: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<void> {
-  await scan(archive, name, limits);
-  const { Unpack } = await import('tar');
-  let failed: unknown = null;
-  const warnings: string[] = [];
-  const rs = createReadStream(archive);
-  const c = checks(name, limits, (why) => {
-    // the archive changed since the scan: stop as the scan would have
-    failed ??= why;
-    queueMicrotask(() => u.abort(why));
-  });
-  const u = new Unpack({
-    cwd: dir,
-    preserveOwner: false,
-    strict: true,
-    // folders tar creates on its own (a file's missing parent), whatever the process umask
-    dmode: MODE_MASK,
-    fmode: 0o644,
-    filter: (_p, e) => c.accept(e as ReadEntry),
-    onwarn: (_code, msg) => warnings.push(String(msg)),
-  });
-  let settle = (): void => {};
-  const closed = new Promise<void>((res) => {
-    settle = res;
-    // a write error does not stop tar: it goes on to the end, and 'close' says its last file is written
-    u.on('error', (err: Error) => {
-      failed ??= err;
-      if (c.bad?.kind === 'too-large') res(); // aborted: no 'close' comes
-    });
-    u.on('close', () => res());
-  });
-  // fed by hand, not piped: pipe() stops feeding at tar's first error, and tar would never close
-  try {
-    for await (const chunk of rs) {
-      if (c.bad?.kind === 'too-large') break;
-      if (!u.write(chunk as Buffer)) await new Promise<void>((res) => u.once('drain', () => res()));
-    }
-    if (c.bad?.kind !== 'too-large') u.end();
-  } catch (err) {
-    // the archive could not be read: tar is stopped, no 'close' comes
-    failed ??= err;
-    u.abort(err as Error);
-    settle();
-  }
-  await closed;
-  if (c.bad) throw c.bad;
-  if (failed !== null) throw failed instanceof FetchError ? failed : badArchive(name, failed);
-  if (warnings.length) throw badArchive(name, warnings[0]);
+  // tar loads with the first archive: the commands that never extract one do not load it
+  const { Parser, UnpackSync } = await import('tar');
+  // the first pass: the whole archive read and checked, nothing written. A corrupt gzip, a damaged header, a
+  // truncated body, an unsafe entry or a crossed cap is found here, so the writing pass never starts on an
+  // archive that fails half-way
+  await pass(archive, name, limits, (accept) => new Parser({ strict: true, filter: (_p, e) => accept(e as ReadEntry), onReadEntry: (e) => e.resume() }));
+  // the second pass writes, with the same checks (the archive may have changed since the scan)
+  await pass(
+    archive,
+    name,
+    limits,
+    (accept) =>
+      new UnpackSync({
+        cwd: dir,
+        preserveOwner: false,
+        strict: true,
+        // folders tar creates on its own (a file's missing parent), whatever the process umask
+        dmode: MODE_MASK,
+        fmode: 0o644,
+        filter: (_p, e) => accept(e as ReadEntry),
+      }),
+  );
   await checkTree(dir, `archive ${name}`);
 }
 
