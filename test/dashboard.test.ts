@@ -16,7 +16,20 @@ import { afterEach, describe, test } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { hex, serve, tgz, type Served } from '@chaind/upgrade-plan/testing';
 import { parseRFC3339 } from '@chaind/sdk/types';
-import { cometForTests, cometHeaderTime, cometHeight, endpointsOf, GroupChild, ok, startValidator } from '@chaind/chaind/testing';
+import {
+  chaind,
+  cometForTests,
+  cometHeaderTime,
+  cometHeight,
+  endpointsOf,
+  GroupChild,
+  ok,
+  proposeUpgrade,
+  startValidator,
+  voteYes,
+  waitForPlan,
+  type GovUpgradeOptions,
+} from '@chaind/chaind/testing';
 import type { DashboardStatus } from '../packages/chaind/src/node/rest/dashboard.ts';
 import { chaindScript, cleanupVisorChains, createVisorChain, passAndWait, proposeV2, until, waitForHeight } from './kit/visor-chain.ts';
 
@@ -188,6 +201,7 @@ describe('the upgrade dashboard in a headless browser', () => {
       const both = await inPage<[string, string]>(page, `[document.getElementById('height').innerText, document.getElementById('countdown').innerText]`);
       assert.equal(Number(both[1]), h - Number(both[0]), 'blocks left = plan height - height');
       assert.match(await textOf(page, '#eta'), /in about \d+s|in about \d+m \d+s/);
+      assert.equal(await textOf(page, '#network-ready'), 'unknown (vote extensions are off on this chain)');
 
       // "ready" once chainvisor has prepared the release, with its checksum
       await waitText(page, '"ready"', '#ready', (t) => (t === 'ready' ? true : undefined), 30_000);
@@ -242,10 +256,12 @@ describe('the upgrade dashboard in a headless browser', () => {
       const dir = join(tmpdir(), `chaind-dash-net-${process.pid}`);
       dirs.push(dir);
       rmSync(dir, { recursive: true, force: true });
-      await ok(['testnet', 'init', '--validators', '2', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms'], {
+      await ok(['testnet', 'init', '--validators', '2', '--output', dir, '--chain-id', 'dash-net-1', '--block-time', '400ms', '--gov-period', '8s'], {
         env: { CHAIND_RELEASE: 'v1' },
       });
       const homes = [0, 1].map((i) => join(dir, `node${i}`));
+      // node1 has no release of v2 prepared; node0 has the one `testnet init` installed
+      rmSync(join(homes[1], 'cosmovisor', 'upgrades', 'v2'), { recursive: true });
       const ends = await endpointsOf(homes[0]);
       // node0 alone first: half the power makes no block (more than 2/3 must sign), so it has no state yet (its REST starts
       // without waiting for a handshake that cannot end: [abci] servers-start-wait)
@@ -320,6 +336,40 @@ describe('the upgrade dashboard in a headless browser', () => {
       );
       assert.equal(shown.time, await inPage<string>(page, `new Date(${JSON.stringify(header)}).toLocaleString()`), 'the page shows the header time');
       await page.screenshot({ path: join(ARTIFACTS, '6-behind-cometbft.png'), fullPage: true });
+      await checkAccessibility(page);
+
+      // a plan with half the power ready (vote extensions: `testnet init` turns them on), in red as the halt is near
+      const h = ((await cometHeight(ends.rpc)) ?? 0n) + 150n;
+      const gov = (i: number): GovUpgradeOptions => ({
+        cli: (args) => chaind(args, { env: { CHAIND_RELEASE: 'v1' } }),
+        node: ends.rpc,
+        home: homes[i],
+        name: 'v2',
+        height: h,
+        proposal: 1,
+        from: `validator${i}`,
+        voter: `validator${i}`,
+        summary: 's',
+        broadcastMode: 'sync',
+        gas: '400000',
+        txFlags: ['--fees', '5000stake', '--chain-id', 'dash-net-1'],
+      });
+      await proposeUpgrade(gov(0));
+      await Promise.all([0, 1].map((i) => voteYes(gov(i))));
+      await waitForPlan(gov(0));
+      const ready = await waitText(
+        page,
+        'half the power ready',
+        '#network-ready',
+        (t) => (t.startsWith('50 % of voting power ready (10 of 20)') ? t : undefined),
+        30_000,
+      );
+      assert.match(ready, /the chain will stop at the halt until more than 2\/3 is ready$/);
+      assert.equal(await inPage<string>(page, `document.getElementById('network-ready').className`), 'bad');
+      const byValidator = await textOf(page, '#validators-ready');
+      assert.match(byValidator, /node0\s+10\s+ready\s+sha256:[0-9a-f]{64}\s+not run\s+\d+/);
+      assert.match(byValidator, /node1\s+10\s+not ready\s+—\s+not run\s+\d+/);
+      await page.screenshot({ path: join(ARTIFACTS, '7-network-readiness.png'), fullPage: true });
       await checkAccessibility(page);
       assert.deepEqual(errors, [], 'no console errors');
       assert.deepEqual(foreign, [], 'no external requests');
