@@ -21,11 +21,17 @@ import {
   QueryCurrentPlanRequest,
   QueryCurrentPlanResponse,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
+import type { ExtendedVoteInfo } from 'cosmjs-types/tendermint/abci/types';
+import { decodeInjectedTx, encodeInjectedTx, isInjectedTx } from '@chaind/sdk/app';
+import { SimulateResult } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
 import { sendMsg } from '@chaind/sdk/testing';
+import { encodeAttestation } from '@chaind/sdk/x/upgrade';
 import { encodeTx } from '@chaind/sdk/tx';
 import { RpcClient } from '../src/cli/query/rpc.ts';
 import { setTomlValue } from '../src/config/toml-edit.ts';
 import {
+  abciProxy,
   AbciNode,
   cometbftBin,
   cometForTests,
@@ -233,4 +239,89 @@ describe('chaind behind a CometBFT v0.38 the operator runs (--with-comet=false)'
   });
 
   test('one validator: blocks, a bank send, the upgrade v1 → v2 with both processes restarted', () => upgradeStory(1));
+});
+
+/** How the misbehaving proposer changes the extended commit it puts first in its proposal, one way per proposal. */
+const FORGERIES = {
+  // another attestation in a validator's place, its signature kept
+  forge: (c: ExtendedVoteInfo[]): void => {
+    c[0].voteExtension = encodeAttestation(
+      { name: 'v9', height: 999n, info: '', time: undefined, upgradedClientState: undefined },
+      { releaseChecksum: `sha256:${'ab'.repeat(32)}`, simulate: SimulateResult.SIMULATE_RESULT_PASSED },
+    );
+  },
+  // two validators' signed extensions swapped
+  swap: (c: ExtendedVoteInfo[]): void => {
+    [c[0].extensionSignature, c[1].extensionSignature] = [c[1].extensionSignature, c[0].extensionSignature];
+  },
+  // a validator's power overstated
+  overstate: (c: ExtendedVoteInfo[]): void => {
+    c[0].validator.power += 100n;
+  },
+  // a validator's attestation dropped, its vote relabelled absent
+  drop: (c: ExtendedVoteInfo[]): void => {
+    Object.assign(c[0], { blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_ABSENT, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) });
+  },
+} as const;
+/** What an honest validator's ProcessProposal says of each. */
+const REFUSALS: Record<keyof typeof FORGERIES, RegExp> = {
+  forge: /failed to verify validator [0-9A-F]{40} vote extension signature/,
+  swap: /failed to verify validator [0-9A-F]{40} vote extension signature/,
+  overstate: /extended commit vote 0 \([0-9A-F]{40}, power 110\) is not the last commit's/,
+  drop: /extended commit vote of [0-9A-F]{40} has flag 1, the last commit 2/,
+};
+
+describe('a proposer that forges the extended commit (vote extensions on, four validators)', { skip: SKIP, timeout: 600_000 }, () => {
+  test("every honest validator's ProcessProposal refuses its proposals; the chain goes on without a block of its", async () => {
+    const { homes, vals } = await network(4);
+    for (const h of homes.homes) {
+      const file = join(h, 'config', 'genesis.json');
+      const g = JSON.parse(readFileSync(file, 'utf8')) as { consensus_params: { abci: { vote_extensions_enable_height: string } } };
+      g.consensus_params.abci.vote_extensions_enable_height = '1';
+      writeFileSync(file, JSON.stringify(g, null, 2));
+    }
+    // validator 3's PrepareProposal answer is changed between its chaind and its CometBFT
+    const modes = Object.keys(FORGERIES) as (keyof typeof FORGERIES)[];
+    const used: (keyof typeof FORGERIES)[] = [];
+    const proxy = await abciProxy(vals[3].abci, (r) => {
+      const pp = r.prepareProposal;
+      if (pp === undefined || pp.txs.length === 0 || !isInjectedTx(pp.txs[0])) return undefined;
+      const ec = decodeInjectedTx(pp.txs[0]);
+      const commits = ec.votes.filter((v) => v.blockIdFlag === BlockIDFlag.BLOCK_ID_FLAG_COMMIT);
+      if (commits.length < 2) return undefined;
+      const mode = modes[used.length % modes.length];
+      used.push(mode);
+      FORGERIES[mode](commits);
+      return { ...r, prepareProposal: { txs: [encodeInjectedTx(ec), ...pp.txs.slice(1)] } };
+    });
+    try {
+      const cfg = join(homes.homes[3], 'config', 'config.toml');
+      writeFileSync(cfg, setTomlValue(readFileSync(cfg, 'utf8'), '', 'proxy_app', proxy.address));
+      await Promise.all(vals.map((v) => v.start('v1')));
+      const from = await eventually('block 2 on every node', async () => {
+        const hs = await Promise.all(vals.map((v) => v.height()));
+        return hs.every((h) => h >= 2n) ? hs[0] : undefined;
+      });
+      await eventually('each forgery proposed once', async () => (used.length >= modes.length ? true : undefined), 180_000);
+      const to = await vals[0].height();
+      assert.ok(to > from + 4n, `the chain went on: ${from} → ${to}`);
+      for (const [i, v] of vals.slice(0, 3).entries()) {
+        const log = v.chaind?.log() ?? '';
+        for (const m of modes) assert.match(log, REFUSALS[m], `validator ${i} refused the ${m} proposal:\n${log.slice(-3000)}`);
+      }
+      const byzantine = (JSON.parse(readFileSync(join(homes.homes[3], 'config', 'priv_validator_key.json'), 'utf8')) as { address: string }).address;
+      // a commit has more than 2/3 of the votes, so at least three COMMIT votes: each of its proposals was forged
+      for (let h = from + 1n; h <= to; h++) {
+        const b = (await vals[0].rpc.call('block', { height: h.toString() })) as { block: { header: { proposer_address: string }; data: { txs: string[] } } };
+        assert.notEqual(b.block.header.proposer_address, byzantine, `block ${h} was proposed by the forging validator`);
+        assert.ok(isInjectedTx(Buffer.from(b.block.data.txs[0] ?? '', 'base64')), `block ${h} carries the extended commit first`);
+      }
+    } finally {
+      for (const v of vals) {
+        await v.kill();
+        await v.chaind?.kill('SIGTERM');
+      }
+      await proxy.close();
+    }
+  });
 });

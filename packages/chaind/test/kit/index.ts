@@ -20,6 +20,7 @@ export * from './node.ts';
 export { killGroup, runInGroup, serve, type GroupRun, type GroupRunOptions, type Served } from '@chaind/upgrade-plan/testing';
 export * from './upgrades.ts';
 export * from './upgrade-history.ts';
+export * from './abci-proxy.ts';
 export * from './next-release.ts';
 export * from './state-diff.ts';
 export * from './validator.ts';
