@@ -194,6 +194,25 @@ const includes =
   (e: BlockEvent): boolean =>
     hashes.every((h) => e.txHashes.some((x) => hex(x) === hex(h)));
 
+/** Alice proposes upgrade v2 at `planHeight` and the validator votes yes; resolves with the block of the vote. */
+async function proposeV2(n: Node, d: SoloDriver, planHeight: bigint): Promise<BlockEvent> {
+  const submit = MsgSubmitProposal.fromPartial({
+    messages: [softwareUpgrade('v2', planHeight, '{"binaries":{}}')],
+    initialDeposit: [{ denom: DENOM, amount: '1000' }],
+    proposer: ALICE.address,
+    title: 'v2',
+    summary: 'v2',
+  });
+  const [ph] = n.submit(n.tx(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(submit).finish() }]));
+  const pe = await waitForBlock(d, includes([ph]));
+  const pr = pe.results.txResults[pe.txHashes.findIndex((x) => hex(x) === hex(ph))];
+  assert.equal(pr.code, 0, pr.log);
+  const proposalId = MsgSubmitProposalResponse.decode(TxMsgData.decode(pr.data).msgResponses[0].value).proposalId;
+  const vote = MsgVote.fromPartial({ proposalId, voter: VALIDATOR.address, option: VoteOption.VOTE_OPTION_YES });
+  const [vh] = n.submit(n.tx(VALIDATOR, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode(vote).finish() }]));
+  return waitForBlock(d, includes([vh]));
+}
+
 /** Every stored height has its whole record, and the headers chain up as CometBFT links them. */
 function assertChain(bs: BlockStore, upTo: bigint): void {
   assert.equal(bs.base, 1n);
@@ -434,21 +453,7 @@ describe('solo driver', () => {
     await waitForBlock(d, (e) => e.height >= 1n);
     assert.match(await registry.metrics(), /^chaind_upgrade_halted 0$/m);
     const planHeight = d.height + 30n;
-    const submit = MsgSubmitProposal.fromPartial({
-      messages: [softwareUpgrade('v2', planHeight, '{"binaries":{}}')],
-      initialDeposit: [{ denom: DENOM, amount: '1000' }],
-      proposer: ALICE.address,
-      title: 'v2',
-      summary: 'v2',
-    });
-    const [ph] = n.submit(n.tx(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(submit).finish() }]));
-    const pe = await waitForBlock(d, includes([ph]));
-    const pr = pe.results.txResults[pe.txHashes.findIndex((x) => hex(x) === hex(ph))];
-    assert.equal(pr.code, 0, pr.log);
-    const proposalId = MsgSubmitProposalResponse.decode(TxMsgData.decode(pr.data).msgResponses[0].value).proposalId;
-    const vote = MsgVote.fromPartial({ proposalId, voter: VALIDATOR.address, option: VoteOption.VOTE_OPTION_YES });
-    const [vh] = n.submit(n.tx(VALIDATOR, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode(vote).finish() }]));
-    const ve = await waitForBlock(d, includes([vh]));
+    const ve = await proposeV2(n, d, planHeight);
     assert.ok(ve.height < planHeight - 15n, 'the vote lands well before the plan height');
 
     const r: DriverStopResult = await d.done;
@@ -505,20 +510,7 @@ describe('solo driver', () => {
     const second = await waitForBlock(d, (e) => e.height >= 2n);
     assert.ok(isInjectedTx(second.block.data.txs[0]), 'block 2 carries the extended commit of block 1');
     assert.equal(second.results.txResults[0].gasUsed, 0n);
-    const submit = MsgSubmitProposal.fromPartial({
-      messages: [softwareUpgrade('v2', d.height + 200n, '{"binaries":{}}')],
-      initialDeposit: [{ denom: DENOM, amount: '1000' }],
-      proposer: ALICE.address,
-      title: 'v2',
-      summary: 'v2',
-    });
-    const [ph] = n.submit(n.tx(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(submit).finish() }]));
-    const pe = await waitForBlock(d, includes([ph]));
-    const pr = pe.results.txResults[pe.txHashes.findIndex((x) => hex(x) === hex(ph))];
-    assert.equal(pr.code, 0, pr.log);
-    const proposalId = MsgSubmitProposalResponse.decode(TxMsgData.decode(pr.data).msgResponses[0].value).proposalId;
-    const vote = MsgVote.fromPartial({ proposalId, voter: VALIDATOR.address, option: VoteOption.VOTE_OPTION_YES });
-    n.submit(n.tx(VALIDATOR, [{ typeUrl: '/cosmos.gov.v1.MsgVote', value: MsgVote.encode(vote).finish() }]));
+    await proposeV2(n, d, d.height + 200n);
     await waitForBlock(d, () => readiness().plan !== undefined, 30_000);
     await waitForBlock(d, () => readiness().validators[0]?.attestedHeight > 0n);
     const notYet = readiness();
