@@ -369,6 +369,9 @@ describe('the upgrade dashboard in a headless browser', () => {
       const byValidator = await textOf(page, '#validators-ready');
       assert.match(byValidator, /node0\s+10\s+ready\s+sha256:[0-9a-f]{64}\s+not run\s+\d+/);
       assert.match(byValidator, /node1\s+10\s+not ready\s+—\s+not run\s+\d+/);
+      // this node's own part says what its attestation says
+      assert.equal(await textOf(page, '#ready'), 'ready');
+      assert.match(byValidator, new RegExp(`node0\\s+10\\s+ready\\s+${await textOf(page, '#ready-checksum')}`));
       await page.screenshot({ path: join(ARTIFACTS, '7-network-readiness.png'), fullPage: true });
       await checkAccessibility(page);
       assert.deepEqual(errors, [], 'no console errors');

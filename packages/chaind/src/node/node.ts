@@ -2,6 +2,8 @@
 // and the servers. Solo (`chaind dev`) adds the consensus key, the block store, the mempool and the solo
 // driver; behind CometBFT the ABCI driver serves CometBFT instead, which `chaind start` runs as its child
 // (--with-comet=true) or the operator runs (--with-comet=false). `chaind start` and `chaind dev` call it.
+import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
+import type { LocalReadiness } from '@chaind/sdk/x/upgrade';
 import { localReadinessReader } from './readiness.ts';
 import { ChaindError, errorMessage } from '@chaind/errors';
 import { readFileSync } from 'node:fs';
@@ -89,6 +91,8 @@ export interface NodeParts {
   readonly logger: Logger;
   /** The node's metrics (nopMetrics when [instrumentation] is off). */
   readonly metrics: NodeMetrics;
+  /** What this node attests of the scheduled plan's release, from its own files (its vote extension's source). */
+  readonly localReadiness: (plan: Plan) => LocalReadiness;
 }
 
 export type ServerStarter = (parts: NodeParts) => Promise<NodeServer[]>;
@@ -123,6 +127,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
     throw new Error(`${genesisFile}: ${errorMessage(e)}`);
   }
   let chain: ChainApp;
+  const localReadiness = localReadinessReader(o.home);
   try {
     chain = createChainApp({
       dbPath: join(o.home, 'data', 'application.db'),
@@ -136,7 +141,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
       stateDbMaxBytes: { maxBytes: Number(config.app.stateDbMaxBytes), setting: STATE_DB_MAX_BYTES_SETTING },
       verifiedSignatures: { capacity: config.app.verifiedSignaturesCacheSize, maxBytes: config.app.verifiedSignaturesCacheBytes },
       upgrades: o.upgrades,
-      localReadiness: localReadinessReader(o.home),
+      localReadiness,
     });
   } catch (e) {
     // e.g. BINARY UPDATED BEFORE TRIGGER, refused before any block: the halt's exit code applies
@@ -274,7 +279,7 @@ export async function startNode(o: NodeOptions, startServers: ServerStarter = as
   observeBlocks(driver, chain, metrics);
   metrics.simulation(() => lastSimulation(o.home));
   metrics.readiness(() => readinessRatio(chain));
-  const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics };
+  const parts: NodeParts = { home: o.home, config, addresses, genesis, chain, driver, solo, logger, metrics, localReadiness };
   // CometBFT's start and handshake (block H's replay after an upgrade) need only the ABCI server
   const cometLine = o.cometLine ?? ((line: string): void => void process.stderr.write(`cometbft| ${line}\n`));
   const child =

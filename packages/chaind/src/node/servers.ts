@@ -54,7 +54,15 @@ export async function startNodeServers(p: NodeParts): Promise<NodeServer[]> {
         readTimeoutMs: api.readTimeoutMs,
         idleTimeoutMs: api.idleTimeoutMs,
         maxWriteBufferBytes: api.maxWriteBufferBytes,
-        dashboard: { home: p.home, driver: p.driver, history: () => p.chain.app.withQueryContext((ctx) => p.chain.upgradeHistory(ctx)) },
+        dashboard: {
+          home: p.home,
+          driver: p.driver,
+          history: () => p.chain.app.withQueryContext((ctx) => p.chain.upgradeHistory(ctx)),
+          ownReadiness: () => {
+            const plan = p.chain.app.withQueryContext((ctx) => p.chain.upgrade.getUpgradePlan(ctx));
+            return plan === undefined ? null : p.localReadiness(plan);
+          },
+        },
       });
       servers.push({ name: 'rest', url: rest.url, close: () => rest.close() });
     }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import { formatRFC3339 } from '@chaind/sdk/types';
+import type { LocalReadiness } from '@chaind/sdk/x/upgrade';
 import { CHAIND_VERSION } from '../../version.ts';
 import type { ConsensusDriver } from '../driver.ts';
 import { secondsBetween } from '../metrics/metrics.ts';
@@ -32,6 +33,8 @@ export interface DashboardSource {
   readonly driver: ConsensusDriver;
   /** The applied upgrades by height, at the latest committed state. */
   history(): { name: string; height: bigint }[];
+  /** What this node attests of the scheduled plan's release (its vote extension's source); null without a plan. */
+  ownReadiness?(): LocalReadiness | null;
   /** Blocks the recent interval is averaged over (default 20). */
   readonly intervalBlocks?: number;
 }
@@ -57,6 +60,8 @@ export interface DashboardStatus {
   readonly history: readonly AppliedUpgrade[];
   readonly chainvisor: SideFile;
   readonly simulate: SideFile;
+  /** this node's release for the scheduled plan, by the rule of its vote extension: its checksum ("" when none prepared); null without a plan */
+  readonly release: { readonly checksum: string } | null;
 }
 
 /** `upgrade simulate`'s last result in `home`, if it left a readable one: which upgrade, and whether it passed. */
@@ -65,6 +70,11 @@ export function lastSimulation(home: string): { readonly name: string; readonly 
   if (f === null || !f.ok) return undefined;
   const { name, height, passed } = f.value as { name?: unknown; height?: unknown; passed?: unknown };
   return typeof name === 'string' && typeof passed === 'boolean' ? { name, height: typeof height === 'string' ? height : '', passed } : undefined;
+}
+
+function ownRelease(src: DashboardSource): { readonly checksum: string } | null {
+  const r = src.ownReadiness?.();
+  return r === undefined || r === null ? null : { checksum: r.releaseChecksum };
 }
 
 function readSideFile(path: string): SideFile {
@@ -151,6 +161,7 @@ export function registerDashboard(f: FastifyInstance, src: DashboardSource): () 
         history: history.map((u, i) => ({ name: u.name, height: u.height.toString(), time: rfc3339(historyTimes[i]) })),
         chainvisor: readSideFile(join(src.home, VISOR_STATUS_FILE)),
         simulate: readSideFile(join(src.home, SIMULATE_RESULT_FILE)),
+        release: ownRelease(src),
       };
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body));
     },
