@@ -303,6 +303,11 @@ describe('a proposer that forges the extended commit (vote extensions on, four v
         return hs.every((h) => h >= 2n) ? hs[0] : undefined;
       });
       await eventually('each forgery proposed once', async () => (used.length >= modes.length ? true : undefined), 180_000);
+      // the last forgery has just left the proxy: the honest validators' ProcessProposal of it comes after
+      const refusedAll = (v: Validator): boolean => modes.every((m) => REFUSALS[m].test(v.chaind?.log() ?? ''));
+      await eventually('every honest validator refused each forgery', async () => (vals.slice(0, 3).every(refusedAll) ? true : undefined), 60_000).catch(
+        () => undefined,
+      );
       const to = await vals[0].height();
       assert.ok(to > from + 4n, `the chain went on: ${from} → ${to}`);
       for (const [i, v] of vals.slice(0, 3).entries()) {
