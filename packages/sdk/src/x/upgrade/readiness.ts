@@ -75,8 +75,9 @@ export function parseAttestation(ext: Uint8Array): ReadinessAttestation | undefi
   return a;
 }
 
-export function attestsPlan(a: ReadinessAttestation, plan: Plan): boolean {
-  return a.planName === plan.name && a.planHeight === plan.height && Buffer.from(a.planInfoSha256).equals(Buffer.from(planInfoHash(plan)));
+/** `infoHash`: the plan's, hashed once by callers that check many attestations (every block's, every query's). */
+export function attestsPlan(a: ReadinessAttestation, plan: Plan, infoHash: Uint8Array = planInfoHash(plan)): boolean {
+  return a.planName === plan.name && a.planHeight === plan.height && Buffer.from(a.planInfoSha256).equals(Buffer.from(infoHash));
 }
 
 /** Ready: the release is prepared and its simulation did not fail. */
@@ -104,9 +105,10 @@ export function extensionsOnAt(ctx: Context, height: bigint): boolean {
 export function recordAttestations(ctx: Context, plan: Plan | undefined, votes: readonly VerifiedExtension[]): void {
   if (plan === undefined) return;
   const st = ctx.kvStore(STORE_KEY);
+  const infoHash = planInfoHash(plan);
   for (const v of votes) {
     const a = parseAttestation(v.extension);
-    if (a === undefined || typeof a === 'string' || !attestsPlan(a, plan)) continue;
+    if (a === undefined || typeof a === 'string' || !attestsPlan(a, plan, infoHash)) continue;
     st.set(readinessKey(v.validatorAddress), ReadinessRecord.encode({ attestation: a, height: ctx.height }).finish());
   }
 }
@@ -115,9 +117,10 @@ export function recordAttestations(ctx: Context, plan: Plan | undefined, votes: 
 export function dropStaleRecords(ctx: Context, plan: Plan | undefined): void {
   const st = ctx.kvStore(STORE_KEY);
   const stale: Uint8Array[] = [];
+  const infoHash = plan === undefined ? undefined : planInfoHash(plan);
   for (const e of st.iterator(READINESS_PREFIX, prefixEnd(READINESS_PREFIX))) {
     const a = ReadinessRecord.decode(e.value).attestation;
-    if (plan === undefined || a === undefined || !attestsPlan(a, plan)) stale.push(e.key);
+    if (plan === undefined || infoHash === undefined || a === undefined || !attestsPlan(a, plan, infoHash)) stale.push(e.key);
   }
   for (const k of stale) st.delete(k);
 }
@@ -153,12 +156,13 @@ export function decFraction(num: bigint, den: bigint): string {
 export function readiness(ctx: Context, plan: Plan | undefined, validators: readonly ReadinessValidator[]): QueryReadinessResponse {
   const enabled = extensionsOnAt(ctx, ctx.height + 1n);
   const records = plan === undefined ? new Map<string, ReadinessRecord>() : getReadinessRecords(ctx);
+  const infoHash = plan === undefined ? undefined : planInfoHash(plan);
   let total = 0n;
   let ready = 0n;
   const lines: ValidatorReadiness[] = validators.map((v) => {
     const addr = Buffer.from(v.consensusAddress).toString('hex').toUpperCase();
     const r = records.get(addr);
-    const a = r?.attestation !== undefined && plan !== undefined && attestsPlan(r.attestation, plan) ? r.attestation : undefined;
+    const a = r?.attestation !== undefined && plan !== undefined && attestsPlan(r.attestation, plan, infoHash) ? r.attestation : undefined;
     const ok = a !== undefined && isReady(a);
     total += v.power;
     if (ok) ready += v.power;
