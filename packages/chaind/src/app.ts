@@ -196,7 +196,7 @@ export function createChainApp(o: ChainAppOptions): ChainApp {
     queryGasLimit,
     simulationMaxTxBytes: o.simulationMaxTxBytes,
     voteExtensions: readinessVoteExtensions({
-      plan: (ctx) => upgrade.keeper.getUpgradePlan(ctx),
+      plan: (ctx) => upgrade.keeper.attestedPlan(ctx),
       local: o.localReadiness,
       consensusKey: (ctx, address) => validators.keeper.getValidatorByConsAddress(ctx, address)?.consensusPubKey,
       logger,

@@ -22,7 +22,7 @@ interface Hashed {
 
 /**
  * The release prepared for `plan` under `<home>/cosmovisor/upgrades/<folder>`: the checksum chainvisor verified
- * when the record there is of this very plan (name, height, info byte for byte); a release without a record
+ * when the record there is of this very plan (name, and info byte for byte); a release without a record
  * (installed by `chainvisor add-upgrade`) by the sha256 of its binary; a record of another plan: nothing.
  * `upgrade simulate` counts when its last result is of this plan's name and height.
  */
@@ -48,7 +48,8 @@ export function localReadinessReader(home: string, daemonName = 'chaind'): (plan
     const record = readRecord(join(dir, PLAN_RECORD));
     let releaseChecksum = '';
     if (record === 'absent') releaseChecksum = binaryChecksum(join(dir, 'bin', daemonName));
-    else if (record !== 'unreadable' && record.name === plan.name && record.height === plan.height.toString() && record.info === plan.info)
+    // by name and info, as chainvisor matches its releases: the readiness gate may have moved the plan's height since
+    else if (record !== 'unreadable' && record.name === plan.name && record.info === plan.info)
       releaseChecksum = record.checksum ?? binaryChecksum(join(dir, 'bin', daemonName));
     const sim = lastSimulation(home);
     const simulate =

@@ -13,7 +13,10 @@ import {
   QueryCurrentPlanResponse,
   QueryModuleVersionsRequest,
   QueryModuleVersionsResponse,
+  QueryParamsRequest,
+  QueryParamsResponse,
 } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
+import { DEFAULT_PARAMS, paramsToJSON } from '@chaind/sdk/x/upgrade';
 import { QueryReadinessRequest, QueryReadinessResponse, simulateResultToJSON } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
 import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import { formatRFC3339 } from '@chaind/sdk/types';
@@ -110,6 +113,13 @@ export function registerUpgradeQueries(queryCmd: Command): void {
     printOutput(readinessJSON(res), o.output);
   });
 
+  addStateQueryOptions(upgrade.command('params').description("the upgrade module's parameters (the readiness gate; threshold 0: off)")).action(
+    async (o: HeightOptions) => {
+      const res = await query(new RpcClient(o.node), 'Params', {}, { req: QueryParamsRequest, res: QueryParamsResponse }, o);
+      printOutput({ params: paramsToJSON(res.params ?? DEFAULT_PARAMS) }, o.output);
+    },
+  );
+
   addStateQueryOptions(upgrade.command('authority').description('get the upgrade authority address')).action(async (o: HeightOptions) => {
     const res = await query(new RpcClient(o.node), 'Authority', {}, { req: QueryAuthorityRequest, res: QueryAuthorityResponse }, o);
     printOutput({ address: res.address }, o.output);
@@ -124,6 +134,9 @@ export function readinessJSON(r: QueryReadinessResponse): Record<string, unknown
     total_power: r.totalPower.toString(),
     ready_power: r.readyPower.toString(),
     ready_fraction: r.readyFraction,
+    scheduled_height: r.scheduledHeight.toString(),
+    delays: r.delays,
+    threshold: r.threshold,
     validators: r.validators.map((v) => ({
       operator_address: v.operatorAddress,
       moniker: v.moniker,

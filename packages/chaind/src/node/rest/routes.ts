@@ -40,6 +40,11 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: "Voting power whose validators attested a prepared release for the scheduled plan, per validator (chaind's extension).",
   },
   {
+    path: '/chain/upgrade/v1beta1/params',
+    method: `${UPGRADE}/Params`,
+    summary: "The upgrade module's parameters: the readiness gate (chaind's extension; readiness_threshold 0: off).",
+  },
+  {
     path: '/chain/upgrade/v1beta1/upgraded_consensus_state/{last_height}',
     method: `${UPGRADE}/UpgradedConsensusState`,
     summary: 'Deprecated (as in the Cosmos SDK): the upgraded IBC consensus state stored under last_height, base64 (404 when none).',

@@ -2,7 +2,7 @@
 // types, not the SDK's, so their amino names are ours, in the SDK's pattern ("chain/<Msg>"); their
 // fields follow the SDK's cosmos.upgrade.v1beta1 options: the plan and its time are never omitted
 // (an unset time is Go's zero time).
-import type { MsgCancelUpgrade, MsgSoftwareUpgrade } from '../../gen/chain/upgrade/v1beta1/tx.ts';
+import type { MsgCancelUpgrade, MsgSoftwareUpgrade, MsgUpdateParams } from '../../gen/chain/upgrade/v1beta1/tx.ts';
 import type { Plan } from '../../gen/chain/upgrade/v1beta1/upgrade.ts';
 import type { AminoForm, AminoMsgJson } from '../../app/router.ts';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
@@ -30,4 +30,23 @@ export const msgSoftwareUpgradeAmino: AminoForm<MsgSoftwareUpgrade> = {
 export const msgCancelUpgradeAmino: AminoForm<MsgCancelUpgrade> = {
   name: 'chain/MsgCancelUpgrade',
   value: (m) => aminoFields({ authority: m.authority }),
+};
+
+export const msgUpdateParamsAmino: AminoForm<MsgUpdateParams> = {
+  name: 'chain/x/upgrade/MsgUpdateParams',
+  value: (m) =>
+    aminoFields(
+      {
+        authority: m.authority,
+        params:
+          m.params === undefined
+            ? {}
+            : aminoFields({
+                readiness_threshold: m.params.readinessThreshold,
+                readiness_delay: m.params.readinessDelay,
+                readiness_max_delays: m.params.readinessMaxDelays,
+              }),
+      },
+      ['params'],
+    ),
 };

@@ -16,7 +16,9 @@ import {
 } from './keys.ts';
 import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
 import { dropStaleRecords, readiness, type ReadinessValidator } from './readiness.ts';
-import type { QueryReadinessResponse } from '../../gen/chain/upgrade/v1beta1/readiness.ts';
+import type { Params, QueryReadinessResponse } from '../../gen/chain/upgrade/v1beta1/readiness.ts';
+import { clearReadinessDelay, getReadinessDelay, holdForReadiness, scheduledPlan } from './gate.ts';
+import { getParams, setParams } from './params.ts';
 import { errorMessage } from '@chaind/errors';
 
 /** The spec's UpgradeHandler: (Context, Plan, VersionMap) → VersionMap; throwing is its error. */
@@ -98,6 +100,7 @@ export class UpgradeKeeper {
     this.cached = null;
     // the SDK's bytes: gogoproto always writes the non-nullable time, as Go's zero time when unset
     this.store(ctx).set(PLAN_KEY, Plan.encode({ ...plan, time: GO_ZERO_TIME }).finish());
+    clearReadinessDelay(ctx);
     dropStaleRecords(ctx, plan);
   }
 
@@ -107,12 +110,37 @@ export class UpgradeKeeper {
     if (old !== undefined) this.clearIBCState(ctx, old.height);
     this.cached = null;
     this.store(ctx).delete(PLAN_KEY);
+    clearReadinessDelay(ctx);
     dropStaleRecords(ctx, undefined);
   }
 
-  /** Readiness of the network for the scheduled plan (chaind's extension). */
+  /** Readiness of the network for the scheduled plan (chaind's extension): tallied for the plan as scheduled, shown with its height now. */
   readiness(ctx: Context): QueryReadinessResponse {
-    return readiness(ctx, this.getUpgradePlan(ctx), this.opts.validators?.(ctx) ?? []);
+    const plan = this.getUpgradePlan(ctx);
+    const r = readiness(ctx, this.attestedPlan(ctx), this.opts.validators?.(ctx) ?? []);
+    const delay = getReadinessDelay(ctx);
+    return {
+      ...r,
+      plan,
+      scheduledHeight: delay?.scheduledHeight ?? plan?.height ?? 0n,
+      delays: delay?.delays ?? 0,
+      threshold: getParams(ctx).readinessThreshold,
+    };
+  }
+
+  /** The scheduled plan as attestations name it: with the height governance gave it, before any move of the readiness gate. */
+  attestedPlan(ctx: Context): Plan | undefined {
+    const plan = this.getUpgradePlan(ctx);
+    return plan === undefined ? undefined : scheduledPlan(ctx, plan);
+  }
+
+  getParams(ctx: Context): Params {
+    return getParams(ctx);
+  }
+
+  /** MsgUpdateParams; throws on params no chain may hold. */
+  setParams(ctx: Context, p: Params): void {
+    setParams(ctx, p);
   }
 
   getUpgradePlan(ctx: Context): Plan | undefined {
@@ -239,6 +267,10 @@ export class UpgradeKeeper {
       if (this.isSkipHeight(ctx.height)) {
         this.logger.info(`UPGRADE "${plan.name}" SKIPPED at ${ctx.height}: ${plan.info}`);
         this.clearUpgradePlan(ctx);
+        return { consensusParamsChanged: false };
+      }
+      if (holdForReadiness(ctx, plan, this.opts.validators?.(ctx) ?? [], this.logger)) {
+        this.cached = null;
         return { consensusParamsChanged: false };
       }
       if (!this.handlers.has(plan.name)) {

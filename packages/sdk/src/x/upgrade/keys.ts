@@ -18,6 +18,11 @@ export const READINESS_PREFIX = Uint8Array.of(0x04);
 /** 0x5 → big-endian uint64 `abci.vote_extensions_enable_height` from genesis (absent: vote extensions off; chaind's extension). */
 export const VOTE_EXTENSIONS_HEIGHT_KEY = Uint8Array.of(0x05);
 
+/** 0x6 → Params (protobuf); absent: the defaults, the gate off (chaind's extension). */
+export const PARAMS_KEY = Uint8Array.of(0x06);
+/** 0x7 → ReadinessDelay: how the readiness gate moved the scheduled plan; absent: it did not (chaind's extension). */
+export const READINESS_DELAY_KEY = Uint8Array.of(0x07);
+
 export function readinessKey(consensusAddress: Uint8Array): Uint8Array {
   return concatBytes(READINESS_PREFIX, consensusAddress);
 }

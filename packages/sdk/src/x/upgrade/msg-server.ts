@@ -1,8 +1,16 @@
 import type { Configurator } from '../../app/index.ts';
 import { fromBech32 } from '../../crypto/index.ts';
-import { MsgCancelUpgrade, MsgCancelUpgradeResponse, MsgSoftwareUpgrade, MsgSoftwareUpgradeResponse } from '../../gen/chain/upgrade/v1beta1/tx.ts';
+import {
+  MsgCancelUpgrade,
+  MsgCancelUpgradeResponse,
+  MsgSoftwareUpgrade,
+  MsgSoftwareUpgradeResponse,
+  MsgUpdateParams,
+  MsgUpdateParamsResponse,
+} from '../../gen/chain/upgrade/v1beta1/tx.ts';
 import { errors } from '../../app/index.ts';
-import { msgCancelUpgradeAmino, msgSoftwareUpgradeAmino } from './amino.ts';
+import { msgCancelUpgradeAmino, msgSoftwareUpgradeAmino, msgUpdateParamsAmino } from './amino.ts';
+import { validateParams } from './params.ts';
 import { upgradeErrors } from './errors.ts';
 import type { UpgradeKeeper } from './keeper.ts';
 import { validatePlanBasic, validatePlanName } from './plan.ts';
@@ -10,6 +18,7 @@ import { errorMessage } from '@chaind/errors';
 
 export const MSG_SOFTWARE_UPGRADE = '/chain.upgrade.v1beta1.MsgSoftwareUpgrade';
 export const MSG_CANCEL_UPGRADE = '/chain.upgrade.v1beta1.MsgCancelUpgrade';
+export const MSG_UPDATE_PARAMS = '/chain.upgrade.v1beta1.MsgUpdateParams';
 
 function validateAuthority(authority: string): void {
   try {
@@ -23,7 +32,7 @@ function assertAuthority(k: UpgradeKeeper, authority: string): void {
   if (authority !== k.authority) throw upgradeErrors.invalidSigner.wrap(`expected ${k.authority} got ${authority}`);
 }
 
-/** The two transactions of spec §4.4; only the authority (gov) may send them. */
+/** The two transactions of spec §4.4, and MsgUpdateParams (chaind's readiness gate); only the authority (gov) may send them. */
 export function registerMsgServer(cfg: Configurator, k: UpgradeKeeper): void {
   cfg.msgRouter.register({
     typeUrl: MSG_SOFTWARE_UPGRADE,
@@ -57,6 +66,29 @@ export function registerMsgServer(cfg: Configurator, k: UpgradeKeeper): void {
       assertAuthority(k, msg.authority);
       // succeeds when nothing is scheduled, as the SDK
       k.clearUpgradePlan(ctx);
+      return {};
+    },
+  });
+  cfg.msgRouter.register({
+    typeUrl: MSG_UPDATE_PARAMS,
+    codec: MsgUpdateParams,
+    responseTypeUrl: '/chain.upgrade.v1beta1.MsgUpdateParamsResponse',
+    responseCodec: MsgUpdateParamsResponse,
+    validateBasic(msg: MsgUpdateParams) {
+      validateAuthority(msg.authority);
+      if (msg.params === undefined) throw errors.invalidRequest.wrap('params are required');
+      try {
+        validateParams(msg.params);
+      } catch (e) {
+        throw errors.invalidRequest.wrap(`invalid params: ${errorMessage(e)}`);
+      }
+    },
+    signers: (msg: MsgUpdateParams) => [msg.authority],
+    amino: msgUpdateParamsAmino,
+    handler(ctx, msg: MsgUpdateParams) {
+      assertAuthority(k, msg.authority);
+      if (msg.params === undefined) throw errors.invalidRequest.wrap('params are required');
+      k.setParams(ctx, msg.params);
       return {};
     },
   });

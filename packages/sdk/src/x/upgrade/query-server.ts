@@ -4,7 +4,7 @@ import { QueryDefinition } from '../../gen/chain/upgrade/v1beta1/query.ts';
 import { upgradeErrors } from './errors.ts';
 import type { UpgradeKeeper } from './keeper.ts';
 
-/** The three queries of spec §4 (plus Authority, the SDK's UpgradedConsensusState and chaind's Readiness), registered once for gRPC, REST and abci_query. */
+/** The three queries of spec §4 (plus Authority, the SDK's UpgradedConsensusState and chaind's Readiness and Params), registered once for gRPC, REST and abci_query. */
 export function registerQueryServer(cfg: Configurator, k: UpgradeKeeper): void {
   cfg.queryRouter.registerService(QueryDefinition, {
     currentPlan: (ctx) => ({ plan: k.getUpgradePlan(ctx) }),
@@ -28,5 +28,6 @@ export function registerQueryServer(cfg: Configurator, k: UpgradeKeeper): void {
     // the SDK's deprecated IBC query: nothing stored is an error (upgrade 5), not empty bytes
     upgradedConsensusState: (ctx, req) => ({ upgradedConsensusState: k.getUpgradedConsensusState(ctx, req.lastHeight) }),
     readiness: (ctx) => k.readiness(ctx),
+    params: (ctx) => ({ params: k.getParams(ctx) }),
   });
 }

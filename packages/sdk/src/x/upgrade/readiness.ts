@@ -152,8 +152,10 @@ export function decFraction(num: bigint, den: bigint): string {
   return `${s.slice(0, -Number(DEC_DIGITS))}.${s.slice(-Number(DEC_DIGITS))}`;
 }
 
-/** The Readiness query's answer: power ready for the scheduled plan, per validator (by power, then address). */
-export function readiness(ctx: Context, plan: Plan | undefined, validators: readonly ReadinessValidator[]): QueryReadinessResponse {
+/** The tally of the Readiness query: power ready for `plan` as attestations name it, per validator (by power, then address). */
+export type ReadinessTally = Omit<QueryReadinessResponse, 'scheduledHeight' | 'delays' | 'threshold'>;
+
+export function readiness(ctx: Context, plan: Plan | undefined, validators: readonly ReadinessValidator[]): ReadinessTally {
   const enabled = extensionsOnAt(ctx, ctx.height + 1n);
   const records = plan === undefined ? new Map<string, ReadinessRecord>() : getReadinessRecords(ctx);
   const infoHash = plan === undefined ? undefined : planInfoHash(plan);

@@ -119,6 +119,39 @@ export interface QueryReadinessResponse {
   readyFraction: string;
   /** Every validator, by power (highest first), then consensus address. */
   validators: ValidatorReadiness[];
+  /**
+   * The height governance scheduled the plan at, which attestations name; the plan's height differs
+   * once the readiness gate moved it.
+   */
+  scheduledHeight: bigint;
+  /** How many times the readiness gate moved the plan. */
+  delays: number;
+  /** The gate's readiness_threshold (0: off). */
+  threshold: string;
+}
+
+/**
+ * Params are the upgrade module's parameters, set by governance (MsgUpdateParams): the readiness gate,
+ * chaind's extension. With readiness_threshold 0 (the default) the module behaves exactly as the spec.
+ */
+export interface Params {
+  /**
+   * Fraction of the voting power that must be ready when a plan's height is reached, as a decimal with at
+   * most 18 digits after the point, from 0 to 1; below it the plan is moved. 0: the gate is off.
+   */
+  readinessThreshold: string;
+  /** Blocks the plan's height is moved by each time (at least 1). */
+  readinessDelay: bigint;
+  /** How many times one plan may be moved; after that it halts at its height as the spec says. */
+  readinessMaxDelays: number;
+}
+
+/** ReadinessDelay is kept while the readiness gate has moved the scheduled plan. */
+export interface ReadinessDelay {
+  /** The height governance scheduled the plan at. */
+  scheduledHeight: bigint;
+  /** How many times the gate moved it. */
+  delays: number;
 }
 
 function createBaseReadinessAttestation(): ReadinessAttestation {
@@ -632,7 +665,17 @@ export const QueryReadinessRequest: MessageFns<QueryReadinessRequest> = {
 };
 
 function createBaseQueryReadinessResponse(): QueryReadinessResponse {
-  return { plan: undefined, enabled: false, totalPower: 0n, readyPower: 0n, readyFraction: "", validators: [] };
+  return {
+    plan: undefined,
+    enabled: false,
+    totalPower: 0n,
+    readyPower: 0n,
+    readyFraction: "",
+    validators: [],
+    scheduledHeight: 0n,
+    delays: 0,
+    threshold: "",
+  };
 }
 
 export const QueryReadinessResponse: MessageFns<QueryReadinessResponse> = {
@@ -660,6 +703,18 @@ export const QueryReadinessResponse: MessageFns<QueryReadinessResponse> = {
     }
     for (const v of message.validators) {
       ValidatorReadiness.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.scheduledHeight !== 0n) {
+      if (BigInt.asIntN(64, message.scheduledHeight) !== message.scheduledHeight) {
+        throw new globalThis.Error("value provided for field message.scheduledHeight of type int64 too large");
+      }
+      writer.uint32(56).int64(message.scheduledHeight);
+    }
+    if (message.delays !== 0) {
+      writer.uint32(64).uint32(message.delays);
+    }
+    if (message.threshold !== "") {
+      writer.uint32(74).string(message.threshold);
     }
     return writer;
   },
@@ -725,6 +780,30 @@ export const QueryReadinessResponse: MessageFns<QueryReadinessResponse> = {
             message.validators.push(ValidatorReadiness.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.scheduledHeight = reader.int64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.delays = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.threshold = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -759,6 +838,13 @@ export const QueryReadinessResponse: MessageFns<QueryReadinessResponse> = {
       validators: globalThis.Array.isArray(object?.validators)
         ? object.validators.map((e: any) => ValidatorReadiness.fromJSON(e))
         : [],
+      scheduledHeight: isSet(object.scheduledHeight)
+        ? BigInt(object.scheduledHeight)
+        : isSet(object.scheduled_height)
+        ? BigInt(object.scheduled_height)
+        : 0n,
+      delays: isSet(object.delays) ? globalThis.Number(object.delays) : 0,
+      threshold: isSet(object.threshold) ? globalThis.String(object.threshold) : "",
     };
   },
 
@@ -782,6 +868,15 @@ export const QueryReadinessResponse: MessageFns<QueryReadinessResponse> = {
     if (message.validators?.length) {
       obj.validators = message.validators.map((e) => ValidatorReadiness.toJSON(e));
     }
+    if (message.scheduledHeight !== 0n) {
+      obj.scheduledHeight = message.scheduledHeight.toString();
+    }
+    if (message.delays !== 0) {
+      obj.delays = Math.round(message.delays);
+    }
+    if (message.threshold !== "") {
+      obj.threshold = message.threshold;
+    }
     return obj;
   },
 
@@ -800,6 +895,223 @@ export const QueryReadinessResponse: MessageFns<QueryReadinessResponse> = {
       : 0n;
     message.readyFraction = object.readyFraction ?? "";
     message.validators = object.validators?.map((e) => ValidatorReadiness.fromPartial(e)) || [];
+    message.scheduledHeight = (object.scheduledHeight !== undefined && object.scheduledHeight !== null)
+      ? BigInt(object.scheduledHeight)
+      : 0n;
+    message.delays = object.delays ?? 0;
+    message.threshold = object.threshold ?? "";
+    return message;
+  },
+};
+
+function createBaseParams(): Params {
+  return { readinessThreshold: "", readinessDelay: 0n, readinessMaxDelays: 0 };
+}
+
+export const Params: MessageFns<Params> = {
+  encode(message: Params, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.readinessThreshold !== "") {
+      writer.uint32(10).string(message.readinessThreshold);
+    }
+    if (message.readinessDelay !== 0n) {
+      if (BigInt.asUintN(64, message.readinessDelay) !== message.readinessDelay) {
+        throw new globalThis.Error("value provided for field message.readinessDelay of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.readinessDelay);
+    }
+    if (message.readinessMaxDelays !== 0) {
+      writer.uint32(24).uint32(message.readinessMaxDelays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Params {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseParams();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.readinessThreshold = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.readinessDelay = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.readinessMaxDelays = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Params {
+    return {
+      readinessThreshold: isSet(object.readinessThreshold)
+        ? globalThis.String(object.readinessThreshold)
+        : isSet(object.readiness_threshold)
+        ? globalThis.String(object.readiness_threshold)
+        : "",
+      readinessDelay: isSet(object.readinessDelay)
+        ? BigInt(object.readinessDelay)
+        : isSet(object.readiness_delay)
+        ? BigInt(object.readiness_delay)
+        : 0n,
+      readinessMaxDelays: isSet(object.readinessMaxDelays)
+        ? globalThis.Number(object.readinessMaxDelays)
+        : isSet(object.readiness_max_delays)
+        ? globalThis.Number(object.readiness_max_delays)
+        : 0,
+    };
+  },
+
+  toJSON(message: Params): unknown {
+    const obj: any = {};
+    if (message.readinessThreshold !== "") {
+      obj.readinessThreshold = message.readinessThreshold;
+    }
+    if (message.readinessDelay !== 0n) {
+      obj.readinessDelay = message.readinessDelay.toString();
+    }
+    if (message.readinessMaxDelays !== 0) {
+      obj.readinessMaxDelays = Math.round(message.readinessMaxDelays);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Params>): Params {
+    return Params.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Params>): Params {
+    const message = createBaseParams();
+    message.readinessThreshold = object.readinessThreshold ?? "";
+    message.readinessDelay = (object.readinessDelay !== undefined && object.readinessDelay !== null)
+      ? BigInt(object.readinessDelay)
+      : 0n;
+    message.readinessMaxDelays = object.readinessMaxDelays ?? 0;
+    return message;
+  },
+};
+
+function createBaseReadinessDelay(): ReadinessDelay {
+  return { scheduledHeight: 0n, delays: 0 };
+}
+
+export const ReadinessDelay: MessageFns<ReadinessDelay> = {
+  encode(message: ReadinessDelay, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.scheduledHeight !== 0n) {
+      if (BigInt.asIntN(64, message.scheduledHeight) !== message.scheduledHeight) {
+        throw new globalThis.Error("value provided for field message.scheduledHeight of type int64 too large");
+      }
+      writer.uint32(8).int64(message.scheduledHeight);
+    }
+    if (message.delays !== 0) {
+      writer.uint32(16).uint32(message.delays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadinessDelay {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadinessDelay();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.scheduledHeight = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.delays = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadinessDelay {
+    return {
+      scheduledHeight: isSet(object.scheduledHeight)
+        ? BigInt(object.scheduledHeight)
+        : isSet(object.scheduled_height)
+        ? BigInt(object.scheduled_height)
+        : 0n,
+      delays: isSet(object.delays) ? globalThis.Number(object.delays) : 0,
+    };
+  },
+
+  toJSON(message: ReadinessDelay): unknown {
+    const obj: any = {};
+    if (message.scheduledHeight !== 0n) {
+      obj.scheduledHeight = message.scheduledHeight.toString();
+    }
+    if (message.delays !== 0) {
+      obj.delays = Math.round(message.delays);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReadinessDelay>): ReadinessDelay {
+    return ReadinessDelay.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReadinessDelay>): ReadinessDelay {
+    const message = createBaseReadinessDelay();
+    message.scheduledHeight = (object.scheduledHeight !== undefined && object.scheduledHeight !== null)
+      ? BigInt(object.scheduledHeight)
+      : 0n;
+    message.delays = object.delays ?? 0;
     return message;
   },
 };
