@@ -313,6 +313,7 @@ describe('routers and queries', () => {
       '/chain.upgrade.v1beta1.Query/Authority',
       '/chain.upgrade.v1beta1.Query/CurrentPlan',
       '/chain.upgrade.v1beta1.Query/ModuleVersions',
+      '/chain.upgrade.v1beta1.Query/Params',
       '/chain.upgrade.v1beta1.Query/Readiness',
       '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
     ]);
