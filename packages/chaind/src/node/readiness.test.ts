@@ -36,7 +36,7 @@ const record = (dir: string, o: Record<string, unknown>): void =>
     JSON.stringify({ name: 'V2', height: '120', info: PLAN.info, url: 'https://x/c.tar.gz', checksum: CHECKSUM, ...o }),
   );
 
-test("a release chainvisor prepared for this very plan attests the checksum it verified; one prepared for another plan's info, nothing", () => {
+test("a release chainvisor prepared for this very plan (name and info, as chainvisor matches) attests the checksum it verified; one prepared for another plan's info, nothing", () => {
   const { home: h, release } = home();
   const read = localReadinessReader(h);
   assert.deepEqual(read(PLAN), { releaseChecksum: '', simulate: SimulateResult.SIMULATE_RESULT_UNSPECIFIED }, 'an empty folder: nothing prepared');
@@ -44,8 +44,8 @@ test("a release chainvisor prepared for this very plan attests the checksum it v
   assert.equal(read(PLAN).releaseChecksum, CHECKSUM);
   record(release, { info: '{"binaries":{}}' });
   assert.equal(read(PLAN).releaseChecksum, '', 'prepared for the plan before it was re-proposed');
-  record(release, { height: '121' });
-  assert.equal(read(PLAN).releaseChecksum, '');
+  record(release, { height: '130' });
+  assert.equal(read(PLAN).releaseChecksum, CHECKSUM, 'prepared after the readiness gate moved the plan: the same plan, the same release');
   writeFileSync(join(release, 'chainvisor-plan.json'), '{not json');
   assert.equal(read(PLAN).releaseChecksum, '', 'an unreadable record counts as another plan');
 });
