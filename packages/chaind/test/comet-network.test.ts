@@ -5,9 +5,11 @@
 //      node (vote extensions); voted with the CLI while node3 is down: nodes 0–2 halt at the same
 //      H with byte-identical upgrade-info.json, switch and resume; then node3, still on v1, block-syncs
 //      to H, halts, switches and catches up; every app agrees on the app hash at H + 5;
-//   2. the upgrade v2 → v3 with node3 unable to get v3 (none installed, downloads off) and node2 down at
-//      H: node3 stays down with chainvisor's exit 3, nodes 0–1 (50%) hold the chain at H until node2
-//      comes back and upgrades, then the three (75%) go on;
+//   2. the upgrade v2 → v3 behind the readiness gate (one proposal: threshold 0.67 and the plan): v3 on two
+//      nodes at H (50 %), so every node moves the plan by the delay and the blocks go on; v3 on the third
+//      (75 %): they halt together at the new height, with node3 unable to get v3 (none installed, downloads
+//      off) and node2 down there: node3 stays down with chainvisor's exit 3, nodes 0–1 (50%) hold the chain
+//      at the halt until node2 comes back and upgrades, then the three (75%) go on;
 //   3. chaind SIGKILLed under load: its CometBFT exits with it, both come back and agree.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -29,6 +31,7 @@ import {
   GroupChild,
   keyringKey,
   ok,
+  proposeMessages,
   proposeUpgrade,
   removeTmpDirs,
   runInGroup,
@@ -54,6 +57,8 @@ const N = 4;
 const GOV_PERIOD = '30s';
 /** Blocks between a proposal and its plan height: more than the voting period at this network's pace. */
 const PLAN_MARGIN = 110n;
+/** Blocks the readiness gate moves the v3 plan by: time to install v3 on a third node and see it attested. */
+const GATE_DELAY = 40;
 
 interface Node {
   readonly name: string;
@@ -108,6 +113,17 @@ async function allAtLeast(ns: readonly Node[], h: bigint, ms = 300_000): Promise
   }
 }
 
+interface AbciEvent {
+  type: string;
+  attributes: { key: string; value: string }[];
+}
+
+/** The block's own events (FinalizeBlock's, the pre-blockers' among them), from CometBFT's `block_results`. */
+async function blockEvents(n: Node, h: bigint): Promise<AbciEvent[]> {
+  const r = (await (await fetch(`${n.ends.rpc}/block_results?height=${h}`)).json()) as { result: { finalize_block_events?: AbciEvent[] | null } };
+  return r.result.finalize_block_events ?? [];
+}
+
 /** The app hash chaind logged when it committed `h` (every process's own, not the block's). */
 function appHashAt(n: Node, h: bigint): string | undefined {
   return new RegExp(`committed block height=${h} .*appHash=([0-9a-f]+)`).exec(n.visor?.log() ?? '')?.[1];
@@ -148,7 +164,10 @@ async function passUpgrade(name: string, h: bigint, voters: readonly number[], i
 }
 
 interface Readiness {
-  plan: { name: string } | null;
+  plan: { name: string; height: string } | null;
+  scheduled_height: string;
+  delays: number;
+  threshold: string;
   enabled: boolean;
   ready_power: string;
   ready_fraction: string;
@@ -267,32 +286,78 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     assert.equal(appHashAt(nodes[3], h + 5n), hashes[0], 'node3 agrees on the app hash at H + 5');
   });
 
-  test('v2 → v3 with one validator unable to get v3 and another down at H: the chain waits at H for a third, then goes on', async () => {
-    // v3: a release after the newest, from the sources with one more upgrade; installed on nodes 0–2 only
+  test('v2 → v3 behind the readiness gate: half ready at H, the plan moves on every node; the third ready, they halt together and the chain waits at the halt for a third, then goes on', async () => {
+    // v3: a release after the newest, from the sources with one more upgrade; installed by hand, two nodes first
     const next = sourcesWithNextRelease('v3');
-    for (const n of nodes.slice(0, 3)) {
+    const install = (n: Node): void => {
       const bin = join(n.home, 'cosmovisor', 'upgrades', 'v3', 'bin');
       mkdirSync(bin, { recursive: true });
       writeFileSync(join(bin, 'chaind'), `#!/bin/sh\nCHAIND_RELEASE=v3 exec "${process.execPath}" "${next.bin}" "$@"\n`);
       chmodSync(join(bin, 'chaind'), 0o755);
-    }
+    };
+    nodes.slice(0, 2).forEach(install);
+    const authority = (
+      JSON.parse((await cli(nodes[0], ['query', 'upgrade', 'authority', '-o', 'json', '--node', nodes[0].ends.rpc])).stdout) as { address: string }
+    ).address;
+    // one proposal turns the gate on (2/3 of the power, moves of GATE_DELAY blocks) and schedules v3
     const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
-    await passUpgrade('v3', h, [0, 1, 2, 3], 2);
-    await allAtLeast([nodes[0]], h - 3n);
+    const gov = govUpgrade('v3', h, 2, 0);
+    await proposeMessages(gov, [
+      {
+        '@type': '/chain.upgrade.v1beta1.MsgUpdateParams',
+        authority,
+        params: { readiness_threshold: '0.67', readiness_delay: String(GATE_DELAY), readiness_max_delays: 3 },
+      },
+      { '@type': '/chain.upgrade.v1beta1.MsgSoftwareUpgrade', authority, plan: { name: 'v3', height: String(h), info: '' } },
+    ]);
+    await Promise.all([0, 1, 2, 3].map((i) => voteYes(govUpgrade('v3', h, 2, i))));
+    await waitForPlan(gov);
+    const params = JSON.parse((await cli(nodes[3], ['query', 'upgrade', 'params', '-o', 'json', '--node', nodes[3].ends.rpc])).stdout) as unknown;
+    assert.deepEqual(params, { params: { readiness_threshold: '0.670000000000000000', readiness_delay: String(GATE_DELAY), readiness_max_delays: 3 } });
+    await readinessEverywhere('0.500000000000000000');
+
+    // at H, every node moves the plan instead of halting, and the blocks go on
+    const moved = h + BigInt(GATE_DELAY);
+    await allAtLeast(nodes, h + 2n);
+    for (const n of nodes) {
+      const r = await readinessOf(n);
+      assert.deepEqual([r.plan?.height, r.scheduled_height, r.delays, r.threshold], [String(moved), String(h), 1, '0.670000000000000000'], n.name);
+      const log = n.visor?.log() ?? '';
+      assert.match(
+        log,
+        new RegExp(`UPGRADE "v3" DELAYED at height ${h} to ${moved}: 50% of the voting power ready \\(2 of 4\\), threshold 67% \\(delay 1 of 3\\)`),
+        n.name,
+      );
+      assert.doesNotMatch(log, /UPGRADE "v3" NEEDED/, n.name);
+    }
+    const events = await blockEvents(nodes[1], h);
+    assert.ok(
+      events.some((e) => e.type === 'upgrade_delayed' && e.attributes.some((a) => a.key === 'new_height' && a.value === String(moved))),
+      JSON.stringify(events),
+    );
+
+    // the third gets ready: 75 % ≥ 2/3, so the network halts together at the new height
+    install(nodes[2]);
+    await readinessEverywhere('0.750000000000000000');
+    assert.ok((await heightOf(nodes[0])) < moved - 4n, `readiness settled before the new height ${moved}`);
+    await allAtLeast([nodes[0]], moved - 3n);
     await stop(nodes[2]);
-    // node3 halts at H and stays down: no binary, downloads off
+    // node3 halts at the new height and stays down: no binary, downloads off
     const stuck = await nodes[3].visor?.exited;
     assert.equal(stuck?.code, 3, nodes[3].visor?.log().slice(-3000));
+    assert.match(nodes[3].visor?.log() ?? '', new RegExp(`UPGRADE "v3" NEEDED at height: ${moved}`));
     assert.match(nodes[3].visor?.log() ?? '', /no binary for upgrade v3/);
-    // nodes 0–1 upgrade, but 2 of 4 (50%) cannot decide H + 1
+    // nodes 0–1 upgrade, but 2 of 4 (50%) cannot decide the next height
     for (const n of nodes.slice(0, 2)) await n.visor?.waitForLog(/upgrade v3 at height \d+ done/, 120_000);
     await new Promise((r) => setTimeout(r, 6_000));
-    assert.ok((await heightOf(nodes[0])) <= h, `the chain holds at H with half the power (at ${await heightOf(nodes[0])}, H = ${h})`);
-    // node2 comes back on v2: syncs to H, halts, switches to v3; three of four go on
+    assert.ok((await heightOf(nodes[0])) <= moved, `the chain holds at the halt with half the power (at ${await heightOf(nodes[0])}, halt at ${moved})`);
+    // node2 comes back on v2: syncs to the halt, halts, switches to v3; three of four go on
     start(nodes[2]);
-    await allAtLeast(nodes.slice(0, 3), h + 5n, 180_000);
-    const hashes = nodes.slice(0, 3).map((n) => appHashAt(n, h + 3n));
-    assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at H+3: ${hashes.join(', ')}`);
+    await allAtLeast(nodes.slice(0, 3), moved + 5n, 180_000);
+    const hashes = nodes.slice(0, 3).map((n) => appHashAt(n, moved + 3n));
+    assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at the halt + 3: ${hashes.join(', ')}`);
+    const applied = await cli(nodes[0], ['query', 'upgrade', 'applied', 'v3', '-o', 'json', '--node', nodes[0].ends.rpc]);
+    assert.equal((JSON.parse(applied.stdout) as { height: string }).height, String(moved));
   });
 
   test('chaind killed (SIGKILL) under load: its CometBFT exits with it; both come back and agree', async () => {

@@ -4,6 +4,8 @@
 // Every upgrade test takes them from here, the root ones (test/kit/visor-chain.ts) included.
 // The waits poll the node's JSON-RPC from this process: a CLI run per poll cost a node start each.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ProposalStatus } from 'cosmjs-types/cosmos/gov/v1/gov';
 import { QueryProposalRequest, QueryProposalResponse } from 'cosmjs-types/cosmos/gov/v1/query';
 import { QueryCurrentPlanRequest, QueryCurrentPlanResponse } from '@chaind/sdk/gen/chain/upgrade/v1beta1/query';
@@ -91,6 +93,25 @@ export function submitUpgradeProposal(o: GovUpgradeOptions, extra: readonly stri
 /** Submits the proposal and asserts it was accepted; in sync mode, waits until it is in its voting period. */
 export async function proposeUpgrade(o: GovUpgradeOptions): Promise<void> {
   assertTxOk(await submitUpgradeProposal(o), 'the proposal', o);
+  await waitForVotingPeriod(o);
+}
+
+/**
+ * Submits a proposal of `messages` (proto JSON with "@type", as `tx gov submit-proposal` reads them) titled after
+ * the upgrade, with the deposit, from a file in the home; asserts it was accepted and, in sync mode, waits for its voting period.
+ */
+export async function proposeMessages(o: GovUpgradeOptions, messages: readonly Record<string, unknown>[]): Promise<void> {
+  const file = join(o.home, `proposal-${o.proposal}.json`);
+  writeFileSync(file, JSON.stringify({ messages, deposit: '10000000stake', title: o.name, summary: o.summary ?? `to ${o.name}` }));
+  assertTxOk(
+    await o.cli(['tx', 'gov', 'submit-proposal', file, '--from', o.from ?? 'validator', ...(o.gas === undefined ? ['--gas', 'auto'] : []), ...txFlags(o)]),
+    'the proposal',
+    o,
+  );
+  await waitForVotingPeriod(o);
+}
+
+async function waitForVotingPeriod(o: GovUpgradeOptions): Promise<void> {
   if (o.broadcastMode !== 'sync') return;
   const rpc = new RpcClient(o.node);
   const req = QueryProposalRequest.encode({ proposalId: BigInt(o.proposal) }).finish();

@@ -76,7 +76,17 @@ function ledgerModule(name: string, trace: Trace, version = 1n): AppModule {
         moduleVersions: () => ({ moduleVersions: [] }),
         authority: (ctx) => ({ address: Buffer.from(ctx.kvStore(name).get(utf8('seed')) ?? []).toString() }),
         upgradedConsensusState: () => ({ upgradedConsensusState: new Uint8Array(0) }),
-        readiness: () => ({ plan: undefined, enabled: false, totalPower: 0n, readyPower: 0n, readyFraction: '', validators: [], scheduledHeight: 0n, delays: 0, threshold: '' }),
+        readiness: () => ({
+          plan: undefined,
+          enabled: false,
+          totalPower: 0n,
+          readyPower: 0n,
+          readyFraction: '',
+          validators: [],
+          scheduledHeight: 0n,
+          delays: 0,
+          threshold: '',
+        }),
         params: () => ({ params: undefined }),
       });
     },
