@@ -325,7 +325,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
       const log = n.visor?.log() ?? '';
       assert.match(
         log,
-        new RegExp(`UPGRADE "v3" DELAYED at height ${h} to ${moved}: 50% of the voting power ready \\(2 of 4\\), threshold 67% \\(delay 1 of 3\\)`),
+        new RegExp(`UPGRADE "v3" DELAYED at height ${h} to ${moved}: 50% of the voting power ready \\(20 of 40\\), threshold 67% \\(delay 1 of 3\\)`),
         n.name,
       );
       assert.doesNotMatch(log, /UPGRADE "v3" NEEDED/, n.name);

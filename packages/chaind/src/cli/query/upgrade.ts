@@ -134,9 +134,6 @@ export function readinessJSON(r: QueryReadinessResponse): Record<string, unknown
     total_power: r.totalPower.toString(),
     ready_power: r.readyPower.toString(),
     ready_fraction: r.readyFraction,
-    scheduled_height: r.scheduledHeight.toString(),
-    delays: r.delays,
-    threshold: r.threshold,
     validators: r.validators.map((v) => ({
       operator_address: v.operatorAddress,
       moniker: v.moniker,
@@ -147,5 +144,8 @@ export function readinessJSON(r: QueryReadinessResponse): Record<string, unknown
       simulate: simulateResultToJSON(v.simulate),
       attested_height: v.attestedHeight.toString(),
     })),
+    scheduled_height: r.scheduledHeight.toString(),
+    delays: r.delays,
+    threshold: r.threshold,
   };
 }
