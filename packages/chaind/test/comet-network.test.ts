@@ -357,7 +357,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     const hashes = nodes.slice(0, 3).map((n) => appHashAt(n, moved + 3n));
     assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at the halt + 3: ${hashes.join(', ')}`);
     const applied = await cli(nodes[0], ['query', 'upgrade', 'applied', 'v3', '-o', 'json', '--node', nodes[0].ends.rpc]);
-    assert.equal((JSON.parse(applied.stdout) as { height: string }).height, String(moved));
+    assert.equal((JSON.parse(applied.stdout) as { header: { height: string } }).header.height, String(moved), 'v3 applied at the moved height');
   });
 
   test('chaind killed (SIGKILL) under load: its CometBFT exits with it; both come back and agree', async () => {
