@@ -10,7 +10,7 @@
 // Each block's txs go through CheckTx first (not timed), on both apps, as on a validator whose mempool had
 // them: FinalizeBlock then finds their signatures verified, as the node runs. VerifyVoteExtension of the
 // other validators' precommits (CometBFT calls it once per other validator) is timed apart and reported beside.
-import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VoteOption } from 'cosmjs-types/cosmos/gov/v1/gov';
@@ -25,7 +25,7 @@ import {
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
 import { createChainApp, type ChainApp } from '@chaind/chaind/app';
 import { ALICE, CHAIN_ID, GENESIS_SECONDS, PERIOD, committedAccount, signTx, softwareUpgrade, testGenesis } from '@chaind/chaind/testing';
-import { encodeInjectedTx, MemoryLogger, voteExtensionSignBytes } from '@chaind/sdk/app';
+import { checkExtendedCommit, decodeInjectedTx, encodeInjectedTx, MemoryLogger, verifyEd25519, voteExtensionSignBytes } from '@chaind/sdk/app';
 import { addressFromPublicKey, publicKeyFromPrivate } from '@chaind/sdk/crypto';
 import { QueryReadinessRequest, QueryReadinessResponse, SimulateResult } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
 import { toRequestInitChain } from '@chaind/sdk/genesis';
@@ -87,6 +87,8 @@ function accountKey(tag: string): AccountKey {
   return { privateKey, address: addressFromPublicKey(publicKeyFromPrivate(privateKey)) };
 }
 
+/** SPKI DER prefix of a raw 32-byte ed25519 public key (RFC 8410). */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** PKCS#8 DER prefix of a raw 32-byte ed25519 seed (RFC 8410). */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -352,6 +354,48 @@ interface Figures {
 }
 const results: Figures[] = [];
 
+/** The check of one extended commit of `n` votes timed alone (the main thread's µs on a core), and its parts. */
+interface Alone {
+  readonly n: number;
+  readonly check: number;
+  readonly verify: number;
+  readonly verifyKeyObjects: number;
+}
+const alone: Alone[] = [];
+
+/**
+ * Where ProcessProposal's time goes: checkExtendedCommit of the injected tx of height `h` (keys from a Map,
+ * not from state), verifyEd25519 of its signatures alone (a KeyObject made from the raw key per call, as the
+ * check does), and node:crypto's verify with the KeyObjects made beforehand.
+ */
+function checkAlone(vals: readonly ValidatorKey[], h: bigint, ext: Uint8Array): Alone {
+  const ec = decodeInjectedTx(injectedTx(vals, h, ext));
+  const lc = lastCommit(vals, h);
+  const keys = new Map(vals.map((v) => [Buffer.from(v.address).toString('hex'), v.pubKey]));
+  const keyOf = (a: Uint8Array): Uint8Array | undefined => keys.get(Buffer.from(a).toString('hex'));
+  const msg = voteExtensionSignBytes(CHAIN_ID, h - 1n, 0n, ext);
+  const objects = vals.map((v) => createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, v.pubKey]), format: 'der', type: 'spki' }));
+  /** The main thread's µs on a core (wall µs where Linux's schedstat is missing), median of 10 passes after 5. */
+  const pass = (fn: () => boolean): number => {
+    const ts: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const s0 = schedstat()[0];
+      const t = performance.now();
+      if (!fn()) throw new Error('a check alone failed');
+      const wall = performance.now() - t;
+      const run = schedstat()[0] - s0;
+      ts.push(run > 0 ? run : wall);
+    }
+    return median(ts.slice(5)) * 1000;
+  };
+  return {
+    n: vals.length,
+    check: pass(() => checkExtendedCommit(ec, lc, { chainId: CHAIN_ID, height: h, keyOf }).ok),
+    verify: pass(() => ec.votes.every((v, i) => verifyEd25519(vals[i].pubKey, msg, v.extensionSignature))),
+    verifyKeyObjects: pass(() => ec.votes.every((v, i) => verify(null, msg, objects[i], v.extensionSignature))),
+  };
+}
+
 for (const n of VALIDATOR_COUNTS) {
   const vals = validatorSet(n);
   const pair = new Pair(vals);
@@ -408,6 +452,7 @@ for (const n of VALIDATOR_COUNTS) {
   if (q.code !== 0 || rd.readyPower !== POWER * BigInt(n) || rd.validators.some((v) => v.attestedHeight !== app.lastBlockHeight))
     throw new Error(`readiness not recorded: ${q.log} ${rd.readyPower}/${rd.totalPower}`);
   console.log(`   ${n} validators: readiness query at height ${app.lastBlockHeight}: ${rd.readyPower}/${rd.totalPower} power ready (${rd.readyFraction})`);
+  alone.push(checkAlone(vals, pair.next, pair.extension));
   await pair.close();
 }
 
@@ -480,6 +525,12 @@ for (const f of results) {
   row(`HEADLINE ratio without / with, wall`, `${ratio.toFixed(3)}x`, `rounds ${range(ratios)}`, ratio >= 0.95 ? 'goal met' : 'goal NOT met');
   row('ratio, main thread on a core', `${median(cpuRatios).toFixed(3)}x`, `rounds ${range(cpuRatios)}`);
   row('ratio, wall, VerifyVoteExtension counted too', `${median(allRatios).toFixed(3)}x`);
+}
+console.log("-- one extended commit checked alone (the main thread's µs on a core, median of 10 passes after 5)");
+for (const a of alone) {
+  row(`${a.n} votes: checkExtendedCommit (keys from a Map)`, a.check.toFixed(0), `${(a.check / a.n).toFixed(1)} /vote`);
+  row(`  verifyEd25519 alone (a KeyObject per call)`, a.verify.toFixed(0), `${(a.verify / a.n).toFixed(1)} /vote`);
+  row(`  node:crypto verify, KeyObjects made before`, a.verifyKeyObjects.toFixed(0), `${(a.verifyKeyObjects / a.n).toFixed(1)} /vote`);
 }
 console.log("   (ratio = median over rounds of the baseline's time / the time with attestations, the same blocks in the same round;");
 console.log("    with − without = median over rounds of the difference: the extension work per block; Commit includes LMDB's fsync,");
