@@ -4,9 +4,9 @@ import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import type { Any } from 'cosmjs-types/google/protobuf/any';
 import {
   CheckTxType,
+  CommitInfo,
   ResponseProcessProposal_ProposalStatus,
   type Event,
-  type CommitInfo,
   type ExecTxResult,
   type ExtendedCommitInfo,
   ResponseVerifyVoteExtension_VerifyStatus,
@@ -45,6 +45,7 @@ import {
   encodeInjectedTx,
   isInjectedTx,
   type ExtendedCommitCheck,
+  type VerifiedExtension,
   type VoteExtensionHandler,
 } from './vote-extensions.ts';
 
@@ -106,6 +107,23 @@ const NO_DATA = new Uint8Array(0);
 /** The result of the block's extended-commit tx: not a user tx, it runs nothing and costs no gas. */
 const INJECTED_RESULT: ExecTxResult = { code: 0, data: NO_DATA, log: '', info: 'extended commit', gasWanted: 0n, gasUsed: 0n, events: [], codespace: '' };
 
+/** The extended-commit tx ProcessProposal verified last: its height, its bytes (a copy of its own), the last commit it was checked against, its votes. */
+interface VerifiedInjected {
+  readonly height: bigint;
+  readonly tx: Uint8Array;
+  readonly lastCommit: Uint8Array;
+  readonly votes: readonly VerifiedExtension[];
+}
+
+/**
+ * The votes `v` holds when FinalizeBlock carries the very tx ProcessProposal verified, at the same height and
+ * against the same last commit (so over the same committed state); otherwise undefined: check it again.
+ */
+function verifiedBefore(v: VerifiedInjected | null, height: bigint, tx: Uint8Array, lastCommit: CommitInfo): readonly VerifiedExtension[] | undefined {
+  if (v === null || v.height !== height || Buffer.compare(v.tx, tx) !== 0) return undefined;
+  return Buffer.compare(v.lastCommit, CommitInfo.encode(lastCommit).finish()) === 0 ? v.votes : undefined;
+}
+
 /** The result of a tx that failed: its error's code, codespace and log, the gas it used and the events it kept. */
 function failedTx(e: unknown, gasWanted: bigint, gasUsed: bigint, events: Event[]): TxRunResult {
   return { ...abciError(e), data: NO_DATA, info: '', gasWanted, gasUsed, events, msgResponses: [] };
@@ -166,6 +184,8 @@ export class BaseApp<T extends Tx = Tx> implements Application {
   private readonly simulationMaxTxBytes: number | undefined;
   private readonly queryGasLimit: bigint | undefined;
   private readonly voteExtensions: VoteExtensionHandler | undefined;
+  /** So that FinalizeBlock does not verify again every signature ProcessProposal just did (bench/README.md, "Vote extensions"); one entry, memory only. */
+  private verifiedInjected: VerifiedInjected | null = null;
 
   constructor(o: BaseAppOptions<T>) {
     this.name = o.name;
@@ -278,8 +298,10 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     const injected = ve !== undefined && ve.onAt(ctx, req.height) && req.txs.length > 0 && isInjectedTx(req.txs[0]);
     try {
       if (injected) {
-        // checked again: a block replayed or fetched by block sync never went through this node's ProcessProposal
-        const c = this.checkInjected(ctx, req.txs[0], req.decidedLastCommit, req.height);
+        // checked again unless this node's ProcessProposal verified these very bytes: a block replayed or fetched
+        // by block sync never went through it, and a restart forgets what it verified
+        const votes = verifiedBefore(this.verifiedInjected, req.height, req.txs[0], req.decidedLastCommit);
+        const c: ExtendedCommitCheck = votes !== undefined ? { ok: true, votes } : this.checkInjected(ctx, req.txs[0], req.decidedLastCommit, req.height);
         if (c.ok) ve.finalize(ctx, c.votes);
         else
           this.logger.error('the block carries an extended commit that does not verify: its extensions are not recorded', {
@@ -423,8 +445,12 @@ export class BaseApp<T extends Tx = Tx> implements Application {
     let first = 0;
     if (this.extensionsOnAt(req.height)) {
       if (req.txs.length === 0 || !isInjectedTx(req.txs[0])) return reject('the first tx is not the extended commit of the block before');
-      const c = this.checkInjected(this.committedContext(), req.txs[0], req.proposedLastCommit ?? { round: 0, votes: [] }, req.height);
+      // checked on a copy of its own: FinalizeBlock compares its tx with what was verified, which must not change
+      const tx = req.txs[0].slice();
+      const lastCommit = req.proposedLastCommit ?? { round: 0, votes: [] };
+      const c = this.checkInjected(this.committedContext(), tx, lastCommit, req.height);
       if (!c.ok) return reject(c.why);
+      this.verifiedInjected = { height: req.height, tx, lastCommit: CommitInfo.encode(lastCommit).finish(), votes: c.votes };
       first = 1;
     }
     for (const tx of req.txs.slice(first)) {

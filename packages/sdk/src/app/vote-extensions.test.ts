@@ -1,10 +1,24 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { CommitInfo, ExtendedCommitInfo } from 'cosmjs-types/tendermint/abci/types';
+import { ResponseProcessProposal_ProposalStatus, type CommitInfo, type ExtendedCommitInfo } from 'cosmjs-types/tendermint/abci/types';
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
-import { checkExtendedCommit, decodeInjectedTx, encodeInjectedTx, isInjectedTx, voteExtensionSignBytes } from './vote-extensions.ts';
+import { blockRequest, removeTmpDirs, tmpDir } from '@chaind/sdk/testing';
+import { CommitMultiStore } from '../store/index.ts';
+import { BaseApp } from './application.ts';
+import { ModuleManager } from './manager.ts';
+import {
+  checkExtendedCommit,
+  decodeInjectedTx,
+  encodeInjectedTx,
+  isInjectedTx,
+  voteExtensionSignBytes,
+  type VerifiedExtension,
+  type VoteExtensionHandler,
+} from './vote-extensions.ts';
+
+after(removeTmpDirs);
 
 const CHAIN = 'readiness-1';
 const HEIGHT = 11n; // the proposal's height: the extensions are of height 10
@@ -146,6 +160,109 @@ describe('vote extensions', () => {
     lcu.votes.reverse();
     const r = check(unsorted, lcu, keyOf);
     assert.match(fail(r), /not sorted by voting power/);
+  });
+});
+
+/**
+ * A BaseApp with no modules whose handler records what FinalizeBlock passes on and counts the key look-ups (one
+ * per signature checked), committed at HEIGHT - 1: the next block carries the extended commit of that height.
+ */
+function appAt(keyOf: (a: Uint8Array) => Uint8Array | undefined, path = tmpDir('chaind-ve-app-')) {
+  const seen = { recorded: [] as (readonly VerifiedExtension[])[], lookups: 0 };
+  const handler: VoteExtensionHandler = {
+    initChain: () => undefined,
+    onAt: (_ctx, h) => h >= HEIGHT,
+    extendVote: () => new Uint8Array(0),
+    verifyVoteExtension: () => true,
+    consensusKey: (_ctx, a) => {
+      seen.lookups++;
+      return keyOf(a);
+    },
+    finalize: (_ctx, votes) => seen.recorded.push(votes),
+  };
+  const app = new BaseApp({
+    name: 've',
+    version: '0',
+    store: CommitMultiStore.open(path),
+    modules: new ModuleManager([]),
+    txDecoder: () => {
+      throw new Error('no user txs here');
+    },
+    chainId: CHAIN,
+    voteExtensions: handler,
+  });
+  app.load();
+  if (app.lastBlockHeight === 0n) {
+    app.initChain({ time: { seconds: 0n, nanos: 0 }, chainId: CHAIN, validators: [], appStateBytes: new Uint8Array(0), initialHeight: HEIGHT - 1n });
+    app.finalizeBlock(blockRequest(HEIGHT - 1n, 1n));
+    app.commit();
+  }
+  const block = (tx: Uint8Array, lc: CommitInfo) => ({ ...blockRequest(HEIGHT, 2n, [tx]), decidedLastCommit: lc });
+  const propose = (tx: Uint8Array, lc: CommitInfo) => app.processProposal({ ...block(tx, lc), proposedLastCommit: lc }).status;
+  /** FinalizeBlock, then the block dropped: the same height may be tried again. */
+  const finalize = (tx: Uint8Array, lc: CommitInfo): void => {
+    app.finalizeBlock(block(tx, lc));
+    app.abortBlock();
+  };
+  return { app, seen, propose, finalize, path };
+}
+
+describe('FinalizeBlock after ProcessProposal', () => {
+  const ACCEPT = ResponseProcessProposal_ProposalStatus.ACCEPT;
+
+  test('the extended commit ProcessProposal verified is not verified again; anything else is', async () => {
+    const { vals, ec, lc, keyOf } = network([10n, 10n, 10n, 10n]);
+    const { app, seen, propose, finalize, path } = appAt(keyOf);
+    const good = encodeInjectedTx(ec);
+    const forged = structuredClone(ec);
+    forged.votes[1].extensionSignature = signed(vals[2], forged.votes[1].voteExtension);
+    const bad = encodeInjectedTx(forged);
+
+    assert.equal(propose(good, lc), ACCEPT);
+    assert.equal(seen.lookups, 4);
+    finalize(good, lc);
+    assert.equal(seen.lookups, 4, 'the very bytes ProcessProposal verified: not verified again');
+    assert.equal(seen.recorded.length, 1);
+    const verified = check(ec, lc, keyOf);
+    assert.deepEqual(seen.recorded[0], verified.ok ? verified.votes : undefined);
+
+    // a forged extended commit decided after a valid one was processed: verified, refused, nothing recorded
+    finalize(bad, lc);
+    assert.ok(seen.lookups > 4, 'other bytes than those verified are verified');
+    assert.equal(seen.recorded.length, 1);
+
+    // the same bytes against another last commit (a vote the block's commit has absent): verified, and refused
+    const lcAbsent = structuredClone(lc);
+    lcAbsent.votes[3].blockIdFlag = BlockIDFlag.BLOCK_ID_FLAG_ABSENT;
+    let before = seen.lookups;
+    finalize(good, lcAbsent);
+    assert.ok(seen.lookups > before);
+    assert.equal(seen.recorded.length, 1);
+
+    // the proposal's own array changed after ProcessProposal: what is compared is ProcessProposal's copy
+    const reused = Uint8Array.from(good);
+    assert.equal(propose(reused, lc), ACCEPT);
+    assert.equal(bad.length, reused.length);
+    reused.set(bad);
+    before = seen.lookups;
+    finalize(reused, lc);
+    assert.ok(seen.lookups > before);
+    assert.equal(seen.recorded.length, 1);
+
+    // a refused proposal does not replace the one verified; a restart forgets it (block replay, block sync)
+    assert.notEqual(propose(bad, lc), ACCEPT);
+    before = seen.lookups;
+    finalize(good, lc);
+    assert.equal(seen.lookups, before);
+    assert.equal(seen.recorded.length, 2);
+    await app.store.close();
+    const restarted = appAt(keyOf, path);
+    restarted.finalize(good, lc);
+    assert.equal(restarted.seen.lookups, 4, 'verified after a restart');
+    restarted.finalize(bad, lc);
+    assert.ok(restarted.seen.lookups > 4);
+    assert.equal(restarted.seen.recorded.length, 1);
+    await restarted.app.store.close();
   });
 });
 
