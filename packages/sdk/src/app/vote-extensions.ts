@@ -1,7 +1,7 @@
 // ABCI 2.0 vote extensions as the Cosmos SDK v0.50 handles them (baseapp/abci_utils.go): the proposer puts the
 // extended commit of the block before into its proposal as the first tx, and every validator checks it the way
 // `ValidateVoteExtensions` does before the block may carry it into state.
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { Buffer } from 'node:buffer';
 import { BinaryWriter } from 'cosmjs-types/binary';
 import { ExtendedCommitInfo, type CommitInfo, type ExtendedVoteInfo } from 'cosmjs-types/tendermint/abci/types';
@@ -24,10 +24,25 @@ export function voteExtensionSignBytes(chainId: string, height: bigint, round: b
 /** The SPKI prefix of a raw 32-byte ed25519 key (RFC 8410): node:crypto reads keys in DER. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
+/** Parsed consensus keys: parsing costs as much as verifying, and a validator set's keys change rarely. */
+const keyObjects = new Map<string, KeyObject>();
+/** More keys than any validator set holds; past it the cache starts over (a key is only parsed again). */
+const MAX_KEY_OBJECTS = 1024;
+
+function ed25519Key(pubKey: Uint8Array): KeyObject {
+  const id = Buffer.from(pubKey).toString('hex');
+  let key = keyObjects.get(id);
+  if (key === undefined) {
+    if (keyObjects.size >= MAX_KEY_OBJECTS) keyObjects.clear();
+    key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, pubKey]), format: 'der', type: 'spki' });
+    keyObjects.set(id, key);
+  }
+  return key;
+}
+
 export function verifyEd25519(pubKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (pubKey.length !== 32 || signature.length !== 64) return false;
-  const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, pubKey]), format: 'der', type: 'spki' });
-  return verify(null, message, key, signature);
+  return verify(null, message, ed25519Key(pubKey), signature);
 }
 
 /**
