@@ -225,7 +225,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     releases.file('/chaind-v2.tar.gz', readFileSync(V2_ARCHIVE));
   });
 
-  test('a governance upgrade v1 → v2: the validators halt at the same H, switch and resume; one that was down catches up through the halt', async () => {
+  test('a governance upgrade v1 → v2: the validators halt at the same H, switch and resume; one that was down catches up through the halt', async (t) => {
     nodes.forEach((n) => start(n));
     await allAtLeast(nodes, 3n);
     const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
@@ -235,10 +235,12 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
 
     // readiness through vote extensions: nothing prepared, then three, then all four
     const none = await readinessEverywhere('0.000000000000000000');
+    const at = [await heightOf(nodes[0])];
     assert.equal(none.plan?.name, 'v2');
     assert.equal(none.enabled, true);
     for (const n of nodes.slice(0, 3)) await prepare(n);
     const three = await readinessEverywhere('0.750000000000000000');
+    at.push(await heightOf(nodes[0]));
     assert.equal(three.ready_power, '30');
     assert.deepEqual(
       three.validators
@@ -253,6 +255,8 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     assert.match(await (await fetch(metricsUrl)).text(), /^chaind_upgrade_ready_power_ratio\{name="v2"\} 0\.75$/m);
     await prepare(nodes[3]);
     const all = await readinessEverywhere('1.000000000000000000');
+    at.push(await heightOf(nodes[0]));
+    t.diagnostic(`v2 (halt at ${h}): every node reported 0 % ready at height ${at[0]}, 75 % at ${at[1]}, 100 % at ${at[2]}`);
     assert.ok(all.validators.every((v) => v.ready && BigInt(v.attested_height) > 0n));
     assert.ok((await heightOf(nodes[0])) < h - 4n, 'readiness settled before the halt');
 
@@ -286,7 +290,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     assert.equal(appHashAt(nodes[3], h + 5n), hashes[0], 'node3 agrees on the app hash at H + 5');
   });
 
-  test('v2 → v3 behind the readiness gate: half ready at H, the plan moves on every node; the third ready, they halt together and the chain waits at the halt for a third, then goes on', async () => {
+  test('v2 → v3 behind the readiness gate: half ready at H, the plan moves on every node; the third ready, they halt together and the chain waits at the halt for a third, then goes on', async (t) => {
     // v3: a release after the newest, from the sources with one more upgrade; installed by hand, two nodes first
     const next = sourcesWithNextRelease('v3');
     const install = (n: Node): void => {
@@ -339,6 +343,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     // the third gets ready: 75 % ≥ 2/3, so the network halts together at the new height
     install(nodes[2]);
     await readinessEverywhere('0.750000000000000000');
+    const readyAt = await heightOf(nodes[0]);
     assert.ok((await heightOf(nodes[0])) < moved - 4n, `readiness settled before the new height ${moved}`);
     await allAtLeast([nodes[0]], moved - 3n);
     await stop(nodes[2]);
@@ -358,6 +363,9 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     assert.ok(hashes[0] !== undefined && hashes.every((x) => x === hashes[0]), `app hashes at the halt + 3: ${hashes.join(', ')}`);
     const applied = await cli(nodes[0], ['query', 'upgrade', 'applied', 'v3', '-o', 'json', '--node', nodes[0].ends.rpc]);
     assert.equal((JSON.parse(applied.stdout) as { header: { height: string } }).header.height, String(moved), 'v3 applied at the moved height');
+    t.diagnostic(
+      `v3 scheduled at ${h} with threshold 0.67: 50 % ready there, so every node moved it to ${moved}; 75 % by height ${readyAt}; halted at ${moved} and applied v3 there`,
+    );
   });
 
   test('chaind killed (SIGKILL) under load: its CometBFT exits with it; both come back and agree', async () => {
