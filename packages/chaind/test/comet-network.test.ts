@@ -57,6 +57,8 @@ const N = 4;
 const GOV_PERIOD = '30s';
 /** Blocks between a proposal and its plan height: more than the voting period at this network's pace. */
 const PLAN_MARGIN = 110n;
+/** v2's plan also leaves time for chainvisor to prepare the release on every node, and for the attestations to settle. */
+const READINESS_MARGIN = 30n;
 /** Blocks the readiness gate moves the v3 plan by: time to install v3 on a third node and see it attested. */
 const GATE_DELAY = 40;
 
@@ -228,7 +230,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
   test('a governance upgrade v1 → v2: the validators halt at the same H, switch and resume; one that was down catches up through the halt', async (t) => {
     nodes.forEach((n) => start(n));
     await allAtLeast(nodes, 3n);
-    const h = (await heightOf(nodes[0])) + PLAN_MARGIN;
+    const h = (await heightOf(nodes[0])) + PLAN_MARGIN + READINESS_MARGIN;
     const sha = createHash('sha256').update(readFileSync(V2_ARCHIVE)).digest('hex');
     const info = JSON.stringify({ binaries: { 'linux/amd64': `${releases?.base}/chaind-v2.tar.gz?checksum=sha256:${sha}` } });
     await passUpgrade('v2', h, [0, 1, 2, 3], 1, info);
@@ -238,7 +240,7 @@ describe('four validators on CometBFT, each under chainvisor', { skip: cometForT
     const at = [await heightOf(nodes[0])];
     assert.equal(none.plan?.name, 'v2');
     assert.equal(none.enabled, true);
-    for (const n of nodes.slice(0, 3)) await prepare(n);
+    await Promise.all(nodes.slice(0, 3).map(prepare));
     const three = await readinessEverywhere('0.750000000000000000');
     at.push(await heightOf(nodes[0]));
     assert.equal(three.ready_power, '30');
