@@ -178,7 +178,11 @@ test('MsgSoftwareUpgrade is registrable in a CosmJS Registry', () => {
 
 test('generic service definitions give the method paths', () => {
   const paths = (def: { fullName: string; methods: Record<string, { name: string }> }) => Object.values(def.methods).map((m) => `/${def.fullName}/${m.name}`);
-  assert.deepEqual(paths(MsgDefinition), ['/chain.upgrade.v1beta1.Msg/SoftwareUpgrade', '/chain.upgrade.v1beta1.Msg/CancelUpgrade']);
+  assert.deepEqual(paths(MsgDefinition), [
+    '/chain.upgrade.v1beta1.Msg/SoftwareUpgrade',
+    '/chain.upgrade.v1beta1.Msg/CancelUpgrade',
+    '/chain.upgrade.v1beta1.Msg/UpdateParams',
+  ]);
   assert.deepEqual(paths(QueryDefinition), [
     '/chain.upgrade.v1beta1.Query/CurrentPlan',
     '/chain.upgrade.v1beta1.Query/AppliedPlan',
@@ -186,6 +190,7 @@ test('generic service definitions give the method paths', () => {
     '/chain.upgrade.v1beta1.Query/Authority',
     '/chain.upgrade.v1beta1.Query/UpgradedConsensusState',
     '/chain.upgrade.v1beta1.Query/Readiness',
+    '/chain.upgrade.v1beta1.Query/Params',
   ]);
   assert.equal(MsgDefinition.methods.softwareUpgrade.requestType, MsgSoftwareUpgrade);
 });
@@ -215,8 +220,10 @@ test('descriptor set is self-contained and has the Cosmos SDK field numbers', ()
   assert.deepEqual(fields('chain.upgrade.v1beta1.QueryUpgradedConsensusStateResponse'), { upgraded_consensus_state: 2 });
   assert.deepEqual(
     reg.getService('chain.upgrade.v1beta1.Query')?.methods.map((m) => m.name),
-    ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState', 'Readiness'],
+    ['CurrentPlan', 'AppliedPlan', 'ModuleVersions', 'Authority', 'UpgradedConsensusState', 'Readiness', 'Params'],
   );
+  assert.deepEqual(fields('chain.upgrade.v1beta1.Params'), { readiness_threshold: 1, readiness_delay: 2, readiness_max_delays: 3 });
+  assert.deepEqual(fields('chain.upgrade.v1beta1.MsgUpdateParams'), { authority: 1, params: 2 });
   assert.deepEqual(fields('chain.upgrade.v1beta1.ReadinessAttestation'), {
     plan_name: 1,
     plan_height: 2,
