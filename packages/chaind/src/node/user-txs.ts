@@ -7,8 +7,16 @@
 import type { ExecTxResult } from 'cosmjs-types/tendermint/abci/types';
 import type { Block } from 'cosmjs-types/tendermint/types/block';
 import { isInjectedTx } from '@chaind/sdk/app';
-import type { TxRecord } from './blockstore.ts';
 import { txHash } from './hash.ts';
+
+/** A committed user tx as the views show it: `index` counts the block's user txs from 0 (the stored block's place may be one more). */
+export interface UserTx {
+  readonly height: bigint;
+  readonly index: number;
+  readonly hash: Uint8Array;
+  readonly tx: Uint8Array;
+  readonly result: ExecTxResult;
+}
 
 /**
  * Whether the tx at `blockIndex` of its block is the extended commit, consensus's own: the injected marker in
@@ -40,7 +48,7 @@ export function userBlock(block: Block): Block {
 }
 
 /** The user txs of a committed block with their results, hashes and indexes among the user txs. */
-export function userTxRecords(height: bigint, txs: readonly Uint8Array[], results: readonly ExecTxResult[]): TxRecord[] {
+export function userTxRecords(height: bigint, txs: readonly Uint8Array[], results: readonly ExecTxResult[]): UserTx[] {
   const skip = injectedTxCount(txs);
   return txs.slice(skip).map((tx, index) => ({ height, index, hash: txHash(tx), tx, result: results[index + skip] }));
 }
@@ -49,7 +57,7 @@ export function userTxRecords(height: bigint, txs: readonly Uint8Array[], result
  * The user tx at position `blockIndex` of a committed block (the tx index's location), with its index among the
  * user txs; undefined for the extended commit (a block store written before the index left it out still has it).
  */
-export function userTxAt(height: bigint, block: Block, results: readonly ExecTxResult[], blockIndex: number, hash: Uint8Array): TxRecord | undefined {
+export function userTxAt(height: bigint, block: Block, results: readonly ExecTxResult[], blockIndex: number, hash: Uint8Array): UserTx | undefined {
   const skip = injectedTxCount(block.data.txs);
   const tx = block.data.txs[blockIndex];
   const result = results[blockIndex];

@@ -5,10 +5,9 @@
 import { Buffer } from 'node:buffer';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import { MempoolRefusal } from '@chaind/sdk/admission';
-import type { TxRecord } from '../../blockstore.ts';
 import { txHash } from '../../hash.ts';
 import { committedTxIn } from '../../driver.ts';
-import { userTxRecords } from '../../user-txs.ts';
+import { userTxRecords, type UserTx } from '../../user-txs.ts';
 import { checkTx, checkTxLater } from '../../tx-service.ts';
 import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
 import {
@@ -111,7 +110,7 @@ function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
 }
 
 /** `ResultTx` (proofs are not produced: `prove` is ignored). */
-function resultTx(r: TxRecord): JsonObject {
+function resultTx(r: UserTx): JsonObject {
   return { hash: hex(r.hash), height: int(r.height), index: r.index, tx_result: execTxResultJSON(r.result), tx: Buffer.from(r.tx).toString('base64') };
 }
 
@@ -123,7 +122,7 @@ function txByHash(env: RpcEnv, hash: Uint8Array | undefined): JsonObject {
 }
 
 /** The kv indexer's search: a tx.hash condition decides alone; otherwise every condition must hold. */
-async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<TxRecord[]> {
+async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<UserTx[]> {
   const byHash = conditions.find((c) => c.tag === TX_HASH);
   if (byHash !== undefined) {
     const text = byHash.operand?.kind === 'string' ? byHash.operand.value : byHash.operand?.kind === 'number' ? byHash.operand.text : '';
@@ -133,7 +132,7 @@ async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<Tx
   }
   const [lo, hi] = heightBounds(conditions, TX_HEIGHT, env.blockStore.base < 1n ? 1n : env.blockStore.base, latestHeight(env));
   checkSearchRange(env, lo, hi, TX_HEIGHT);
-  const out: TxRecord[] = [];
+  const out: UserTx[] = [];
   // heights without user txs cost one index range read (the index holds user txs only); only blocks with some are decoded
   for (let h = lo; h <= hi; h++) {
     if ((h - lo) % BigInt(SEARCH_HEIGHTS_PER_TURN) === 0n && h !== lo) await yieldTurn();
