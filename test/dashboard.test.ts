@@ -201,10 +201,14 @@ describe('the upgrade dashboard in a headless browser', () => {
       const both = await inPage<[string, string]>(page, `[document.getElementById('height').innerText, document.getElementById('countdown').innerText]`);
       assert.equal(Number(both[1]), h - Number(both[0]), 'blocks left = plan height - height');
       assert.match(await textOf(page, '#eta'), /in about \d+s|in about \d+m \d+s/);
-      assert.equal(await textOf(page, '#network-ready'), 'unknown (vote extensions are off on this chain)');
+      // the chain `chaind dev` made has vote extensions on: the network's readiness is known, however much is ready yet
+      assert.match(await textOf(page, '#network-ready'), /^\d+(\.\d)? % of voting power ready \((0|10) of 10\)/);
 
       // "ready" once chainvisor has prepared the release, with its checksum
       await waitText(page, '"ready"', '#ready', (t) => (t === 'ready' ? true : undefined), 30_000);
+      // and the network sees it: the validator's next vote extension attests it
+      await waitText(page, 'the network ready', '#network-ready', (t) => (t === '100 % of voting power ready (10 of 10)' ? true : undefined), 30_000);
+      assert.equal(await inPage<string>(page, `document.getElementById('network-ready').className`), 'ok');
       assert.equal(await textOf(page, '#ready-checksum'), checksum);
       assert.match(await textOf(page, '#visor-state'), /^prepared/);
       assert.match(await textOf(page, '#download-text'), new RegExp(`^100% of ${release.length} bytes$`));

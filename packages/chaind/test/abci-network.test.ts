@@ -87,7 +87,8 @@ describe('a 4-validator network of chaind processes behind CometBFT', { timeout:
   const sign = (i: number, key: TestKey, msgs: Any[], offset = 0n): Promise<Uint8Array> => conn(i).signTx(key, msgs, CHAIN_ID, offset);
 
   before(async () => {
-    homes = await makeNetworkHomes({ chainId: CHAIN_ID, nodes: 4, users: ['alice', 'bob'], govPeriod: `${PERIOD}s` });
+    // the simulated CometBFT (kit/network.ts) runs no ExtendVote and injects no extended commit: extensions off
+    homes = await makeNetworkHomes({ chainId: CHAIN_ID, nodes: 4, users: ['alice', 'bob'], govPeriod: `${PERIOD}s`, voteExtensions: false });
     alice = homes.users.alice;
     bob = homes.users.bob;
     const validators = homes.consensusKeys.map((k) => ({ address: consensusAddress(k), power: 10n }));

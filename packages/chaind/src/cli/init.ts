@@ -2,7 +2,8 @@
 // v0.38 as its own home too (`cometbft start --home <home>`):
 //   config/config.toml, config/app.toml        defaults, this moniker; config.toml's proxy_app names
 //                                              app.toml's [abci] address, where chaind's ABCI server listens
-//   config/genesis.json                        this chain id, every module's default app_state, no validators yet
+//   config/genesis.json                        this chain id, every module's default app_state, no validators yet,
+//                                              vote extensions on from the first block (VOTE_EXTENSIONS_ENABLE_HEIGHT)
 //   config/priv_validator_key.json, node_key.json, data/priv_validator_state.json   (0600)
 // An existing genesis is only replaced with --overwrite, and existing keys are never replaced.
 // --gov-period sets the max deposit and voting periods (the module defaults, 48 h, are a real chain's).
@@ -11,7 +12,7 @@ import { Buffer } from 'node:buffer';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { defaultConsensusParams, MAX_CHAIN_ID_LENGTH, type GenesisDoc } from '@chaind/sdk/genesis';
+import { defaultConsensusParams, MAX_CHAIN_ID_LENGTH, type ConsensusParams, type GenesisDoc } from '@chaind/sdk/genesis';
 import { checkMoniker, exists, writeDefaultConfig } from '../config/index.ts';
 import { genesisWriter } from '../genesis-release.ts';
 import { ensureNodeKeys } from '../node/keys.ts';
@@ -32,6 +33,18 @@ export interface InitResult {
   readonly nodeId: string;
   readonly genesisPath: string;
   readonly doc: GenesisDoc;
+}
+
+/**
+ * `abci.vote_extensions_enable_height` in the genesis `chaind init` writes, and so in `chaind testnet init`'s,
+ * which runs it: validators attest their prepared release from the first block on (docs/upgrade-module.md,
+ * "Readiness"). An operator sets "0" in genesis.json to turn vote extensions off.
+ */
+export const VOTE_EXTENSIONS_ENABLE_HEIGHT = 1n;
+
+/** CometBFT's default consensus params, with chaind's vote extensions on. */
+export function initConsensusParams(): ConsensusParams {
+  return { ...defaultConsensusParams(), abci: { voteExtensionsEnableHeight: VOTE_EXTENSIONS_ENABLE_HEIGHT } };
 }
 
 function checkChainId(id: string): void {
@@ -68,7 +81,7 @@ export async function initHome(moniker: string, o: InitOptions): Promise<InitRes
       genesisTime: { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 },
       chainId: o.chainId,
       initialHeight: 1n,
-      consensusParams: defaultConsensusParams(),
+      consensusParams: initConsensusParams(),
       appHash: new Uint8Array(0),
       appState: state,
     };

@@ -1,7 +1,9 @@
 // The node's block store and tx index (CometBFT's blockstore + state store + kv tx indexer, in one LMDB
 // environment of its own, `<home>/data/solo-blocks.db`: SOLO_BLOCK_STORE). Everything of a block — the block, its id, the
 // commit that finalized it, its FinalizeBlock response, the consensus state after it and its tx index
-// entries — is written in one LMDB transaction. Records are protobuf: tendermint.types.Block, BlockID,
+// entries — is written in one LMDB transaction. The block and its results are kept as consensus made them;
+// the tx index holds the user txs only (user-txs.ts: not the extended commit a block may lead with), so a
+// block without a user's tx costs a search one index read. Records are protobuf: tendermint.types.Block, BlockID,
 // Commit, tendermint.abci.ResponseFinalizeBlock, ChainState (state.ts) and TxLocation (below).
 import { ChaindError } from '@chaind/errors';
 import { Buffer } from 'node:buffer';
@@ -12,11 +14,12 @@ import { BlockID, Commit, type BlockMeta } from 'cosmjs-types/tendermint/types/t
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { readU64be, u64be } from '@chaind/sdk/store';
 import { txHash } from './hash.ts';
+import { injectedTxCount, userTxCount } from './user-txs.ts';
 import { decodeChainState, encodeChainState, type ChainState } from './state.ts';
 
 type BinaryDB = Database<Buffer, Buffer>;
 
-/** Where a tx sits: `message TxLocation { int64 height = 1; uint32 index = 2; }`. */
+/** Where a tx sits: `message TxLocation { int64 height = 1; uint32 index = 2; }`, its index the place in the stored block. */
 export interface TxLocation {
   readonly height: bigint;
   readonly index: number;
@@ -139,6 +142,7 @@ export class BlockStore {
     const key = hkey(h);
     const bytes = r.blockBytes ?? Block.encode(r.block).finish();
     const { dbs } = this;
+    const skip = injectedTxCount(txs);
     this.env.transactionSync(() => {
       dbs.block.putSync(key, Buffer.from(bytes));
       dbs.block_id.putSync(key, Buffer.from(BlockID.encode(r.blockId).finish()));
@@ -147,6 +151,7 @@ export class BlockStore {
       dbs.state.putSync(key, Buffer.from(encodeChainState(r.state)));
       dbs.block_hash.putSync(Buffer.from(r.blockId.hash), key);
       txs.forEach((tx, index) => {
+        if (index < skip) return;
         const hash = Buffer.from(txHash(tx));
         // the same tx bytes in a later block (a failed replay) take over the hash, as CometBFT's kv indexer does
         dbs.tx.putSync(hash, Buffer.from(encodeTxLocation({ height: h, index })));
@@ -202,13 +207,13 @@ export class BlockStore {
     return b === undefined ? undefined : readU64be(b);
   }
 
-  /** CometBFT's BlockMeta: block id, size of the block's bytes, header, number of txs (RPC `blockchain`). */
+  /** CometBFT's BlockMeta: block id, size of the stored block's bytes, header, number of user txs (RPC `blockchain`). */
   blockMeta(height: bigint): BlockMeta | undefined {
     const bytes = this.get('block', height);
     const blockId = this.blockId(height);
     if (bytes === undefined || blockId === undefined) return undefined;
     const block = Block.decode(bytes);
-    return { blockId, blockSize: BigInt(bytes.length), header: block.header, numTxs: BigInt(block.data.txs.length) };
+    return { blockId, blockSize: BigInt(bytes.length), header: block.header, numTxs: BigInt(userTxCount(block.data.txs)) };
   }
 
   /** The commit that finalized block `height` (for the latest height, the one the next block will carry). */
@@ -237,7 +242,7 @@ export class BlockStore {
     return b === undefined ? undefined : decodeTxLocation(b);
   }
 
-  /** The tx with this hash, its place and its result. */
+  /** The indexed tx with this hash, its place in the stored block and its result. */
   txByHash(hash: Uint8Array): TxRecord | undefined {
     const loc = this.txLocation(hash);
     if (loc === undefined) return undefined;
@@ -247,7 +252,7 @@ export class BlockStore {
     return { ...loc, hash: Uint8Array.from(hash), tx: block.data.txs[loc.index], result: results.txResults[loc.index] };
   }
 
-  /** The hashes of block `height`'s txs, in block order. */
+  /** The hashes of block `height`'s indexed (user) txs, in block order. */
   txsByHeight(height: bigint): Uint8Array[] {
     this.assertOpen();
     if (height < 1n) return [];

@@ -7,13 +7,14 @@ import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import type { ResponseFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
 import type { Mempool } from '@chaind/sdk/admission';
 import { HALT_EXIT_CODES, UpgradeHaltError, type HaltKind } from '@chaind/sdk/x/upgrade';
-import type { BlockStore, TxRecord } from './blockstore.ts';
+import type { BlockStore } from './blockstore.ts';
 import type { ChainState } from './state.ts';
+import { userTxAt, type UserTx } from './user-txs.ts';
 
 /** Committed blocks, their results and the tx index, read-only: what the servers look up. No height of its own: it may hold one block above the driver's committed `height`, which no read may show. */
 export type BlockSource = Pick<
   BlockStore,
-  'base' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txByHash' | 'txsByHeight' | 'heightByHash'
+  'base' | 'block' | 'blockId' | 'blockMeta' | 'seenCommit' | 'results' | 'state' | 'txLocation' | 'txsByHeight' | 'heightByHash'
 >;
 
 /**
@@ -25,9 +26,10 @@ export type TxAdmission = Pick<Mempool, 'submit' | 'submitLater' | 'maxTxBytes'>
 /** A block the app has committed, as every driver can announce it (FinalizeBlock's request and response). */
 export interface CommittedBlock {
   readonly height: bigint;
+  /** FinalizeBlock's response as it is: one tx result for every tx of the block, the extended commit's too. */
   readonly results: ResponseFinalizeBlock;
-  /** sha256 of each tx, in block order. */
-  readonly txHashes: readonly Uint8Array[];
+  /** The user txs with their hashes and results, in block order (user-txs.ts: the extended commit a block may lead with is none). */
+  readonly txs: readonly UserTx[];
   /** The block's header time (FinalizeBlock's `time`): what the chain agreed on, not when this node saw it. */
   readonly time: Timestamp;
 }
@@ -45,8 +47,8 @@ export function stopResultFromError(e: unknown, height: bigint): DriverStopResul
   return { reason: 'error', error: e instanceof Error ? e : new Error(String(e)), height };
 }
 
-/** A committed tx and the time of its block. */
-export interface CommittedTx extends TxRecord {
+/** A committed user tx and the time of its block (behind CometBFT, `index` is CometBFT's: the place in its block). */
+export interface CommittedTx extends UserTx {
   readonly time: Timestamp | undefined;
 }
 
@@ -55,10 +57,17 @@ export interface TxLookup {
   committedTx(hash: Uint8Array): Promise<CommittedTx | undefined>;
 }
 
-/** The indexed tx with this hash, if its block is committed (`height`): the store may be one block ahead. */
-export function committedTxIn(blocks: BlockSource, height: bigint, hash: Uint8Array): TxRecord | undefined {
-  const r = blocks.txByHash(hash);
-  return r !== undefined && r.height <= height ? r : undefined;
+/**
+ * The user tx with this hash, if its block is committed (`height`: the store may be one block ahead), with
+ * its index among the block's user txs (user-txs.ts).
+ */
+export function committedTxIn(blocks: BlockSource, height: bigint, hash: Uint8Array): UserTx | undefined {
+  const loc = blocks.txLocation(hash);
+  if (loc === undefined || loc.height > height) return undefined;
+  const block = blocks.block(loc.height);
+  const results = blocks.results(loc.height);
+  if (block === undefined || results === undefined) return undefined;
+  return userTxAt(loc.height, block, results.txResults, loc.index, hash);
 }
 
 /** The consensus side of a running node, as the REST and gRPC servers and the tx service see it. */

@@ -355,7 +355,7 @@ function observeBlocks(driver: ConsensusDriver, chain: ChainApp, metrics: NodeMe
   };
   plan(driver.height);
   driver.onBlock((b) => {
-    metrics.blockCommitted(b.height, b.txHashes.length, b.time);
+    metrics.blockCommitted(b.height, b.txs.length, b.time);
     plan(b.height);
   });
 }

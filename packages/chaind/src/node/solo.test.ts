@@ -192,7 +192,7 @@ function waitForBlock(d: SoloDriver, pred: (e: BlockEvent) => boolean, ms = 5000
 const includes =
   (hashes: readonly Uint8Array[]) =>
   (e: BlockEvent): boolean =>
-    hashes.every((h) => e.txHashes.some((x) => hex(x) === hex(h)));
+    hashes.every((h) => e.txs.some((x) => hex(x.hash) === hex(h)));
 
 /** Alice proposes upgrade v2 at `planHeight` and the validator votes yes; resolves with the block of the vote. */
 async function proposeV2(n: Node, d: SoloDriver, planHeight: bigint): Promise<BlockEvent> {
@@ -205,7 +205,8 @@ async function proposeV2(n: Node, d: SoloDriver, planHeight: bigint): Promise<Bl
   });
   const [ph] = n.submit(n.tx(ALICE, [{ typeUrl: '/cosmos.gov.v1.MsgSubmitProposal', value: MsgSubmitProposal.encode(submit).finish() }]));
   const pe = await waitForBlock(d, includes([ph]));
-  const pr = pe.results.txResults[pe.txHashes.findIndex((x) => hex(x) === hex(ph))];
+  const pr = pe.txs.find((x) => hex(x.hash) === hex(ph))?.result;
+  assert.ok(pr !== undefined);
   assert.equal(pr.code, 0, pr.log);
   const proposalId = MsgSubmitProposalResponse.decode(TxMsgData.decode(pr.data).msgResponses[0].value).proposalId;
   const vote = MsgVote.fromPartial({ proposalId, voter: VALIDATOR.address, option: VoteOption.VOTE_OPTION_YES });
@@ -288,7 +289,10 @@ describe('solo driver', () => {
       // the event carries the app's own objects (BaseApp adds msgResponses): compare what is stored, the protobuf
       assert.deepEqual(ExecTxResult.encode(t.result).finish(), ExecTxResult.encode(ev.results.txResults[t.index]).finish());
     }
-    assert.deepEqual(n.blockStore.txsByHeight(ev.height).map(hex), ev.txHashes.map(hex));
+    assert.deepEqual(
+      n.blockStore.txsByHeight(ev.height).map(hex),
+      ev.txs.map((t) => hex(t.hash)),
+    );
     // the app's Info agrees with the block store's last results
     const info = n.chain.app.info({ version: '', blockVersion: 0n, p2pVersion: 0n, abciVersion: '' });
     assert.equal(hex(info.lastBlockAppHash), hex(n.blockStore.results(h)?.appHash ?? new Uint8Array(0)));

@@ -44,10 +44,11 @@ import {
   type TxAdmission,
   type TxLookup,
 } from './driver.ts';
-import { commitHash, consensusHash, dataHash, EMPTY_HASH, emptyBlockId, encodeBlock, resultsHash, txHash, validatorsHash } from './hash.ts';
+import { commitHash, consensusHash, dataHash, EMPTY_HASH, emptyBlockId, encodeBlock, resultsHash, validatorsHash } from './hash.ts';
 import { ABCI_VERSION, BLOCK_PROTOCOL, COMETBFT_VERSION, MAX_BLOCK_SIZE_BYTES, maxDataBytes, P2P_PROTOCOL, txProtoSize, txsProtoSize } from './protocol.ts';
 import { genesisState, nextState, validatorAddress, type ChainState } from './state.ts';
 import { nopMetrics, type NodeMetrics } from './metrics/index.ts';
+import { userTxRecords } from './user-txs.ts';
 
 /** What the driver calls on the app: the ABCI consensus methods, and dropping a finalized block it will not commit. */
 export type SoloApp = Pick<Application, 'info' | 'initChain' | 'prepareProposal' | 'processProposal' | 'finalizeBlock' | 'commit' | 'extendVote'> & {
@@ -544,15 +545,9 @@ export class SoloDriver implements BlockProducer {
     // a tx CheckTx accepted leaves the pool only in a block or here, with the recheck's reason
     for (const e of this.mempool.update(h, s.block.data.txs).evicted)
       this.logger.info('evicted tx', { height: h.toString(), hash: e.hash, code: e.code, codespace: e.codespace, reason: e.log });
-    this.logger.info('committed block', { height: h.toString(), txs: s.block.data.txs.length, hash: toHex(s.blockId.hash), appHash: toHex(s.results.appHash) });
-    const event: BlockEvent = {
-      height: h,
-      blockId: s.blockId,
-      block: s.block,
-      results: s.results,
-      txHashes: s.block.data.txs.map(txHash),
-      time: s.block.header.time,
-    };
+    const txs = userTxRecords(h, s.block.data.txs, s.results.txResults);
+    this.logger.info('committed block', { height: h.toString(), txs: txs.length, hash: toHex(s.blockId.hash), appHash: toHex(s.results.appHash) });
+    const event: BlockEvent = { height: h, blockId: s.blockId, block: s.block, results: s.results, txs, time: s.block.header.time };
     for (const l of [...this.listeners]) {
       try {
         l(event);

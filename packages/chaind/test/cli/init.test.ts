@@ -104,7 +104,9 @@ describe('chaind init', () => {
     const doc = parseGenesis(text);
     assert.equal(doc.chainId, 'test-chain-1');
     assert.equal(doc.initialHeight, 1n);
-    assert.deepEqual(doc.consensusParams, defaultConsensusParams());
+    // CometBFT's defaults, but vote extensions (the readiness attestations) on from the first block
+    assert.deepEqual(doc.consensusParams, { ...defaultConsensusParams(), abci: { voteExtensionsEnableHeight: 1n } });
+    assert.deepEqual((g.consensus_params as { abci: unknown }).abci, { vote_extensions_enable_height: '1' });
     assert.ok(Math.abs(Number(doc.genesisTime.seconds) - Date.now() / 1000) < 60, 'genesis time is now');
     // the latest release by default (compared with its modules below): every module of v1, and v2's chaininfo
     for (const m of ['auth', 'bank', 'chaininfo', 'gov', 'upgrade', 'validators']) assert.ok(m in doc.appState, `${m} in app_state`);

@@ -1,7 +1,7 @@
 // A validator network's homes made the way operators make them, with the real CLI: `chaind init` per
 // node, the operators' and users' keys in the test keyring, one coordinator genesis (`genesis
 // add-account`, `add-validator --pubkey` with each node's consensus key, short gov periods, `genesis
-// validate`) copied into every home.
+// validate`) copied into every home. Vote extensions are on, as `chaind init` writes genesis, unless turned off.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publicKeyFromPrivate } from '@chaind/sdk/crypto';
@@ -25,6 +25,11 @@ export interface NetworkHomesOptions {
   readonly govPeriod?: string;
   /** Gov min deposit, in DENOM (default 1000). */
   readonly minDeposit?: string;
+  /**
+   * false: genesis turns vote extensions off ("0"), for a network whose consensus extends no votes (network.ts's
+   * simulated CometBFT); by default they are on from the first block, as `chaind init` writes them.
+   */
+  readonly voteExtensions?: boolean;
 }
 
 export interface NetworkHomes {
@@ -89,7 +94,11 @@ export async function makeNetworkHomes(o: NetworkHomesOptions): Promise<NetworkH
     ]);
   }
   const file = join(coordinator, 'config', 'genesis.json');
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as { app_state: { gov: { params: Record<string, unknown> } } };
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+    consensus_params: { abci: { vote_extensions_enable_height: string } };
+    app_state: { gov: { params: Record<string, unknown> } };
+  };
+  if (o.voteExtensions === false) doc.consensus_params.abci.vote_extensions_enable_height = '0';
   const period = o.govPeriod ?? '10s';
   Object.assign(doc.app_state.gov.params, {
     voting_period: period,

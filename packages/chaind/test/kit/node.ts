@@ -30,6 +30,8 @@ export interface TestNodeOptions {
   readonly blockIntervalMs?: number;
   /** No block loop: blocks come only from `produceBlock()` (two are produced before the server starts). */
   readonly manual?: boolean;
+  /** Vote extensions on from the first block, as `chaind init` writes genesis: every block from 2 leads with the extended commit. */
+  readonly voteExtensions?: boolean;
   /** Simulation limits of the chain app (app.toml query-gas-limit, the mempool's max_tx_bytes). */
   readonly chain?: { readonly simulationGasLimit?: bigint; readonly simulationMaxTxBytes?: number };
   readonly rpc?: Partial<
@@ -61,7 +63,9 @@ export class TestNode {
 
   static async start(o: TestNodeOptions = {}): Promise<TestNode> {
     const home = newHome();
-    const genesis = testGenesis(o.extraAccounts);
+    const base = testGenesis(o.extraAccounts);
+    const genesis: GenesisDoc =
+      o.voteExtensions === true ? { ...base, consensusParams: { ...base.consensusParams, abci: { voteExtensionsEnableHeight: 1n } } } : base;
     const logger = new MemoryLogger();
     // the test binary knows no upgrades (as TestChain), so tests may schedule plans of any name
     const chain = createChainApp({

@@ -345,6 +345,10 @@ export class CommitMultiStore implements MultiStore {
     const registry = reg ? decodeRegistry(reg) : new Map<string, StoreInfo>();
     const data = this.data;
     const cache = this.cache;
+    // the stores an upgrade's loader staged for the next block, read as that block finds them (renamed: the same
+    // data under the new name; added: empty): the new release reads committed state by its own store names
+    // before that block commits (ProcessProposal of the upgrade block, queries)
+    const staged = cached && this.layoutStaged && this.last.height > 0n ? this.base.registry : undefined;
     const views = new Map<string, ReadKVStore>();
     let released = false;
     return {
@@ -361,7 +365,7 @@ export class CommitMultiStore implements MultiStore {
         if (released) throw new StoreError('snapshot already released');
         let view = views.get(name);
         if (view === undefined) {
-          const info = registry.get(name);
+          const info = registry.get(name) ?? staged?.get(name);
           if (info === undefined) throw new StoreError(`store "${name}" does not exist at height ${this.height}`);
           const lmdb = new LmdbStoreView(data, idPrefix(info.id), txn);
           // a store first read after a later commit: the cache holds that commit's state, not this snapshot's

@@ -663,6 +663,33 @@ describe('store upgrades', () => {
     await env.close();
   });
 
+  test('before the upgrade block commits, a snapshot reads the staged stores as that block will: renamed under the new name, added empty', async () => {
+    const p = await seeded();
+    const v1 = openStore(p, ['bank', 'gov', 'old']);
+    v1.getStore('gov').set(b('p'), b('1'));
+    v1.commit(2n);
+    await v1.close();
+    const ms = openStore(p, ['bank', 'gov2', 'fresh'], { renamed: [{ oldKey: 'gov', newKey: 'gov2' }], deleted: ['old'], added: ['fresh'] });
+    // the new release's modules read the last committed state by their own store names (ProcessProposal of the upgrade block)
+    const snap = ms.snapshot();
+    assert.equal(snap.height, 2n);
+    assert.equal(s(snap.getStore('gov2').get(b('p'))), '1');
+    assert.deepEqual([...snap.getStore('fresh').iterator()], []);
+    // what was committed keeps its names: a dry run maps the staged names itself (upgradedView)
+    assert.deepEqual(snap.storeNames(), ['bank', 'gov', 'old']);
+    assert.equal(s(snap.getStore('old').get(b('k'))), 'old');
+    assert.throws(() => snap.getStore('nowhere'), /store "nowhere" does not exist at height 2/);
+    snap.release();
+    ms.getStore('fresh').set(b('f'), b('1'));
+    ms.commit(3n);
+    const after3 = ms.snapshot();
+    assert.equal(s(after3.getStore('fresh').get(b('f'))), '1');
+    assert.equal(s(after3.getStore('gov2').get(b('p'))), '1');
+    assert.throws(() => after3.getStore('gov'), /store "gov" does not exist at height 3/);
+    after3.release();
+    await ms.close();
+  });
+
   test('an upgrade block that is discarded leaves committed state as it was', async () => {
     const p = await seeded();
     const ms = openStore(p, ['bank', 'fresh'], { added: ['fresh'], deleted: ['old'] });

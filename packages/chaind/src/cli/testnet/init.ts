@@ -87,12 +87,8 @@ export async function testnetInit(o: TestnetInitOptions): Promise<TestnetNode[]>
     await chaind(c, ['genesis', 'add-validator', addresses[i], POWER, '--pubkey', pubkey, '--moniker', nodes[i].name]);
   }
   const genesis = join(c.home, 'config', 'genesis.json');
-  const doc = JSON.parse(readFileSync(genesis, 'utf8')) as {
-    consensus_params: { abci: { vote_extensions_enable_height: string } };
-    app_state: { gov: { params: Record<string, unknown> } };
-  };
-  // validators attest their prepared release in vote extensions from the first block (docs/upgrade-module.md, "Readiness")
-  doc.consensus_params.abci.vote_extensions_enable_height = '1';
+  // vote extensions (the readiness attestations) are on already: `chaind init` writes them (VOTE_EXTENSIONS_ENABLE_HEIGHT)
+  const doc = JSON.parse(readFileSync(genesis, 'utf8')) as { app_state: { gov: { params: Record<string, unknown> } } };
   Object.assign(doc.app_state.gov.params, {
     voting_period: govPeriod,
     max_deposit_period: govPeriod,

@@ -2,10 +2,13 @@
 // RPC is a real one of the same protocol: a solo chaind node's (CometBFT v0.38's shapes, tested against
 // CosmJS elsewhere). The refusals of its mempool come back with the SDK's codes, as they do in solo mode.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { BroadcastMode } from 'cosmjs-types/cosmos/tx/v1beta1/service';
 import { AbciTestApp, ALICE, BOB, removeTmpDirs, TestNode } from '@chaind/chaind/testing';
+import { encodeInjectedTx } from '@chaind/sdk/app';
 import { formatRFC3339 } from '@chaind/sdk/types';
 import { sha256 } from '../hash.ts';
 import { broadcastTx, getTx, TxServiceError, type TxNode } from '../tx-service.ts';
@@ -79,6 +82,52 @@ describe('broadcasts and GetTx forwarded to CometBFT', { timeout: 60_000 }, () =
     assert.equal(await rpc.headerTime(h + 100n), undefined);
     const down = new CometRpc({ url: 'http://127.0.0.1:9', timeoutMs: 1_000, maxTxBytes: 1_048_576, maxResponseBytes: 1_048_576 });
     await assert.rejects(down.headerTime(h), /is not reachable \(header\)/);
+  });
+
+  test("CometBFT's `tx` finds the extended commit a block leads with (its indexer takes every tx): GetTx answers NOT_FOUND", async () => {
+    const extended = encodeInjectedTx({ round: 0, votes: [] });
+    const user = comet.send(ALICE, BOB.address, '4');
+    // CometBFT's answers for a block [extended commit, user tx] at height 7
+    const at = new Map([
+      [HEX(sha256(extended)), { index: 0, tx: extended, info: 'extended commit' }],
+      [HEX(sha256(user)), { index: 1, tx: user, info: '' }],
+    ]);
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const call = JSON.parse(body) as { id: number; method: string; params: { hash?: string } };
+        const found = call.method === 'tx' ? at.get(HEX(Buffer.from(call.params.hash ?? '', 'base64'))) : undefined;
+        const result =
+          call.method === 'header'
+            ? { header: { time: '2026-01-02T03:04:05.123456789Z' } }
+            : found && {
+                hash: call.params.hash,
+                height: '7',
+                index: found.index,
+                tx_result: { code: 0, info: found.info, events: [] },
+                tx: Buffer.from(found.tx).toString('base64'),
+              };
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify(result ? { jsonrpc: '2.0', id: call.id, result } : { jsonrpc: '2.0', id: call.id, error: { code: -32603, data: 'tx not found' } }),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const rpc = new CometRpc({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        timeoutMs: 5_000,
+        maxTxBytes: 1_048_576,
+        maxResponseBytes: 1_048_576,
+      });
+      assert.equal(await rpc.committedTx(sha256(extended)), undefined);
+      const found = await rpc.committedTx(sha256(user));
+      assert.deepEqual([found?.height, found?.index, HEX(found?.tx ?? new Uint8Array(0))], [7n, 1, HEX(user)]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   test('CometBFT unreachable: UNAVAILABLE naming its address, for broadcasts and lookups alike', async () => {

@@ -10,6 +10,7 @@ import { ExecTxResult, type ResponseCheckTx } from 'cosmjs-types/tendermint/abci
 import { refusalFromText } from '@chaind/sdk/admission';
 import { parseRFC3339 } from '@chaind/sdk/types';
 import type { CommittedTx, TxAdmission, TxLookup } from '../driver.ts';
+import { isInjectedTxAt } from '../user-txs.ts';
 import type { HeaderTimes } from './block-times.ts';
 
 /** CometBFT's RPC cannot be reached or answered outside the protocol. */
@@ -165,7 +166,10 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
     return time;
   }
 
-  /** The `tx` endpoint, then the block's time from `header`; undefined when CometBFT has no such tx. */
+  /**
+   * The `tx` endpoint, then the block's time from `header`; undefined when CometBFT has no such user tx. The
+   * index is CometBFT's, the place in its block (GetTx does not show it).
+   */
   async committedTx(hash: Uint8Array): Promise<CommittedTx | undefined> {
     const reply = await this.call('tx', { hash: Buffer.from(hash).toString('base64'), prove: false });
     if (reply.error !== undefined) {
@@ -176,6 +180,10 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
     const r = isObject(reply.result) ? reply.result : {};
     if (!/^\d+$/.test(str(r.height))) throw new CometRpcError('CometBFT answered tx without a height');
     const height = BigInt(str(r.height));
+    const index = typeof r.index === 'number' ? r.index : 0;
+    const tx = Buffer.from(str(r.tx), 'base64');
+    // CometBFT indexes the extended commit a block leads with too: it is no user's tx
+    if (isInjectedTxAt(index, tx)) return undefined;
     let time: Timestamp | undefined;
     try {
       time = await this.headerTime(height);
@@ -185,9 +193,9 @@ export class CometRpc implements TxAdmission, TxLookup, HeaderTimes {
     }
     return {
       height,
-      index: typeof r.index === 'number' ? r.index : 0,
+      index,
       hash: Uint8Array.from(hash),
-      tx: Buffer.from(str(r.tx), 'base64'),
+      tx,
       result: ExecTxResult.fromJSON(r.tx_result ?? {}),
       time,
     };

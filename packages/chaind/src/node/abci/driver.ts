@@ -13,7 +13,7 @@ import { nopLogger, type Application, type Logger } from '@chaind/sdk/app';
 import { toHex } from '@chaind/sdk/store';
 import type { CommittedBlock, ConsensusDriver, DriverStopResult, TxAdmission, TxLookup } from '../driver.ts';
 import { stopResultFromError } from '../driver.ts';
-import { txHash } from '../hash.ts';
+import { userTxCount, userTxRecords } from '../user-txs.ts';
 import { answerQuery, type AnswerApp } from '../query/simulate.ts';
 import { nopMetrics, type NodeMetrics } from '../metrics/index.ts';
 import { BlockTimes, type HeaderTimes } from './block-times.ts';
@@ -319,12 +319,12 @@ export class AbciDriver implements ConsensusDriver {
     const res = this.app.commit();
     this.pending = undefined;
     const h = p.req.height;
-    this.logger.info('committed block', { height: h.toString(), txs: p.req.txs.length, hash: toHex(p.req.hash), appHash: toHex(p.res.appHash) });
+    this.logger.info('committed block', { height: h.toString(), txs: userTxCount(p.req.txs), hash: toHex(p.req.hash), appHash: toHex(p.res.appHash) });
     // FinalizeBlock carries the header's time: kept, so the dashboard and metrics need not ask CometBFT for it
     this.times.record(h, p.req.time);
     // a block's tx hashes are for listeners only: none listens behind CometBFT unless something subscribed
     if (this.listeners.size > 0) {
-      const block: CommittedBlock = { height: h, results: p.res, txHashes: p.req.txs.map(txHash), time: p.req.time };
+      const block: CommittedBlock = { height: h, results: p.res, txs: userTxRecords(h, p.req.txs, p.res.txResults), time: p.req.time };
       for (const l of [...this.listeners]) {
         try {
           l(block);

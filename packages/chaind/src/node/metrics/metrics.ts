@@ -58,10 +58,14 @@ export function createNodeMetrics(namespace: string): PrometheusNodeMetrics {
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
     registers,
   });
-  const numTxs = new Gauge({ name: n('consensus_num_txs'), help: 'Transactions in the last committed block.', registers });
+  const numTxs = new Gauge({
+    name: n('consensus_num_txs'),
+    help: "Users' transactions in the last committed block (not the extended commit of vote extensions).",
+    registers,
+  });
   const blockTxs = new Histogram({
     name: n('consensus_block_txs'),
-    help: 'Transactions per committed block (its _sum: transactions committed since the node started).',
+    help: "Users' transactions per committed block (its _sum: users' transactions committed since the node started).",
     buckets: [0, 1, 10, 100, 1000, 5000],
     registers,
   });

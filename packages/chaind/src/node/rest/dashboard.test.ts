@@ -73,10 +73,10 @@ describe('GET /upgrade and /upgrade/status', () => {
     const t1: Timestamp = { seconds: 1_000_000_000n, nanos: 123_456_789 };
     const t2: Timestamp = { seconds: 1_000_000_004n, nanos: 623_456_789 };
     headerTimes.set(first, t1);
-    for (const l of listeners) l({ height: first, results: undefined as never, txHashes: [], time: t1 });
+    for (const l of listeners) l({ height: first, results: undefined as never, txs: [], time: t1 });
     c.block();
     headerTimes.set(c.height, t2);
-    for (const l of listeners) l({ height: c.height, results: undefined as never, txHashes: [], time: t2 });
+    for (const l of listeners) l({ height: c.height, results: undefined as never, txs: [], time: t2 });
     const b = await status();
     assert.equal(b.block_time, '2001-09-09T01:46:44.623456789Z');
     assert.equal(b.block_interval_ms, 4500);

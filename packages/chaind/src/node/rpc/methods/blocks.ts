@@ -3,6 +3,7 @@
 import type { ValidatorUpdate } from 'cosmjs-types/tendermint/abci/types';
 import type { ConsensusParams } from 'cosmjs-types/tendermint/types/params';
 import { emptyBlockId } from '../../hash.ts';
+import { userBlock, userTxsOf } from '../../user-txs.ts';
 import {
   b64,
   blockIdJSON,
@@ -42,7 +43,8 @@ function blockAt(env: RpcEnv, h: bigint): unknown {
   const id = env.blockStore.blockId(h);
   // CometBFT answers a missing block with an empty result, not an error
   if (block === undefined || id === undefined) return { block_id: blockIdJSON(emptyBlockId()), block: null };
-  return { block_id: blockIdJSON(id), block: blockJSON(block) };
+  // the user txs only; the header's data_hash and the block id stay those of the block as made (user-txs.ts)
+  return { block_id: blockIdJSON(id), block: blockJSON(userBlock(block)) };
 }
 
 /** The height of a block hash, if that block is visible (not above the committed height). */
@@ -59,12 +61,14 @@ function headerAt(env: RpcEnv, h: bigint | undefined): unknown {
 function blockResults(env: RpcEnv, requested: bigint | undefined): unknown {
   const h = resolveHeight(env, requested);
   const r = h > 0n ? env.blockStore.results(h) : undefined;
-  if (r === undefined) throw internalError(`could not find results for height #${h}`);
+  const txs = h > 0n ? env.blockStore.block(h)?.data.txs : undefined;
+  if (r === undefined || txs === undefined) throw internalError(`could not find results for height #${h}`);
   // Go's nil slices (what empty repeated fields decode to) are null
   const list = <T>(xs: readonly T[], f: (x: T) => unknown): unknown[] | null => (xs.length === 0 ? null : xs.map(f));
   return {
     height: int(h),
-    txs_results: list(r.txResults, execTxResultJSON),
+    // the user txs' results, as `block` lists their txs; app_hash and last_results_hash cover them all
+    txs_results: list(userTxsOf(txs, r.txResults), execTxResultJSON),
     finalize_block_events: list(r.events, eventJSON),
     validator_updates: list(r.validatorUpdates, validatorUpdateJSON),
     consensus_param_updates: r.consensusParamUpdates === undefined ? null : consensusParamUpdatesJSON(r.consensusParamUpdates),

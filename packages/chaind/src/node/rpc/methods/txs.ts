@@ -1,12 +1,13 @@
 // Transactions: broadcast_tx_sync/async/commit through the mempool's CheckTx (the admission REST and
 // gRPC share: tx-service.ts), tx and tx_search over the block store's index, and the mempool's
-// contents (CometBFT rpc/core/mempool.go, tx.go).
+// contents (CometBFT rpc/core/mempool.go, tx.go). Committed txs are the user txs (user-txs.ts), indexed
+// among themselves, as `block` and `block_results` list them.
 import { Buffer } from 'node:buffer';
 import type { ResponseCheckTx } from 'cosmjs-types/tendermint/abci/types';
 import { MempoolRefusal } from '@chaind/sdk/admission';
-import type { TxRecord } from '../../blockstore.ts';
 import { txHash } from '../../hash.ts';
 import { committedTxIn } from '../../driver.ts';
+import { userTxRecords, type UserTx } from '../../user-txs.ts';
 import { checkTx, checkTxLater } from '../../tx-service.ts';
 import { checkTxJSON, EMPTY_TX_RESULT, execTxResultJSON, hex, int, type JsonObject } from '../encode.ts';
 import {
@@ -77,10 +78,10 @@ function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
     };
     // subscribed before CheckTx, as CometBFT does, so the including block cannot be missed
     const off = env.driver.onBlock((e) => {
-      const i = e.txHashes.findIndex((h) => key.equals(h));
-      if (i < 0) return;
+      const t = e.txs.find((x) => key.equals(x.hash));
+      if (t === undefined) return;
       done();
-      resolve({ check_tx: checkTx, tx_result: execTxResultJSON(e.results.txResults[i]), hash: hex(hash), height: int(e.height) });
+      resolve({ check_tx: checkTx, tx_result: execTxResultJSON(t.result), hash: hex(hash), height: int(e.height) });
     });
     const timer = setTimeout(() => {
       done();
@@ -109,7 +110,7 @@ function broadcastCommit(env: RpcEnv, tx: Uint8Array): Promise<JsonObject> {
 }
 
 /** `ResultTx` (proofs are not produced: `prove` is ignored). */
-function resultTx(r: TxRecord): JsonObject {
+function resultTx(r: UserTx): JsonObject {
   return { hash: hex(r.hash), height: int(r.height), index: r.index, tx_result: execTxResultJSON(r.result), tx: Buffer.from(r.tx).toString('base64') };
 }
 
@@ -121,7 +122,7 @@ function txByHash(env: RpcEnv, hash: Uint8Array | undefined): JsonObject {
 }
 
 /** The kv indexer's search: a tx.hash condition decides alone; otherwise every condition must hold. */
-async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<TxRecord[]> {
+async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<UserTx[]> {
   const byHash = conditions.find((c) => c.tag === TX_HASH);
   if (byHash !== undefined) {
     const text = byHash.operand?.kind === 'string' ? byHash.operand.value : byHash.operand?.kind === 'number' ? byHash.operand.text : '';
@@ -131,20 +132,17 @@ async function search(env: RpcEnv, conditions: readonly Condition[]): Promise<Tx
   }
   const [lo, hi] = heightBounds(conditions, TX_HEIGHT, env.blockStore.base < 1n ? 1n : env.blockStore.base, latestHeight(env));
   checkSearchRange(env, lo, hi, TX_HEIGHT);
-  const out: TxRecord[] = [];
-  // heights without txs cost one index range read; only blocks with txs are decoded
+  const out: UserTx[] = [];
+  // heights without user txs cost one index range read (the index holds user txs only); only blocks with some are decoded
   for (let h = lo; h <= hi; h++) {
     if ((h - lo) % BigInt(SEARCH_HEIGHTS_PER_TURN) === 0n && h !== lo) await yieldTurn();
-    const hashes = env.blockStore.txsByHeight(h);
-    if (hashes.length === 0) continue;
+    if (env.blockStore.txsByHeight(h).length === 0) continue;
     const block = env.blockStore.block(h);
     const results = env.blockStore.results(h);
     if (block === undefined || results === undefined) continue;
-    hashes.forEach((hash, index) => {
-      const result = results.txResults[index];
-      const ok = conditions.every((c) => (c.tag === TX_HEIGHT ? matchValue(c, h.toString()) : matchEvents(c, result.events)));
-      if (ok) out.push({ hash, height: h, index, tx: block.data.txs[index], result });
-    });
+    for (const r of userTxRecords(h, block.data.txs, results.txResults)) {
+      if (conditions.every((c) => (c.tag === TX_HEIGHT ? matchValue(c, h.toString()) : matchEvents(c, r.result.events)))) out.push(r);
+    }
     if (out.length > env.search.maxResults) searchResultsExceeded(env);
   }
   return out;
