@@ -8,7 +8,7 @@ import { binaryIn, currentBinary, layout, readCurrent, switchCurrent, upgradeDir
 import { syncDirSync, syncFileSync } from './fsync.ts';
 import { batchFilePath, checkBatch, parseBatch, parseUpgradeCsv, parseUpgradeList, readBatch, writeBatch, type BatchEntry } from './batch.ts';
 import { createLogger, type Logger } from './log.ts';
-import { PLAN_RECORD } from './plan-record.ts';
+import { PLAN_RECORD } from '@chaind/upgrade-plan';
 import { autoPrepare, prepareUpgrade } from './prepare.ts';
 import { FetchError, goToLower, readUpgradeInfoFile, UPGRADE_INFO_FILE, writeUpgradeInfo } from '@chaind/upgrade-plan';
 import { checkReleaseFolder, installLocalRelease, localForm } from './fetch/index.ts';

@@ -6,7 +6,7 @@ import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import { ms } from './log.ts';
 import { pause } from './pause.ts';
-import { readPlanRecord, staleRelease } from './plan-record.ts';
+import { readPlanRecord, staleRelease } from '@chaind/upgrade-plan';
 import type { Installer, UpgradeContext } from './upgrade.ts';
 import { errorMessage } from '@chaind/errors';
 

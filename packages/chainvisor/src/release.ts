@@ -2,7 +2,7 @@ import type { Config } from './config.ts';
 import { resolveRelease } from '@chaind/upgrade-plan';
 import { installRelease, type FetchPolicy } from './fetch/index.ts';
 import type { Logger } from './log.ts';
-import { PLAN_RECORD, planRecordText } from './plan-record.ts';
+import { PLAN_RECORD, planRecordText } from '@chaind/upgrade-plan';
 import type { Installer } from './upgrade.ts';
 import { nopVisorMetrics, type VisorMetrics } from './metrics.ts';
 

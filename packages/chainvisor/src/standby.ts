@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import { pause } from './pause.ts';
-import { staleRelease } from './plan-record.ts';
+import { staleRelease } from '@chaind/upgrade-plan';
 import { planKey, queryCurrentPlan, type Plan } from './prepare.ts';
 import { adopt, type Daemon } from './process.ts';
 import { latestHeight } from './rpc.ts';

@@ -8,7 +8,7 @@ import { ChainvisorError, EXIT } from './exit-codes.ts';
 import { binaryIn, readCurrent, switchCurrent, upgradeDir, upgradeFolderName, type Layout } from './layout.ts';
 import { ms, type Logger } from './log.ts';
 import type { VisorMetrics } from './metrics.ts';
-import { staleRelease } from './plan-record.ts';
+import { staleRelease } from '@chaind/upgrade-plan';
 import { errorMessage } from '@chaind/errors';
 
 /** Fetches, verifies and installs the release of `info` into `destDir` (binary at destDir/bin/<daemon>). */

@@ -3,15 +3,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { upgradeFolderName } from '@chaind/upgrade-plan';
+import { readPlanRecordIn, upgradeFolderName } from '@chaind/upgrade-plan';
 import { SimulateResult } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
 import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import type { LocalReadiness } from '@chaind/sdk/x/upgrade';
-import { errnoCode } from '@chaind/errors';
 import { lastSimulation } from './rest/dashboard.ts';
-
-/** chainvisor's record of the plan a release was installed for (`upgrades/<folder>/chainvisor-plan.json`). */
-const PLAN_RECORD = 'chainvisor-plan.json';
 
 interface Hashed {
   readonly path: string;
@@ -45,11 +41,11 @@ export function localReadinessReader(home: string, daemonName = 'chaind'): (plan
       return { releaseChecksum: '', simulate: SimulateResult.SIMULATE_RESULT_UNSPECIFIED };
     }
     const dir = join(home, 'cosmovisor', 'upgrades', folder);
-    const record = readRecord(join(dir, PLAN_RECORD));
+    // chainvisor's record of the plan it installed the release for: the same info, as chainvisor matches it
+    const record = readPlanRecordIn(dir);
     let releaseChecksum = '';
-    if (record === 'absent') releaseChecksum = binaryChecksum(join(dir, 'bin', daemonName));
-    // by name and info, as chainvisor matches its releases: the readiness gate may have moved the plan's height since
-    else if (record !== 'unreadable' && record.name === plan.name && record.info === plan.info)
+    if ('absent' in record) releaseChecksum = binaryChecksum(join(dir, 'bin', daemonName));
+    else if (!('unreadable' in record) && record.name === plan.name && record.info === plan.info)
       releaseChecksum = record.checksum ?? binaryChecksum(join(dir, 'bin', daemonName));
     const sim = lastSimulation(home);
     const simulate =
@@ -60,27 +56,4 @@ export function localReadinessReader(home: string, daemonName = 'chaind'): (plan
           : SimulateResult.SIMULATE_RESULT_FAILED;
     return { releaseChecksum, simulate };
   };
-}
-
-interface PlanRecord {
-  readonly name: string;
-  readonly height: string;
-  readonly info: string;
-  readonly checksum: string | null;
-}
-
-function readRecord(path: string): PlanRecord | 'absent' | 'unreadable' {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    return errnoCode(e) === 'ENOENT' ? 'absent' : 'unreadable';
-  }
-  try {
-    const r = JSON.parse(text) as Partial<PlanRecord> | null;
-    if (r === null || typeof r !== 'object' || typeof r.name !== 'string' || typeof r.height !== 'string' || typeof r.info !== 'string') return 'unreadable';
-    return { name: r.name, height: r.height, info: r.info, checksum: typeof r.checksum === 'string' ? r.checksum : null };
-  } catch {
-    return 'unreadable';
-  }
 }

@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, rm, stat, symlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { checkTree, extractTar, FetchError } from '@chaind/upgrade-plan';
-import { PLAN_RECORD } from '../plan-record.ts';
+import { PLAN_RECORD } from '@chaind/upgrade-plan';
 import { dropTemp, moveIntoPlace, placeBinary, tempBeside } from './install.ts';
 import { errorMessage, errnoCode } from '@chaind/errors';
 
