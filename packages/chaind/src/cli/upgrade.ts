@@ -15,7 +15,7 @@ import { CommitMultiStore, type Snapshot, type StoreDiff } from '@chaind/sdk/sto
 import { formatRFC3339 } from '@chaind/sdk/types';
 import { PLAN_KEY, STORE_KEY as UPGRADE_STORE_KEY } from '@chaind/sdk/x/upgrade';
 import { writeFileAtomic } from '../config/index.ts';
-import { SIMULATE_RESULT_FILE } from '../node/rest/dashboard.ts';
+import { SIMULATE_RESULT_FILE } from '../node/side-files.ts';
 import { CHAIND_RELEASE } from '../release.ts';
 import { versionChanges, type DryRunResult } from '../upgrades/dry-run.ts';
 import { UPGRADES, type Upgrade } from '../upgrades/index.ts';

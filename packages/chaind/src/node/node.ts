@@ -35,7 +35,7 @@ import { SoloDriver } from './solo.ts';
 import { AbciDriver } from './abci/driver.ts';
 import { CometRpc } from './abci/comet-rpc.ts';
 import { createNodeMetrics, metricsEndpoint, nopMetrics, startMetricsServer, type MetricsServer, type NodeMetrics } from './metrics/index.ts';
-import { lastSimulation } from './rest/dashboard.ts';
+import { lastSimulation } from './side-files.ts';
 import { cometRefusal, NodeModeError, soloBlockStorePath, soloRefusal } from './home-mode.ts';
 import { CometBinaryError, findCometBinary } from '../comet/binary.ts';
 import { CometProcess, type CometExit } from '../comet/process.ts';

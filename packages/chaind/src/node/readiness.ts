@@ -7,7 +7,7 @@ import { readPlanRecordIn, upgradeFolderName } from '@chaind/upgrade-plan';
 import { SimulateResult } from '@chaind/sdk/gen/chain/upgrade/v1beta1/readiness';
 import type { Plan } from '@chaind/sdk/gen/chain/upgrade/v1beta1/upgrade';
 import type { LocalReadiness } from '@chaind/sdk/x/upgrade';
-import { lastSimulation } from './rest/dashboard.ts';
+import { lastSimulation } from './side-files.ts';
 
 interface Hashed {
   readonly path: string;

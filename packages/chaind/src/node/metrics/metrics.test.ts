@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { lastSimulation } from '../rest/dashboard.ts';
+import { lastSimulation } from '../side-files.ts';
 import { createNodeMetrics } from './metrics.ts';
 import { startMetricsServer } from './server.ts';
 

@@ -8,7 +8,8 @@ import type { Upgrade } from '../../upgrades/index.ts';
 import { v2 } from '../../upgrades/v2/index.ts';
 import type { Timestamp } from 'cosmjs-types/google/protobuf/timestamp';
 import type { CommittedBlock, ConsensusDriver } from '../driver.ts';
-import { DASHBOARD_STATUS_PATH, SIMULATE_RESULT_FILE, VISOR_STATUS_FILE, type DashboardStatus } from './dashboard.ts';
+import { DASHBOARD_STATUS_PATH, type DashboardStatus } from './dashboard.ts';
+import { SIMULATE_RESULT_FILE, VISOR_STATUS_FILE } from '../side-files.ts';
 import { startRestServer, type RestServer } from './server.ts';
 
 after(removeTmpDirs);

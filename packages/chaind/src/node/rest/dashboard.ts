@@ -15,14 +15,10 @@ import type { ConsensusDriver } from '../driver.ts';
 import { secondsBetween } from '../metrics/metrics.ts';
 import { status } from '../grpc-status.ts';
 import { NO_STATE_YET } from '../query/query.ts';
-import { errorMessage, errnoCode } from '@chaind/errors';
+import { readSideFile, SIMULATE_RESULT_FILE, VISOR_STATUS_FILE, type SideFile } from '../side-files.ts';
 
 export const DASHBOARD_PATH = '/upgrade';
 export const DASHBOARD_STATUS_PATH = '/upgrade/status';
-/** chainvisor's status file, relative to the node's home ($DAEMON_HOME). */
-export const VISOR_STATUS_FILE = join('cosmovisor', 'status.json');
-/** `upgrade simulate`'s last result, relative to the node's home. */
-export const SIMULATE_RESULT_FILE = join('data', 'upgrade-simulate.json');
 /** Blocks the recent block interval is averaged over. */
 export const DEFAULT_DASHBOARD_INTERVAL_BLOCKS = 20;
 
@@ -46,9 +42,6 @@ export interface AppliedUpgrade {
   readonly time: string | null;
 }
 
-/** A file another program writes: its JSON, null when absent, or why it cannot be read. */
-export type SideFile = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string } | null;
-
 export interface DashboardStatus {
   readonly chain_id: string;
   readonly node_version: string;
@@ -64,34 +57,9 @@ export interface DashboardStatus {
   readonly release: { readonly checksum: string } | null;
 }
 
-/** `upgrade simulate`'s last result in `home`, if it left a readable one: which upgrade, and whether it passed. */
-export function lastSimulation(home: string): { readonly name: string; readonly height: string; readonly passed: boolean } | undefined {
-  const f = readSideFile(join(home, SIMULATE_RESULT_FILE));
-  if (f === null || !f.ok) return undefined;
-  const { name, height, passed } = f.value as { name?: unknown; height?: unknown; passed?: unknown };
-  return typeof name === 'string' && typeof passed === 'boolean' ? { name, height: typeof height === 'string' ? height : '', passed } : undefined;
-}
-
 function ownRelease(src: DashboardSource): { readonly checksum: string } | null {
   const r = src.ownReadiness?.();
   return r === undefined || r === null ? null : { checksum: r.releaseChecksum };
-}
-
-function readSideFile(path: string): SideFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return null;
-    return { ok: false, error: `cannot read ${path}: ${errorMessage(e)}` };
-  }
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: `${path} is not a JSON object` };
-    return { ok: true, value };
-  } catch {
-    return { ok: false, error: `${path} is not valid JSON` };
-  }
 }
 
 /** A header time, or undefined when the driver has none or cannot get it (CometBFT's RPC down): shown as null. */
