@@ -14,7 +14,17 @@ import { createInterface } from 'node:readline';
 import { binaryIn, upgradeDir, upgradeFolderName } from './layout.ts';
 import { pause } from './pause.ts';
 import { staleRelease } from '@chaind/upgrade-plan';
-import { planKey, queryCurrentPlan, type Plan } from './prepare.ts';
+import { queryCurrentPlan, type Plan } from './prepare.ts';
+
+/**
+ * The same plan's release: its name and info. Not its height, which chaind's readiness gate may move forward
+ * (docs/upgrade-module.md, "The readiness gate"): the standby loaded for it stays, and serves the later halt.
+ */
+function samePlanRelease(a: { readonly name: string; readonly info: string }, b: { readonly name: string; readonly info: string }): boolean {
+  return a.name === b.name && a.info === b.info;
+}
+
+const releaseKey = (p: Plan): string => JSON.stringify([p.name, p.info]);
 import { adopt, type Daemon } from './process.ts';
 import { latestHeight } from './rpc.ts';
 import { isPending, type LoadedRelease, type UpgradeContext } from './upgrade.ts';
@@ -83,7 +93,7 @@ export function spawnStandby(binary: string, args: readonly string[], plan: Plan
     ready,
     unfitFor(info, bin) {
       if (state !== 'ready') return state === 'loading' ? 'it has not finished loading' : 'it has exited';
-      if (info.name !== plan.name || info.height !== plan.height) return `it was started for the plan ${plan.name} at height ${plan.height}`;
+      if (!samePlanRelease(info, plan)) return `it was started for the plan ${plan.name} at height ${plan.height}`;
       if (bin !== binary) return `it runs ${binary}, the upgrade ${bin}`;
       if (fileIdentity(binary) !== identity) return `${binary} was replaced since it started`;
       return null;
@@ -123,18 +133,18 @@ export async function keepStandby(ctx: UpgradeContext, args: readonly string[], 
       const plan = await queryCurrentPlan(cfg.grpcAddress, 2000);
       if (signal.aborted) return;
       const cur = slot.current;
-      if (cur !== undefined && (plan === undefined || planKey(plan) !== planKey(cur.plan))) {
+      if (cur !== undefined && (plan === undefined || !samePlanRelease(plan, cur.plan))) {
         log.info(
           `warm start: the plan ${cur.plan.name} at height ${cur.plan.height} is no longer scheduled as it was: its standby (pid ${cur.pid ?? '?'}) stopped`,
         );
         cur.cancel();
         slot.current = undefined;
       }
-      if (plan !== undefined && slot.current === undefined && planKey(plan) !== tried) {
+      if (plan !== undefined && slot.current === undefined && releaseKey(plan) !== tried) {
         const h = await latestHeight(cfg.rpcAddress, 1000);
         const bin = h !== undefined && h >= plan.height - BigInt(cfg.warmStartBlocks) ? installedFor(ctx, plan) : undefined;
         if (bin !== undefined && !signal.aborted) {
-          tried = planKey(plan);
+          tried = releaseKey(plan);
           const s = spawnStandby(bin, args, plan);
           slot.current = s;
           log.info(`warm start: ${bin} started in standby for the upgrade ${plan.name} at height ${plan.height} (pid ${s.pid ?? '?'})`);

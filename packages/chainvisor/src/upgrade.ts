@@ -39,7 +39,7 @@ export interface Timings {
 export interface LoadedRelease {
   readonly pid: number | undefined;
   /** Why it cannot be the node of the upgrade `info` run with `binary`, or null when it can. */
-  unfitFor(info: Pick<UpgradeInfo, 'name' | 'height'>, binary: string): string | null;
+  unfitFor(info: Pick<UpgradeInfo, 'name' | 'height' | 'info'>, binary: string): string | null;
   /** Runs `pre-upgrade <args>` in it: the exit code, or undefined when it is gone. */
   preUpgrade(args: readonly string[]): Promise<number | undefined>;
   /** Ends it, unless it already runs the node. */

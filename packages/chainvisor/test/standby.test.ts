@@ -9,9 +9,9 @@ import type { Server as GrpcServer } from '@grpc/grpc-js';
 import { EXIT } from '../src/exit-codes.ts';
 import { baseEnv, chainvisor, killAll, makeHome, planResponse, planServer, statusServer, writeDaemon, type Home, type Run } from '@chaind/chainvisor/testing';
 
-/** The old release: runs until <home>/halt appears, then writes the plan and exits 10, as chaind at its halt. */
+/** The old release: runs until <home>/halt appears, then writes the plan (at the height the file names, else 20) and exits 10, as chaind at its halt. */
 const OLD = `process.on('SIGTERM', () => process.exit(0));
-setInterval(() => { if (fs.existsSync(path.join(home, 'halt'))) { writeInfo({ name: 'v2', height: 20 }); process.exit(10); } }, 20);`;
+setInterval(() => { const f = path.join(home, 'halt'); if (fs.existsSync(f)) { writeInfo({ name: 'v2', height: Number(fs.readFileSync(f, 'utf8')) || 20 }); process.exit(10); } }, 20);`;
 
 /** The new release, speaking the standby protocol on fd 3; `preUpgradeExit` is what its pre-upgrade answers. */
 const standbyRelease = (preUpgradeExit = 0): string => `process.on('SIGTERM', () => { log('v2 SIGTERM pid=' + process.pid); process.exit(0); });
@@ -116,6 +116,24 @@ describe('chainvisor run: warm start (DAEMON_WARM_START)', { timeout: 120_000 },
       h.launches().filter((l) => l.startsWith('v2')),
       [`v2 standby -- start --home ${h.home}`, `v2 pre-upgrade --home ${h.home}`, `v2 start --home ${h.home}`],
     );
+  });
+
+  test("a plan chaind's readiness gate moved (same name and info, a later height) keeps its standby, which serves the halt there", async () => {
+    writeDaemon(join(h.cv, 'upgrades', 'v2', 'bin', 'chaind'), 'v2', standbyRelease());
+    const r = run();
+    await r.waitFor(/the standby of v2 is loaded/);
+    const standbyPid = pidOf(/v2 standby pid=(\d+)/);
+    plan = planResponse({ name: 'v2', height: 60n, info: '' });
+    await new Promise((res) => setTimeout(res, 2500)); // two of the standby's 1 s polls
+    assert.doesNotMatch(r.stderr(), /no longer scheduled as it was/);
+    assert.ok(alive(standbyPid), 'the standby still runs');
+    writeFileSync(join(h.home, 'halt'), '60');
+    await r.waitFor(/: the standby \(pid \d+\) runs it$/);
+    const node = await until('v2 as the node', () => (h.launches().some((l) => l.startsWith('v2 node')) ? pidOf(/v2 node pid=(\d+)/) : undefined));
+    assert.equal(node, standbyPid, 'the node is the standby started for the plan before it moved');
+    assert.equal(h.launches().filter((l) => l.startsWith('v2 standby --')).length, 1, 'one standby only');
+    r.child.kill('SIGTERM');
+    assert.equal((await r.exit).code, EXIT.OK);
   });
 
   test('a plan cancelled before its height ends its standby; DAEMON_WARM_START=false starts none', async () => {
