@@ -1,4 +1,4 @@
-// The IAVL v1 hash rules, byte for byte: cosmos/iavl v1.x node.go (writeHashBytes, hashWithCount),
+// The IAVL v1 hash rules, byte for byte: cosmos/iavl v1.x (read at v1.3.6) node.go (writeHashBytes, hashWithCount),
 // internal/encoding/encoding.go (EncodeVarint, EncodeBytes, Encode32BytesHash). A root hash is what a
 // light client or an IBC counterparty checks with ICS-23's iavlSpec, so nothing here may drift.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// ICS-23 proofs of an IAVL tree, built as cosmos/iavl v1.x builds them: proof_ics23.go
+// ICS-23 proofs of an IAVL tree, built as cosmos/iavl v1.x builds them (v1.3.6 read): proof_ics23.go
 // (GetMembershipProof, GetNonMembershipProof, createExistenceProof, convertLeafOp, convertInnerOps) and
 // proof.go (pathToLeaf). They verify under ICS-23's iavlSpec; the op bytes are hash.ts's rules split around
 // the hash the verifier computes from the step below.

@@ -1,5 +1,5 @@
 // An in-memory, versioned AVL tree shaped exactly as cosmos/iavl v1.x shapes its MutableTree, so that the
-// same writes give the same root hash: mutable_tree.go (Set, recursiveSet, recursiveSetLeaf, Remove,
+// same writes give the same root hash (v1.3.6 read): mutable_tree.go (Set, recursiveSet, recursiveSetLeaf, Remove,
 // recursiveRemove, balance, rotateLeft, rotateRight, SaveVersion) and node.go (clone, calcHeightAndSize,
 // calcBalance, hashWithCount). Nodes are never changed once built: a saved version keeps its nodes, and a
 // write rebuilds the path it touches with nodes of the working version, as iavl's clone does.
@@ -56,7 +56,7 @@ export function nodeHash(node: IavlNode): Uint8Array {
 export class IavlView {
   constructor(
     readonly root: IavlNode | null,
-    /** The saved version this view shows (0n for the empty tree before any save). */
+    /** The saved version this view shows; for the working tree, the last saved one (0n before any save). */
     readonly version: bigint,
   ) {}
 
