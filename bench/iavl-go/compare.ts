@@ -8,8 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Buffer } from 'node:buffer';
 import { CommitmentProof } from 'cosmjs-types/cosmos/ics23/v1/proofs';
-import { existenceProof, nonExistenceProof } from '../../packages/sdk/src/store/iavl/proof.ts';
-import { IavlTree } from '../../packages/sdk/src/store/iavl/tree.ts';
+import { iavl } from '@chaind/sdk/store';
 
 const seed = Number(process.argv[2] ?? 1);
 const versions = Number(process.argv[3] ?? 200);
@@ -34,7 +33,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 // the stream, and our answers to it line by line
 const lines: string[] = [];
 const ours: string[] = [];
-const tree = new IavlTree();
+const tree = new iavl.IavlTree();
 for (let v = 1; v <= versions; v++) {
   // version 1 saves the empty tree; every 50th version is a bulk load, for deeper trees
   const ops = v === 1 ? 0 : v % 50 === 0 ? 2000 : Math.floor(rand() * 60);
@@ -56,7 +55,7 @@ for (let v = 1; v <= versions; v++) {
   if (view === undefined || view.root === null) continue;
   for (let i = 0; i < 5; i++) {
     const key = bytesOf(1, 3, 40);
-    const proof = existenceProof(view, key) ?? nonExistenceProof(view, key);
+    const proof = iavl.existenceProof(view, key) ?? iavl.nonExistenceProof(view, key);
     if (proof === undefined) throw new Error('no proof');
     lines.push(`p ${hex(key)}`);
     ours.push(`proof ${hex(key)} ${hex(CommitmentProof.encode(proof).finish())}`);

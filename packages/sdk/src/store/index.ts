@@ -21,3 +21,4 @@ export {
 export { isEmptyStoreUpgrades, storeUpgradesFromJSON, type StoreRename, type StoreUpgrades } from './upgrades.ts';
 export { wouldCommit, type StoreDiff, type WouldCommit } from './would-commit.ts';
 export * from './size-limit.ts';
+export * as iavl from './iavl/index.ts';
