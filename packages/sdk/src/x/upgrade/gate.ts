@@ -23,9 +23,12 @@ export function clearReadinessDelay(ctx: Context): void {
 }
 
 /** The plan as governance scheduled it, the one attestations name: its height before any move of the gate. */
+export function asScheduled(plan: Plan, delay: ReadinessDelay | undefined): Plan {
+  return delay === undefined ? plan : { ...plan, height: delay.scheduledHeight };
+}
+
 export function scheduledPlan(ctx: Context, plan: Plan): Plan {
-  const d = getReadinessDelay(ctx);
-  return d === undefined ? plan : { ...plan, height: d.scheduledHeight };
+  return asScheduled(plan, getReadinessDelay(ctx));
 }
 
 const percent = (num: bigint, den: bigint): string => (den === 0n ? '0' : ((num * 10000n) / den / 100n).toString());
@@ -42,7 +45,7 @@ export function holdForReadiness(ctx: Context, plan: Plan, validators: readonly 
   const delay = getReadinessDelay(ctx);
   const delays = delay?.delays ?? 0;
   const scheduled = delay?.scheduledHeight ?? plan.height;
-  const r = readiness(ctx, { ...plan, height: scheduled }, validators);
+  const r = readiness(ctx, asScheduled(plan, delay), validators);
   if (r.totalPower === 0n || r.readyPower * DEC_ONE >= threshold * r.totalPower) return false;
   const why = `${percent(r.readyPower, r.totalPower)}% of the voting power ready (${r.readyPower} of ${r.totalPower}), threshold ${percent(threshold, DEC_ONE)}%`;
   if (delays >= params.readinessMaxDelays) {

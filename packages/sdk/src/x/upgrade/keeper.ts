@@ -17,7 +17,7 @@ import {
 import { GO_ZERO_TIME, validatePlanBasic } from './plan.ts';
 import { dropStaleRecords, readiness, type ReadinessValidator } from './readiness.ts';
 import type { Params, QueryReadinessResponse } from '../../gen/chain/upgrade/v1beta1/readiness.ts';
-import { clearReadinessDelay, getReadinessDelay, holdForReadiness, scheduledPlan } from './gate.ts';
+import { asScheduled, clearReadinessDelay, getReadinessDelay, holdForReadiness, scheduledPlan } from './gate.ts';
 import { getParams, setParams } from './params.ts';
 import { errorMessage } from '@chaind/errors';
 
@@ -117,8 +117,8 @@ export class UpgradeKeeper {
   /** Readiness of the network for the scheduled plan (chaind's extension): tallied for the plan as scheduled, shown with its height now. */
   readiness(ctx: Context): QueryReadinessResponse {
     const plan = this.getUpgradePlan(ctx);
-    const r = readiness(ctx, this.attestedPlan(ctx), this.opts.validators?.(ctx) ?? []);
     const delay = getReadinessDelay(ctx);
+    const r = readiness(ctx, plan === undefined ? undefined : asScheduled(plan, delay), this.opts.validators?.(ctx) ?? []);
     return {
       ...r,
       plan,
